@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../storage/database.js';
+import type { Identity, User } from '../storage/schema.js';
+import type { IdentityProfile } from './identityProfile.js';
+import { decideSignIn, type SignInFacts } from './signInRules.js';
+
+export interface IdentityClaims {
+  name?: string | undefined;
+  picture?: string | undefined;
+  groups: string[];
+}
+
+export interface SignedInAccount {
+  user: User;
+  identity: Identity;
+}
+
+/** Users and their linked identities. */
+export class AccountStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  getUser(id: string): Promise<User | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  getIdentity(id: string): Promise<Identity | undefined> {
+    return this.db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findIdentity(providerId: string, subject: string): Promise<Identity | undefined> {
+    return this.db
+      .selectFrom('identities')
+      .selectAll()
+      .where('provider_id', '=', providerId)
+      .where('subject', '=', subject)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Applies the sign-in rules and records the outcome: the identity is created or refreshed, and the
+   * user's own email and name follow only the identity that created the user.
+   */
+  async signIn(provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile): Promise<SignedInAccount> {
+    return this.db.transaction().execute(async (trx) => {
+      const store = new AccountStore(trx, this.now);
+      const existing = await store.findIdentity(provider.id, profile.subject);
+      const linkedUser = existing ? await store.getUser(existing.user_id) : undefined;
+      const usersWithEmail = profile.email
+        ? await trx.selectFrom('users').select(['id', 'status']).where('email', '=', profile.email).limit(2).execute()
+        : [];
+      const decision = decideSignIn({ provider, profile, linkedUser, usersWithEmail });
+      const now = this.now();
+      switch (decision.kind) {
+        case 'existing':
+          return store.refresh(existing!, linkedUser!, profile, now);
+        case 'link': {
+          const identity = await store.insertIdentity(decision.userId, provider.id, profile, now);
+          const user = (await store.getUser(decision.userId))!;
+          return store.refresh(identity, user, profile, now);
+        }
+        case 'create': {
+          const userId = randomUUID();
+          await trx
+            .insertInto('users')
+            .values({
+              id: userId,
+              email: profile.email!,
+              name: profile.name ?? profile.email!,
+              picture: profile.picture ?? null,
+              status: 'active',
+              roles: '[]',
+              primary_identity_id: null,
+              created_at: now,
+              updated_at: now,
+              last_sign_in_at: now,
+            })
+            .execute();
+          const identity = await store.insertIdentity(userId, provider.id, profile, now);
+          await trx.updateTable('users').set({ primary_identity_id: identity.id }).where('id', '=', userId).execute();
+          return { user: (await store.getUser(userId))!, identity };
+        }
+      }
+    });
+  }
+
+  private async insertIdentity(userId: string, providerId: string, profile: IdentityProfile, now: number): Promise<Identity> {
+    const identity: Identity = {
+      id: randomUUID(),
+      user_id: userId,
+      provider_id: providerId,
+      subject: profile.subject,
+      email: profile.email ?? null,
+      email_verified: profile.emailVerified ? 1 : 0,
+      claims: JSON.stringify(snapshot(profile)),
+      linked_at: now,
+      last_used_at: now,
+    };
+    await this.db.insertInto('identities').values(identity).execute();
+    return identity;
+  }
+
+  private async refresh(identity: Identity, user: User, profile: IdentityProfile, now: number): Promise<SignedInAccount> {
+    const identityUpdate = {
+      email: profile.email ?? null,
+      email_verified: profile.emailVerified ? 1 : 0,
+      claims: JSON.stringify(snapshot(profile)),
+      last_used_at: now,
+    };
+    await this.db.updateTable('identities').set(identityUpdate).where('id', '=', identity.id).execute();
+    const isPrimary = user.primary_identity_id === identity.id;
+    const userUpdate = {
+      last_sign_in_at: now,
+      updated_at: now,
+      ...(isPrimary && profile.email ? { email: profile.email } : {}),
+      ...(isPrimary && profile.name ? { name: profile.name } : {}),
+      ...(isPrimary ? { picture: profile.picture ?? null } : {}),
+    };
+    await this.db.updateTable('users').set(userUpdate).where('id', '=', user.id).execute();
+    return { user: { ...user, ...userUpdate }, identity: { ...identity, ...identityUpdate } };
+  }
+}
+
+function snapshot(profile: IdentityProfile): IdentityClaims {
+  return { name: profile.name, picture: profile.picture, groups: profile.groups };
+}
+
+export function identityClaims(identity: Pick<Identity, 'claims'>): IdentityClaims {
+  try {
+    const parsed = JSON.parse(identity.claims) as Partial<IdentityClaims>;
+    return { ...parsed, groups: Array.isArray(parsed.groups) ? parsed.groups.filter((g) => typeof g === 'string') : [] };
+  } catch {
+    // A snapshot that does not parse grants nothing.
+    return { groups: [] };
+  }
+}

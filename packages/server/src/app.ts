@@ -1,0 +1,85 @@
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { sessionRoutes } from './api/sessionRoutes.js';
+import { authenticateRoutes } from './authenticate/index.js';
+import { AppError, newReference } from './errors.js';
+import { installErrorHandling } from './http/errorHandler.js';
+import { healthRoutes } from './http/health.js';
+import { spaRoutes } from './http/spa.js';
+import type { Services } from './services.js';
+import { sessionPlugin } from './sessions/sessionPlugin.js';
+
+export interface BuildOptions {
+  loggerInstance?: FastifyBaseLogger;
+  /** The built front end (packages/web/dist by default). */
+  webRoot?: string;
+}
+
+export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
+
+/** Assembles the Gatehouse HTTP application. It never listens: main.ts (or a test) decides that. */
+export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
+    // Forwarded headers and client IPs are believed only from configured proxies (PRODUCT.md).
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    // The request id doubles as the reference id people see on error pages.
+    genReqId: () => newReference(),
+    requestIdLogLabel: 'reference',
+    bodyLimit: 64 * 1024,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  });
+
+  installErrorHandling(app);
+  app.addSchema({
+    $id: 'problem',
+    type: 'object',
+    properties: {
+      type: { type: 'string' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      code: { type: 'string' },
+      reference: { type: 'string' },
+    },
+  });
+
+  await app.register(cookie);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        // Mantine writes CSS variables into style attributes and a <style> element.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'", 'data:'],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        frameAncestors: ["'none'"],
+        // No form-action: Chromium applies it to the redirect after sign-out, which goes to the IdP.
+      },
+    },
+    // Cross-origin isolation headers would break nothing here but add nothing either.
+    crossOriginEmbedderPolicy: false,
+    strictTransportSecurity: services.secureCookies ? { maxAge: 31536000, includeSubDomains: false } : false,
+  });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('rate_limited', { headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) } }),
+  });
+  await app.register(sessionPlugin, { services });
+
+  await app.register(healthRoutes, { services });
+  await app.register(authenticateRoutes, { services });
+  await app.register(sessionRoutes, { services });
+  await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT });
+  return app;
+}

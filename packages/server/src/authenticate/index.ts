@@ -1,0 +1,33 @@
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.js';
+import { paths } from '../paths.js';
+import type { Services } from '../services.js';
+import { callback } from './callback.js';
+import { signInStart } from './signInStart.js';
+import { signOut } from './signOut.js';
+
+/** The only routes that talk to IdPs: sign-in start, callback and sign-out, under /.gatehouse/. */
+export async function authenticateRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const { rateLimit } = services.config.signIn;
+  const limited = { rateLimit: { max: rateLimit.max, timeWindow: rateLimit.window } };
+  const providerParams = {
+    type: 'object',
+    properties: { providerId: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } },
+    required: ['providerId'],
+  } as const;
+
+  await app.register(formbody, { bodyLimit: 4096 });
+
+  app.get(paths.signInStartRoute, {
+    config: limited,
+    schema: { params: providerParams, querystring: { type: 'object', properties: { rd: { type: 'string', maxLength: 2048 } } } },
+    handler: signInStart(services),
+  });
+  app.get(paths.callbackRoute, { config: limited, schema: { params: providerParams }, handler: callback(services) });
+  app.post(paths.signOut, { handler: signOut(services) });
+  app.get(paths.signOut, async () => {
+    // Signing out changes state: only by POST with CSRF protection, never by a link or an <img>.
+    throw new AppError('method_not_allowed', { headers: { allow: 'POST' } });
+  });
+}

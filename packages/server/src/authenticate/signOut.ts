@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import * as client from 'openid-client';
+import { AppError } from '../errors.js';
+import { paths } from '../paths.js';
+import type { Services } from '../services.js';
+import { cookieOptions } from '../sessions/cookies.js';
+import { isValidCsrf } from '../sessions/csrf.js';
+
+/**
+ * Ends the Gatehouse session first (so it is dead whatever happens next), then sends the browser to the
+ * IdP's end_session_endpoint (OpenID Connect RP-Initiated Logout 1.0) with id_token_hint and
+ * post_logout_redirect_uri, which brings the person back to /signed-out.
+ */
+export function signOut(services: Services) {
+  const { sessions, providers, cookies, secureCookies, portalOrigin, secrets } = services;
+  const signedOutUrl = `${portalOrigin}${paths.pages.signedOut}`;
+
+  return async function handler(request: FastifyRequest, reply: FastifyReply) {
+    const current = await request.currentSession();
+    reply.header('cache-control', 'no-store').clearCookie(cookies.session, cookieOptions(secureCookies));
+    if (!current) return reply.redirect(paths.pages.signedOut, 303);
+    if (!isValidCsrf(request, portalOrigin, secrets.cookieKey, current.session)) throw new AppError('csrf_failed');
+
+    const idToken = sessions.idToken(current.session);
+    await sessions.revoke(current.session.id, 'sign-out');
+    request.log.info({ sessionId: current.session.id, userId: current.user.id }, 'signed out');
+
+    const endSessionUrl = await idpLogoutUrl(current.session.provider_id, idToken).catch((error: unknown) => {
+      // The local session is already over; an unreachable IdP only means its own session stays.
+      request.log.warn({ err: error, provider: current.session.provider_id }, 'RP-initiated logout skipped');
+      return undefined;
+    });
+    return reply.redirect(endSessionUrl ?? paths.pages.signedOut, 303);
+  };
+
+  async function idpLogoutUrl(providerId: string, idToken: string | undefined): Promise<string | undefined> {
+    if (!providers.get(providerId)) return undefined;
+    const configuration = await providers.configuration(providerId);
+    if (!configuration.serverMetadata().end_session_endpoint) return undefined;
+    const parameters: Record<string, string> = { post_logout_redirect_uri: signedOutUrl };
+    if (idToken) parameters.id_token_hint = idToken;
+    return client.buildEndSessionUrl(configuration, parameters).href;
+  }
+}

@@ -1,0 +1,14 @@
+import type { ConfigInput } from './schema.js';
+
+/**
+ * What `npm start` runs with when there is no config file: the portal on localhost:4180, the built-in
+ * development IdP on localhost:4181 and the demo app on localhost:4182, all on loopback.
+ */
+export const builtInDefaults: ConfigInput = {
+  mode: 'development',
+  development: { idp: { port: 4181 }, demoApp: { port: 4182 } },
+};
+
+/** The development IdP's client registration; it is a loopback-only, development-mode-only secret. */
+export const DEV_IDP_CLIENT_ID = 'gatehouse';
+export const DEV_IDP_CLIENT_SECRET = 'gatehouse-dev-secret';

@@ -1,0 +1,230 @@
+import { z } from 'zod';
+import { isLoopbackHost } from '../authenticate/loopback.js';
+import { parseDuration } from './duration.js';
+
+/** A duration such as "15m" or "12h", parsed to milliseconds. */
+const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration such as 90s, 15m, 12h or 7d` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
+
+/** An origin-only URL: scheme, host and port; no path, query or fragment. */
+const originUrl = httpUrl.refine(
+  (value) => {
+    const url = new URL(value);
+    return (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash && !url.username;
+  },
+  { message: 'must be an origin such as https://auth.example.com (no path, query or credentials)' },
+);
+
+const slug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes (at most 63)');
+
+const emailDomain = z
+  .string()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain such as example.com');
+
+const claimMapping = z
+  .object({
+    email: z.string().min(1).default('email'),
+    emailVerified: z.string().min(1).default('email_verified'),
+    name: z.string().min(1).default('name'),
+    picture: z.string().min(1).default('picture'),
+    groups: z.string().min(1).default('groups'),
+  })
+  .strict()
+  .prefault({});
+
+const privateKeyJwk = z
+  .object({ kty: z.enum(['RSA', 'EC', 'OKP']), d: z.string().min(1), kid: z.string().optional(), alg: z.string().optional() })
+  .loose();
+
+export const providerSchema = z
+  .object({
+    id: slug,
+    name: z.string().min(1).max(80),
+    kind: z.literal('oidc').default('oidc'),
+    issuer: httpUrl,
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1).optional(),
+    privateKey: privateKeyJwk.optional(),
+    clientAuthMethod: z
+      .enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt'])
+      .default('client_secret_basic'),
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'is not a valid scope token')).default([
+      'openid',
+      'email',
+      'profile',
+    ]),
+    claims: claimMapping,
+    /** Allowed email domains for this provider; empty means any domain. */
+    allowedDomains: z.array(emailDomain).default([]),
+    /** Whether a person unknown to Gatehouse gets a user on first sign-in. */
+    createUsers: z.boolean().optional(),
+    /** May a new identity link to an existing user by verified email? */
+    trustEmail: z.boolean().default(false),
+    /** Some IdPs (Entra ID) never send email_verified: only then may an operator vouch for them. */
+    assumeEmailVerified: z.boolean().default(false),
+    /** Pushed authorization requests: "auto" uses PAR when the IdP advertises it. */
+    pushedAuthorizationRequests: z.enum(['auto', 'always', 'never']).default('auto'),
+    /** Extra authorization request parameters (e.g. prompt, hd, domain_hint). */
+    authorizationParams: z.record(z.string(), z.string()).default({}),
+    enabled: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((provider, ctx) => {
+    const issuer = new URL(provider.issuer);
+    if (issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
+      ctx.addIssue({ code: 'custom', path: ['issuer'], message: 'must be https (plain http is accepted only for loopback development IdPs)' });
+    }
+    if (issuer.search || issuer.hash) {
+      ctx.addIssue({ code: 'custom', path: ['issuer'], message: 'must not have a query or fragment' });
+    }
+    if (!provider.scopes.includes('openid')) {
+      ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'must include "openid"' });
+    }
+    if (provider.clientAuthMethod === 'private_key_jwt') {
+      if (!provider.privateKey) {
+        ctx.addIssue({ code: 'custom', path: ['privateKey'], message: 'is required for private_key_jwt (a private JWK)' });
+      }
+    } else if (!provider.clientSecret) {
+      ctx.addIssue({ code: 'custom', path: ['clientSecret'], message: `is required for ${provider.clientAuthMethod}` });
+    }
+  })
+  .transform((provider) => ({
+    ...provider,
+    // Public IdPs (Google, GitHub, ...) admit the whole world: without a domain list, nobody unknown is
+    // created unless the operator says so explicitly.
+    createUsers: provider.createUsers ?? provider.allowedDomains.length > 0,
+  }));
+
+const encryptionKey = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 letters, digits, _ or -'),
+    key: z.string().min(1),
+  })
+  .strict();
+
+const developmentSchema = z
+  .object({
+    /** The built-in development IdP, started as a child process (development mode only). */
+    idp: z
+      .union([
+        z.literal(false),
+        z
+          .object({
+            port: z.number().int().min(1).max(65535).default(4181),
+            providerId: slug.default('dev'),
+            name: z.string().default('Development IdP'),
+          })
+          .strict(),
+      ])
+      .default(false),
+    /** The demo upstream app ("whoami"), started as a child process (development mode only). */
+    demoApp: z
+      .union([z.literal(false), z.object({ port: z.number().int().min(1).max(65535).default(4182) }).strict()])
+      .default(false),
+  })
+  .strict()
+  .prefault({});
+
+export const configSchema = z
+  .object({
+    mode: z.enum(['development', 'production']).default('development'),
+    publicUrl: originUrl.default('http://localhost:4180'),
+    listen: z
+      .object({
+        host: z.string().min(1).default('localhost'),
+        port: z.number().int().min(0).max(65535).default(4180),
+      })
+      .strict()
+      .prefault({}),
+    dataDir: z.string().min(1).default('./data'),
+    organization: z.object({ name: z.string().min(1).max(80).default('Gatehouse') }).strict().prefault({}),
+    database: z
+      .object({
+        /** sqlite (a file under dataDir unless `path` says otherwise). */
+        driver: z.literal('sqlite').default('sqlite'),
+        path: z.string().min(1).optional(),
+      })
+      .strict()
+      .prefault({}),
+    secrets: z
+      .object({
+        /** Signs CSRF tokens and other short-lived values; base64 or hex of at least 32 bytes. */
+        cookieKey: z.string().min(1).optional(),
+        /** AES-256-GCM keys for tokens at rest; the first one encrypts, all decrypt (rotation). */
+        encryptionKeys: z.array(encryptionKey).min(1).optional(),
+      })
+      .strict()
+      .prefault({}),
+    session: z
+      .object({
+        idleTimeout: duration.default(12 * 3_600_000),
+        absoluteLifetime: duration.default(7 * 86_400_000),
+        /** Last-seen is written at most this often per session (not on every request). */
+        touchInterval: duration.default(60_000),
+      })
+      .strict()
+      .prefault({}),
+    signIn: z
+      .object({
+        attemptLifetime: duration.default(10 * 60_000),
+        /** How far in the future an ID token's iat may be before it is refused. */
+        clockSkew: duration.default(60_000),
+        /** Sign-in start + callback requests per client IP per window. */
+        rateLimit: z
+          .object({ max: z.number().int().min(1).default(30), window: duration.default(60_000) })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    providers: z.array(providerSchema).default([]),
+    /** Proxies whose X-Forwarded-* headers are believed (CIDRs or addresses). */
+    trustedProxies: z.array(z.string().min(1)).default([]),
+    log: z
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+        format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+      })
+      .strict()
+      .prefault({}),
+    development: developmentSchema,
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const ids = new Set<string>();
+    config.providers.forEach((provider, index) => {
+      if (ids.has(provider.id)) {
+        ctx.addIssue({ code: 'custom', path: ['providers', index, 'id'], message: `duplicate provider id "${provider.id}"` });
+      }
+      ids.add(provider.id);
+    });
+    if (config.mode === 'production') {
+      if (!config.secrets.cookieKey) {
+        ctx.addIssue({ code: 'custom', path: ['secrets', 'cookieKey'], message: 'is required in production mode' });
+      }
+      if (!config.secrets.encryptionKeys) {
+        ctx.addIssue({ code: 'custom', path: ['secrets', 'encryptionKeys'], message: 'is required in production mode' });
+      }
+      if (config.development.idp !== false || config.development.demoApp !== false) {
+        ctx.addIssue({ code: 'custom', path: ['development'], message: 'development services cannot run in production mode' });
+      }
+    }
+    if (config.session.idleTimeout > config.session.absoluteLifetime) {
+      ctx.addIssue({ code: 'custom', path: ['session', 'idleTimeout'], message: 'must not exceed absoluteLifetime' });
+    }
+  });
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.output<typeof configSchema>;
+export type ProviderConfig = z.output<typeof providerSchema>;

@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The error catalogue (PRODUCT.md): every failure a person or a client can see has a stable code, an
+ * HTTP status, a title and a sentence written for people. Third-party failures are caught at the
+ * boundary and rethrown as an AppError with the original as `cause`; the cause is logged, never shown.
+ */
+export const catalogue = {
+  provider_unavailable: {
+    status: 502,
+    title: 'Sign-in provider unavailable',
+    message: ({ provider }: Params) => `We couldn't reach ${provider ?? 'the sign-in provider'}. Try again in a minute.`,
+  },
+  sign_in_expired: {
+    status: 400,
+    title: 'Sign-in expired',
+    message: () => 'This sign-in took too long or was already used. Start again.',
+  },
+  sign_in_denied: {
+    status: 403,
+    title: 'Sign-in was not completed',
+    message: ({ provider, reason }: Params) =>
+      `${provider ?? 'The sign-in provider'} did not sign you in: ${reason ?? 'no reason was given'}.`,
+  },
+  sign_in_not_allowed: {
+    status: 403,
+    title: 'Sign-in not allowed',
+    message: ({ email }: Params) =>
+      `${email ?? 'This account'} may not sign in here. Contact your administrator if you think it should.`,
+  },
+  invalid_response: {
+    status: 502,
+    title: 'Sign-in could not be verified',
+    message: ({ provider }: Params) => `The answer from ${provider ?? 'the sign-in provider'} could not be verified.`,
+  },
+  identity_conflict: {
+    status: 409,
+    title: 'Account already exists',
+    message: () => 'Sign in with your usual provider, then link this one from your account.',
+  },
+  account_suspended: {
+    status: 403,
+    title: 'Account suspended',
+    message: () => 'Your account is suspended. Contact your administrator.',
+  },
+  access_denied: {
+    status: 403,
+    title: 'Access denied',
+    message: ({ email, app }: Params) => `You are signed in as ${email ?? 'this user'}, who may not open ${app ?? 'this app'}.`,
+  },
+  unauthenticated: {
+    status: 401,
+    title: 'Not signed in',
+    message: () => 'You are not signed in.',
+  },
+  csrf_failed: {
+    status: 403,
+    title: 'Request not verified',
+    message: () => 'This request could not be verified. Reload the page.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many attempts',
+    message: () => 'Too many attempts. Wait a moment and try again.',
+  },
+  bad_request: {
+    status: 400,
+    title: 'Bad request',
+    message: ({ reason }: Params) => `The request could not be understood${reason ? `: ${reason}` : ''}.`,
+  },
+  not_found: {
+    status: 404,
+    title: 'Page not found',
+    message: () => 'There is nothing at this address.',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    message: () => 'This address does not accept that kind of request.',
+  },
+  internal: {
+    status: 500,
+    title: 'Something went wrong',
+    message: () => 'Something went wrong on our side. Try again, and quote the reference if it keeps happening.',
+  },
+} satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof catalogue;
+type Params = Partial<Record<'provider' | 'reason' | 'email' | 'app', string>>;
+interface CatalogueEntry {
+  status: number;
+  title: string;
+  message: (params: Params) => string;
+}
+
+export interface AppErrorOptions {
+  params?: Params;
+  cause?: unknown;
+  /** Extra response headers (Retry-After, Allow, ...). */
+  headers?: Record<string, string>;
+  /** Where a person can start over (defaults per code). */
+  retryUrl?: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly headers: Record<string, string>;
+  readonly retryUrl: string | undefined;
+
+  constructor(code: ErrorCode, options: AppErrorOptions = {}) {
+    const entry: CatalogueEntry = catalogue[code];
+    super(entry.message(options.params ?? {}), { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = entry.status;
+    this.title = entry.title;
+    this.headers = options.headers ?? {};
+    this.retryUrl = options.retryUrl;
+  }
+}
+
+/** A short, unguessable reference a person can quote and an operator can grep for in the log. */
+export function newReference(): string {
+  return randomBytes(6).toString('hex');
+}
+
+/** Maps anything thrown to what may be shown: our errors as they are, Fastify's by status, the rest internal. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const status = typeof (error as { statusCode?: unknown })?.statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
+  const fastifyCode = (error as { code?: unknown })?.code;
+  if (fastifyCode === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new AppError('bad_request', { cause: error, params: { reason: 'unsupported or oversized body' } });
+  }
+  if (status === 404) return new AppError('not_found', { cause: error });
+  if (status === 405) return new AppError('method_not_allowed', { cause: error });
+  if (status === 429) return new AppError('rate_limited', { cause: error });
+  if (status >= 400 && status < 500) return new AppError('bad_request', { cause: error });
+  return new AppError('internal', { cause: error });
+}

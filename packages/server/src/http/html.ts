@@ -1,0 +1,57 @@
+/** Escapes text for HTML element content and quoted attribute values. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** A small self-contained page (no scripts) for the answers the server renders itself: errors, 404. */
+export function htmlPage({ title, body }: { title: string; body: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)} · Gatehouse</title>
+<style>
+  :root { color-scheme: light dark; --fg: #1a1b1e; --muted: #495057; --bg: #f8f9fa; --card: #fff; --accent: #1c5fba; --border: #dee2e6; }
+  @media (prefers-color-scheme: dark) { :root { --fg: #e9ecef; --muted: #adb5bd; --bg: #1a1b1e; --card: #25262b; --accent: #74a8f0; --border: #373a40; } }
+  body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+  header { padding: 12px 24px; border-bottom: 1px solid var(--border); background: var(--card); font-weight: 700; }
+  main { max-width: 560px; margin: 48px auto; padding: 32px; background: var(--card); border: 1px solid var(--border); border-radius: 8px; }
+  h1 { font-size: 1.5rem; margin: 0 0 12px; }
+  p { margin: 0 0 16px; }
+  .ref { color: var(--muted); font-size: 0.875rem; }
+  code { font-family: ui-monospace, monospace; }
+  a.button, button { display: inline-block; padding: 8px 16px; border-radius: 4px; background: var(--accent); color: #fff; text-decoration: none; border: 0; font: inherit; cursor: pointer; }
+  @media (prefers-color-scheme: dark) { a.button, button { color: #1a1b1e; } }
+</style>
+</head>
+<body>
+<header>Gatehouse</header>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export interface ErrorPageInput {
+  title: string;
+  message: string;
+  code: string;
+  reference: string;
+  retryUrl?: string | undefined;
+  retryLabel?: string | undefined;
+}
+
+export function errorPage({ title, message, code, reference, retryUrl, retryLabel }: ErrorPageInput): string {
+  const action = retryUrl ? `<p><a class="button" href="${escapeHtml(retryUrl)}">${escapeHtml(retryLabel ?? 'Start again')}</a></p>` : '';
+  return htmlPage({
+    title,
+    body: `<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(message)}</p>
+${action}
+<p class="ref">Error <code>${escapeHtml(code)}</code> · Reference <code>${escapeHtml(reference)}</code></p>`,
+  });
+}

@@ -1,0 +1,51 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { paths } from '../paths.js';
+import { htmlPage } from './html.js';
+
+/** Routes the React app renders; anything else unknown is a real 404 from the server. */
+const SPA_PAGES = [paths.pages.home, paths.pages.signIn, paths.pages.account, paths.pages.signedOut];
+/** Pages that need a session: without one, the server sends the person to sign in (works without JS). */
+const SIGNED_IN_PAGES = new Set<string>([paths.pages.home, paths.pages.account]);
+
+export async function spaRoutes(app: FastifyInstance, { webRoot }: { webRoot: string }) {
+  const indexFile = path.join(webRoot, 'index.html');
+  const built = existsSync(indexFile);
+  if (!built) app.log.warn({ webRoot }, 'front end not built: run `npm run build`');
+  const indexHtml = built ? readFileSync(indexFile, 'utf8') : notBuiltPage();
+
+  if (built) {
+    await app.register(fastifyStatic, {
+      root: webRoot,
+      prefix: '/',
+      index: false,
+      // Routes are registered per file at start, so unknown paths reach the 404 handler.
+      wildcard: false,
+      setHeaders(reply, filePath) {
+        // Vite fingerprints everything under assets/: cache it for good.
+        if (filePath.includes(`${path.sep}assets${path.sep}`)) reply.header('cache-control', 'public, max-age=31536000, immutable');
+      },
+    });
+  }
+
+  const sendIndex = (reply: FastifyReply) =>
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml);
+
+  for (const page of SPA_PAGES) {
+    app.get(page, async (request, reply) => {
+      if (SIGNED_IN_PAGES.has(page) && !(await request.currentSession())) {
+        return reply.header('cache-control', 'no-store').redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(request.url)}`, 303);
+      }
+      return sendIndex(reply);
+    });
+  }
+}
+
+function notBuiltPage(): string {
+  return htmlPage({
+    title: 'Front end not built',
+    body: '<h1>Front end not built</h1><p>Run <code>npm run build</code> (or <code>npm start</code>) to build the web front end.</p>',
+  });
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
+import { startDevServices, type DevServices } from './devServices.js';
+import { loggerOptions } from './logger.js';
+import { SecretError } from './secrets.js';
+import { createServices } from './services.js';
+import { openDatabase } from './storage/database.js';
+
+const USAGE = `Usage: gatehouse [command] [--config <file>]
+
+Commands:
+  start          run Gatehouse (default)
+  check-config   validate the configuration and exit
+  migrate        bring the database schema up to date and exit
+
+The configuration file is --config, else $GATEHOUSE_CONFIG, else ./gatehouse.yaml if it exists,
+else the built-in development defaults.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const command = positionals[0] ?? 'start';
+  if (!['start', 'check-config', 'migrate'].includes(command)) {
+    console.error(`Unknown command "${command}".\n\n${USAGE}`);
+    return 2;
+  }
+
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig({ file: values.config });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+
+  const { config, file } = loaded;
+  if (command === 'check-config') {
+    console.log(`Configuration OK (${file ?? 'built-in defaults'}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}`);
+    return 0;
+  }
+  if (command === 'migrate') {
+    const database = await openDatabase(config);
+    await database.close();
+    console.log('Database schema is up to date.');
+    return 0;
+  }
+  return start(loaded);
+}
+
+async function start({ config, file }: LoadedConfig): Promise<number> {
+  const log = pino(loggerOptions(config));
+  log.info({ config: file ?? 'built-in defaults', mode: config.mode }, 'starting Gatehouse');
+
+  let devServices: DevServices | undefined;
+  let services;
+  try {
+    devServices = config.mode === 'development' ? await startDevServices(config, log) : undefined;
+    services = await createServices(config, log);
+  } catch (error) {
+    await devServices?.stop();
+    if (error instanceof SecretError) {
+      log.fatal(error.message);
+      return 2;
+    }
+    throw error;
+  }
+
+  const app = await buildApp(services, { loggerInstance: log });
+  await app.listen({ host: config.listen.host, port: config.listen.port });
+  services.providers.start();
+  const purge = setInterval(() => void services.attempts.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'purge failed')), 60_000);
+  purge.unref();
+
+  log.info(`Gatehouse is ready: open ${config.publicUrl}`);
+
+  const reason = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    void devServices?.crashed.then((name) => resolve(`${name} crashed`));
+  });
+  log.info({ reason }, 'stopping Gatehouse');
+  clearInterval(purge);
+  await app.close();
+  await services.close();
+  await devServices?.stop();
+  log.flush();
+  return reason.endsWith('crashed') ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

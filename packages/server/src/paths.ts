@@ -1,0 +1,28 @@
+/** Every well-known path Gatehouse answers, in one place. */
+export const RESERVED_PREFIX = '/.gatehouse';
+
+export const paths = {
+  signInStart: (providerId: string) => `${RESERVED_PREFIX}/sign-in/${encodeURIComponent(providerId)}`,
+  signInStartRoute: `${RESERVED_PREFIX}/sign-in/:providerId`,
+  callback: (providerId: string) => `${RESERVED_PREFIX}/callback/${encodeURIComponent(providerId)}`,
+  callbackRoute: `${RESERVED_PREFIX}/callback/:providerId`,
+  signOut: `${RESERVED_PREFIX}/sign-out`,
+  healthz: '/healthz',
+  readyz: '/readyz',
+  api: {
+    prefix: '/api',
+    session: '/api/session',
+    csrf: '/api/csrf',
+    providers: '/api/providers',
+  },
+  /** Pages of the React front end (served as index.html). */
+  pages: {
+    home: '/',
+    signIn: '/sign-in',
+    account: '/account',
+    signedOut: '/signed-out',
+  },
+} as const;
+
+/** Where a person lands after sign-in when nothing (valid) was asked for. */
+export const DEFAULT_RETURN_TO = paths.pages.account;

@@ -1,0 +1,51 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { AccountStore } from './accounts/accountStore.js';
+import { ProviderRegistry } from './authenticate/providerRegistry.js';
+import { SignInAttempts } from './authenticate/signInAttempts.js';
+import type { Config } from './config/schema.js';
+import { loadSecrets, type Secrets } from './secrets.js';
+import { cookieNames, type CookieNames } from './sessions/cookies.js';
+import { SessionStore } from './sessions/sessionStore.js';
+import { createTokenCipher } from './sessions/tokenCipher.js';
+import { openDatabase, type DatabaseHandle } from './storage/database.js';
+
+/** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
+export interface Services {
+  config: Config;
+  secrets: Secrets;
+  database: DatabaseHandle;
+  providers: ProviderRegistry;
+  sessions: SessionStore;
+  accounts: AccountStore;
+  attempts: SignInAttempts;
+  /** The portal's origin, e.g. http://localhost:4180 (no trailing slash). */
+  portalOrigin: string;
+  /** Whether cookies are Secure and __Host- prefixed (the public URL is https). */
+  secureCookies: boolean;
+  cookies: CookieNames;
+  close(): Promise<void>;
+}
+
+export async function createServices(config: Config, log: FastifyBaseLogger): Promise<Services> {
+  const secrets = loadSecrets(config);
+  const database = await openDatabase(config);
+  const providers = new ProviderRegistry(config.providers, log);
+  const portalOrigin = new URL(config.publicUrl).origin;
+  const secureCookies = portalOrigin.startsWith('https:');
+  return {
+    config,
+    secrets,
+    database,
+    providers,
+    sessions: new SessionStore(database.db, createTokenCipher(secrets), config.session),
+    accounts: new AccountStore(database.db),
+    attempts: new SignInAttempts(database.db, config.signIn.attemptLifetime),
+    portalOrigin,
+    secureCookies,
+    cookies: cookieNames(secureCookies),
+    async close() {
+      providers.close();
+      await database.close();
+    },
+  };
+}

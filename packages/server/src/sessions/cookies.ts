@@ -1,0 +1,30 @@
+import type { CookieSerializeOptions } from '@fastify/cookie';
+
+/**
+ * Cookie names and attributes. Over https the `__Host-` prefix makes the browser refuse the cookie
+ * unless it is Secure, host-only and Path=/, so a sibling subdomain cannot plant or shadow it.
+ * SameSite=Lax is always explicit (browsers' defaults differ).
+ */
+export interface CookieNames {
+  session: string;
+  /** Binds a sign-in attempt to the browser that started it (login CSRF defence). */
+  signInBinding: string;
+}
+
+export function cookieNames(secure: boolean): CookieNames {
+  const prefix = secure ? '__Host-' : '';
+  return {
+    session: `${prefix}gatehouse_session`,
+    signInBinding: `${prefix}gatehouse_signin`,
+  };
+}
+
+export function cookieOptions(secure: boolean, maxAgeSeconds?: number): CookieSerializeOptions {
+  return {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    path: '/',
+    ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}),
+  };
+}

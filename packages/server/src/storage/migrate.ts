@@ -1,0 +1,17 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as initial from './migrations/0001_initial.js';
+import type { Database } from './schema.js';
+
+/** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
+const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, migrationTableName: 'gatehouse_migrations', migrationLockTableName: 'gatehouse_migrations_lock' });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) throw new Error('Database migration failed', { cause: error });
+  return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

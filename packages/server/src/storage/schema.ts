@@ -1,0 +1,92 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * The database schema. It is written to run unchanged on SQLite and PostgreSQL: ids are text, times are
+ * epoch milliseconds in bigint columns, flags are 0/1 integers and structured values are JSON text.
+ */
+export interface Database {
+  users: UsersTable;
+  identities: IdentitiesTable;
+  sessions: SessionsTable;
+  sign_in_attempts: SignInAttemptsTable;
+}
+
+export interface UsersTable {
+  id: string;
+  /** Lower-cased primary email, taken from the identity that created the user. */
+  email: string;
+  name: string;
+  picture: string | null;
+  status: 'active' | 'suspended';
+  /** JSON array of role names (e.g. ["admin"]). */
+  roles: string;
+  /** The identity whose claims keep email and name current; other identities never overwrite them. */
+  primary_identity_id: string | null;
+  created_at: number;
+  updated_at: number;
+  last_sign_in_at: number | null;
+}
+
+export interface IdentitiesTable {
+  id: string;
+  user_id: string;
+  provider_id: string;
+  subject: string;
+  email: string | null;
+  email_verified: number;
+  /** JSON: the minimal claims snapshot Gatehouse uses (name, picture, groups). */
+  claims: string;
+  linked_at: number;
+  last_used_at: number | null;
+}
+
+export interface SessionsTable {
+  /** Public handle shown by APIs; never the cookie secret. */
+  id: string;
+  /** SHA-256 of the cookie secret: a database leak does not yield usable cookies. */
+  secret_hash: string;
+  user_id: string;
+  identity_id: string;
+  provider_id: string;
+  /** The IdP's session id (`sid`), for back-channel logout. */
+  idp_sid: string | null;
+  /** AES-GCM ciphertexts (see sessions/tokenCipher.ts); the session id is the associated data. */
+  id_token_enc: string | null;
+  refresh_token_enc: string | null;
+  created_at: number;
+  last_seen_at: number;
+  idle_expires_at: number;
+  absolute_expires_at: number;
+  ip: string | null;
+  user_agent: string | null;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+}
+
+export interface SignInAttemptsTable {
+  /** SHA-256 of the OAuth `state`; the raw state exists only in the browser round trip. */
+  state_hash: string;
+  /** SHA-256 of the secret in the browser-binding cookie (login CSRF defence). */
+  binding_hash: string;
+  provider_id: string;
+  nonce: string;
+  code_verifier: string;
+  return_to: string;
+  purpose: 'sign-in' | 'link';
+  /** For link attempts: the signed-in user the new identity will be linked to. */
+  user_id: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export type User = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type Identity = Selectable<IdentitiesTable>;
+export type NewIdentity = Insertable<IdentitiesTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type NewSessionRow = Insertable<SessionsTable>;
+export type SignInAttempt = Selectable<SignInAttemptsTable>;
+
+// Kept for tables that will use database-generated values later.
+export type { Generated };

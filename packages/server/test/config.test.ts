@@ -1,0 +1,148 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from '../src/config/load.js';
+import { parseDuration } from '../src/config/duration.js';
+
+const provider = {
+  id: 'corp',
+  name: 'Corp SSO',
+  issuer: 'https://sso.example.com',
+  clientId: 'gatehouse',
+  clientSecret: 'shh',
+};
+
+function problems(raw: unknown, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    parseConfig(raw, { env, cwd: '/srv/gatehouse' });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('built-in defaults: portal on 4180 with the development IdP as provider "dev"', () => {
+    const { config, file } = loadConfig({ env: {}, cwd: mkdtempSync(path.join(tmpdir(), 'gh-cfg-')) });
+    expect(file).toBeUndefined();
+    expect(config.publicUrl).toBe('http://localhost:4180');
+    expect(config.listen).toEqual({ host: 'localhost', port: 4180 });
+    expect(config.providers.map((p) => [p.id, p.name, p.issuer])).toEqual([['dev', 'Development IdP', 'http://localhost:4181']]);
+    expect(config.session.idleTimeout).toBe(12 * 3600_000);
+    expect(config.session.absoluteLifetime).toBe(7 * 86400_000);
+    expect(config.signIn.attemptLifetime).toBe(600_000);
+  });
+
+  it('GATEHOUSE_DATA_DIR chooses the data folder', () => {
+    const config = parseConfig({}, { env: { GATEHOUSE_DATA_DIR: '/var/lib/gatehouse' }, cwd: '/srv' });
+    expect(config.dataDir).toBe('/var/lib/gatehouse');
+  });
+
+  it('reads a YAML file with ${ENV} interpolation and defaults', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gh-cfg-'));
+    const file = path.join(dir, 'gatehouse.yaml');
+    writeFileSync(
+      file,
+      `publicUrl: https://auth.example.com
+secrets:
+  cookieKey: \${COOKIE_KEY}
+providers:
+  - id: corp
+    name: Corp SSO
+    issuer: \${ISSUER:-https://sso.example.com}
+    clientId: gatehouse
+    clientSecret: \${CLIENT_SECRET}
+    clientAuthMethod: client_secret_post
+    scopes: [openid, email, profile, groups]
+    claims: { groups: roles }
+    allowedDomains: [Example.com]
+`,
+    );
+    const { config } = loadConfig({ file, env: { COOKIE_KEY: 'k'.repeat(44), CLIENT_SECRET: 'from-env' }, cwd: dir });
+    const corp = config.providers[0]!;
+    expect(corp.clientSecret).toBe('from-env');
+    expect(corp.issuer).toBe('https://sso.example.com');
+    expect(corp.clientAuthMethod).toBe('client_secret_post');
+    expect(corp.claims.groups).toBe('roles');
+    expect(corp.claims.email).toBe('email');
+    expect(corp.allowedDomains).toEqual(['example.com']);
+    // A domain list makes first sign-in create users unless said otherwise.
+    expect(corp.createUsers).toBe(true);
+    expect(config.dataDir).toBe(path.join(dir, 'data'));
+  });
+
+  it('names the path of a missing environment variable', () => {
+    expect(problems({ providers: [{ ...provider, clientSecret: '${NOPE}' }] })).toEqual([
+      'providers[0].clientSecret: environment variable NOPE is not set',
+    ]);
+  });
+
+  it('environment values cannot change the document structure', () => {
+    const config = parseConfig({ organization: { name: '${ORG}' } }, { env: { ORG: 'x\nmode: production' } });
+    expect(config.mode).toBe('development');
+    expect(config.organization.name).toBe('x\nmode: production');
+  });
+
+  it('reports every bad key with its path', () => {
+    const found = problems({
+      publicUrl: 'https://auth.example.com/portal',
+      listen: { port: 70000 },
+      session: { idleTimeout: 'soon' },
+      providers: [
+        { ...provider, issuer: 'http://sso.example.com', clientSecret: undefined },
+        { ...provider, scopes: ['email'], clientAuthMethod: 'private_key_jwt' },
+      ],
+      unknownOption: true,
+    });
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^publicUrl: must be an origin/),
+        expect.stringMatching(/^listen\.port: /),
+        expect.stringMatching(/^session\.idleTimeout: "soon" is not a duration/),
+        expect.stringMatching(/^providers\[0\]\.issuer: must be https/),
+        expect.stringMatching(/^providers\[0\]\.clientSecret: is required for client_secret_basic/),
+        expect.stringMatching(/^providers\[1\]\.scopes: must include "openid"/),
+        expect.stringMatching(/^providers\[1\]\.privateKey: is required for private_key_jwt/),
+        expect.stringMatching(/^\(root\): Unrecognized key: "unknownOption"/),
+      ]),
+    );
+  });
+
+  it('refuses duplicate provider ids', () => {
+    expect(problems({ providers: [provider, provider] })).toEqual(['providers[1].id: duplicate provider id "corp"']);
+  });
+
+  it('production mode refuses to start without its secrets or with development services', () => {
+    expect(problems({ mode: 'production', development: { idp: {} } })).toEqual(
+      expect.arrayContaining([
+        'secrets.cookieKey: is required in production mode',
+        'secrets.encryptionKeys: is required in production mode',
+        'development: development services cannot run in production mode',
+      ]),
+    );
+    expect(problems({ mode: 'production', secrets: { cookieKey: 'x', encryptionKeys: [{ id: 'k1', key: 'y' }] } })).toEqual([]);
+    expect(problems({}, { GATEHOUSE_MODE: 'staging' })[0]).toMatch(/^mode: /);
+  });
+
+  it('public IdPs without a domain list create nobody unless told to', () => {
+    const config = parseConfig({ providers: [provider] }, { env: {} });
+    expect(config.providers[0]!.createUsers).toBe(false);
+  });
+
+  it('plain http issuers only on loopback', () => {
+    expect(problems({ providers: [{ ...provider, issuer: 'http://127.0.0.1:9000' }] })).toEqual([]);
+    expect(problems({ providers: [{ ...provider, issuer: 'http://[::1]:9000' }] })).toEqual([]);
+    expect(problems({ providers: [{ ...provider, issuer: 'http://10.0.0.1' }] })[0]).toMatch(/issuer: must be https/);
+  });
+
+  it('parses durations', () => {
+    expect(parseDuration('90s')).toBe(90_000);
+    expect(parseDuration('15m')).toBe(900_000);
+    expect(parseDuration('1.5h')).toBe(5_400_000);
+    expect(parseDuration(30)).toBe(30_000);
+    expect(parseDuration('12 hours')).toBeUndefined();
+    expect(parseDuration('-1s')).toBeUndefined();
+  });
+});

@@ -5,7 +5,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { startDevServices, type DevServices } from './devServices.js';
 import { loggerOptions } from './logger.js';
-import { SecretError } from './secrets.js';
+import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
 import { openDatabase } from './storage/database.js';
 
@@ -48,6 +48,16 @@ async function main(argv: string[]): Promise<number> {
 
   const { config, file } = loaded;
   if (command === 'check-config') {
+    try {
+      // Decode the configured keys too (length, encoding); development keys are generated at start.
+      if (config.mode === 'production') loadSecrets(config);
+    } catch (error) {
+      if (error instanceof SecretError) {
+        console.error(`Invalid configuration (${file ?? 'built-in defaults'}):\n  - ${error.message}`);
+        return 2;
+      }
+      throw error;
+    }
     console.log(`Configuration OK (${file ?? 'built-in defaults'}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}`);
     return 0;
   }

@@ -137,6 +137,13 @@ providers:
     expect(problems({ providers: [{ ...provider, issuer: 'http://10.0.0.1' }] })[0]).toMatch(/issuer: must be https/);
   });
 
+  it('the documented example is a valid configuration', () => {
+    const env = { GATEHOUSE_COOKIE_KEY: 'a'.repeat(44), GATEHOUSE_ENCRYPTION_KEY: 'b'.repeat(44), CORP_CLIENT_SECRET: 's' };
+    const { config } = loadConfig({ file: path.join(import.meta.dirname, '../../../gatehouse.example.yaml'), env });
+    expect(config.mode).toBe('production');
+    expect(config.providers.map((p) => p.id)).toEqual(['corp']);
+  });
+
   it('parses durations', () => {
     expect(parseDuration('90s')).toBe(90_000);
     expect(parseDuration('15m')).toBe(900_000);

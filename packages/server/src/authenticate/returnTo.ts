@@ -22,6 +22,7 @@ export function checkReturnTo(value: unknown, { portalOrigin, appOrigins }: Retu
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LENGTH) return undefined;
   // Control characters, whitespace and backslashes are read differently by browsers and URL parsers
   // ("/\evil.com", "/\t/evil.com"): refuse them outright rather than normalise.
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point here
   if (/[\u0000-\u0020\u007f-\u009f\\]/.test(value)) return undefined;
 
   if (value.startsWith('/')) {

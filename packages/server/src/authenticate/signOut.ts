@@ -17,9 +17,11 @@ export function signOut(services: Services) {
 
   return async function handler(request: FastifyRequest, reply: FastifyReply) {
     const current = await request.currentSession();
-    reply.header('cache-control', 'no-store').clearCookie(cookies.session, cookieOptions(secureCookies));
-    if (!current) return reply.redirect(paths.pages.signedOut, 303);
+    reply.header('cache-control', 'no-store');
+    if (!current) return reply.clearCookie(cookies.session, cookieOptions(secureCookies)).redirect(paths.pages.signedOut, 303);
+    // Checked before anything changes: a forged request must not even clear the cookie.
     if (!isValidCsrf(request, portalOrigin, secrets.cookieKey, current.session)) throw new AppError('csrf_failed');
+    reply.clearCookie(cookies.session, cookieOptions(secureCookies));
 
     const idToken = sessions.idToken(current.session);
     await sessions.revoke(current.session.id, 'sign-out');

@@ -1,0 +1,54 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './freePort.js';
+
+const main = fileURLToPath(new URL('../../../../dev-idp/dist/main.js', import.meta.url));
+
+export interface DevIdpProcess {
+  issuer: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The development IdP as a real, separate process (as `npm start` runs it). */
+export async function startDevIdpProcess(options: {
+  port?: number;
+  name?: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  controlToken?: string;
+}): Promise<DevIdpProcess> {
+  if (!existsSync(main)) throw new Error('The development IdP is not built: run `npm run build` first.');
+  const port = options.port ?? (await freePort());
+  const issuer = `http://localhost:${port}`;
+  const child: ChildProcess = spawn(process.execPath, [main], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      DEV_IDP_PORT: String(port),
+      DEV_IDP_ISSUER: issuer,
+      DEV_IDP_NAME: options.name ?? 'Development IdP',
+      DEV_IDP_REDIRECT_URIS: options.redirectUris.join(','),
+      DEV_IDP_POST_LOGOUT_REDIRECT_URIS: options.postLogoutRedirectUris.join(','),
+      ...(options.controlToken ? { DEV_IDP_CONTROL_TOKEN: options.controlToken } : {}),
+    },
+  });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      if ((await fetch(`${issuer}/.well-known/openid-configuration`)).ok) return { issuer, port, close };
+    } catch {
+      // starting
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await close();
+  throw new Error(`the development IdP did not start on ${issuer}`);
+}

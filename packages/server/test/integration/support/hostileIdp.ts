@@ -1,0 +1,107 @@
+import { createServer, type Server } from 'node:http';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { freePort } from './freePort.js';
+
+/**
+ * An IdP that misbehaves on purpose, for the answers a real IdP will not produce: ID tokens signed with
+ * a key it does not publish, for another audience or issuer, from the future, with the wrong nonce, or
+ * an authorization response naming another issuer (mix-up). Everything else is plain OIDC.
+ */
+export type HostileMode =
+  | 'honest'
+  | 'wrong-key'
+  | 'wrong-issuer'
+  | 'wrong-audience'
+  | 'future-iat'
+  | 'wrong-nonce'
+  | 'unsigned'
+  | 'mix-up-iss'
+  | 'userinfo-other-sub';
+
+export interface HostileIdp {
+  issuer: string;
+  mode: HostileMode;
+  close(): Promise<void>;
+}
+
+export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const published = await generateKeyPair('ES256');
+  const impostor = await generateKeyPair('ES256');
+  const publicJwk: JWK = { ...(await exportJWK(published.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+  const pending = new Map<string, { nonce: string }>();
+
+  const state: HostileIdp = { issuer, mode: 'honest', close: async () => {} };
+
+  const idToken = async (nonce: string): Promise<string> => {
+    const mode = state.mode;
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { nonce: mode === 'wrong-nonce' ? 'not-the-nonce' : nonce, email: 'mallory@example.com', email_verified: true };
+    if (mode === 'unsigned') {
+      const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      return `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ ...claims, iss: issuer, aud: clientId, sub: 'mallory', iat: now, exp: now + 300 })}.`;
+    }
+    const key: CryptoKey = mode === 'wrong-key' ? impostor.privateKey : published.privateKey;
+    const iat = mode === 'future-iat' ? now + 3600 : now;
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(mode === 'wrong-issuer' ? 'https://evil.example' : issuer)
+      .setAudience(mode === 'wrong-audience' ? 'someone-else' : clientId)
+      .setSubject('mallory')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 300)
+      .sign(key);
+  };
+
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', issuer);
+    const json = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (url.pathname === '/.well-known/openid-configuration') {
+      return json(200, {
+        issuer,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        userinfo_endpoint: `${issuer}/userinfo`,
+        jwks_uri: `${issuer}/jwks`,
+        response_types_supported: ['code'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['ES256'],
+        code_challenge_methods_supported: ['S256'],
+        authorization_response_iss_parameter_supported: true,
+      });
+    }
+    if (url.pathname === '/jwks') return json(200, { keys: [publicJwk] });
+    if (url.pathname === '/authorize') {
+      const code = `code-${Math.random().toString(36).slice(2)}`;
+      pending.set(code, { nonce: url.searchParams.get('nonce') ?? '' });
+      const back = new URL(url.searchParams.get('redirect_uri')!);
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      back.searchParams.set('iss', state.mode === 'mix-up-iss' ? 'http://localhost:4181' : issuer);
+      response.writeHead(302, { location: back.href }).end();
+      return;
+    }
+    if (url.pathname === '/token' && request.method === 'POST') {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const code = new URLSearchParams(body).get('code') ?? '';
+        const grant = pending.get(code);
+        pending.delete(code);
+        if (!grant) return json(400, { error: 'invalid_grant' });
+        void idToken(grant.nonce).then((token) => json(200, { access_token: 'at', token_type: 'Bearer', expires_in: 300, id_token: token }));
+      });
+      return;
+    }
+    if (url.pathname === '/userinfo') {
+      return json(200, { sub: state.mode === 'userinfo-other-sub' ? 'someone-else' : 'mallory', email: 'mallory@example.com', email_verified: true });
+    }
+    json(404, { error: 'not_found' });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  state.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return state;
+}

@@ -1,0 +1,47 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+
+import { createAssertionVerifier } from './verifyAssertion.js';
+import { whoami, type AssertionCheck } from './whoami.js';
+import { whoamiPage } from './whoamiPage.js';
+
+export interface DemoAppOptions {
+  /** Gatehouse's JWKS URL; together with `issuer` it turns on assertion verification. */
+  jwksUrl?: string;
+  /** Gatehouse's issuer identifier. */
+  issuer?: string;
+  /** The app's public origin, the expected `aud`. Default: the request's own origin (see AssertionCheck). */
+  audience?: string;
+}
+
+// The page shows request headers: no scripts, no framing, never cached (it differs per user).
+const HTML_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+/** The "whoami" app: every request, any method and path, answered with what the app was told about it. */
+export function buildDemoApp(opts: DemoAppOptions = {}): FastifyInstance {
+  const { jwksUrl, issuer, audience } = opts;
+  if ((jwksUrl === undefined) !== (issuer === undefined)) {
+    throw new Error('demo-app: set both the JWKS URL and the issuer to verify assertions, or neither');
+  }
+  const check: AssertionCheck | undefined =
+    jwksUrl && issuer ? { verify: createAssertionVerifier({ jwksUrl, issuer }), audience } : undefined;
+
+  const app = Fastify();
+  // Request bodies are never shown: accept any content type and leave the body unread.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+  app.all<{ Querystring: { format?: string } }>('/*', async (request, reply) => {
+    const report = await whoami(request, check);
+    const format = request.query.format;
+    const wantsJson = format === 'json' || (format !== 'html' && (request.headers.accept ?? '').includes('application/json'));
+    reply.header('vary', 'Accept').header('cache-control', 'no-store');
+    if (wantsJson) return reply.send(report);
+    return reply.headers(HTML_HEADERS).send(whoamiPage(report));
+  });
+  return app;
+}

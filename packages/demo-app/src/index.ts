@@ -1,0 +1,4 @@
+export { buildDemoApp, type DemoAppOptions } from './buildDemoApp.js';
+export { startDemoApp, type DemoApp, type StartDemoAppOptions } from './startDemoApp.js';
+export { createAssertionVerifier, type AssertionVerifierOptions, type VerifyAssertion } from './verifyAssertion.js';
+export type { AssertionReport, WhoamiReport } from './whoami.js';

@@ -1,0 +1,42 @@
+import type { QueryClient } from '@tanstack/react-query';
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { PageLoader } from '../components/PageLoader';
+import { paths } from '../config/paths';
+import { RootLayout } from './RootLayout';
+import { RouteErrorBoundary } from './RouteErrorBoundary';
+import { toLazyRoute } from './routes/routeModule';
+
+/**
+ * The client routes. The server must answer each of these paths with index.html (status 200), and any
+ * other path with its own 404; the `*` route here covers links inside the app that lead nowhere.
+ * Pages load lazily, so later areas (the admin console and its charts) never weigh on the sign-in page.
+ */
+export function createRoutes(queryClient: QueryClient): RouteObject[] {
+  const lazy = toLazyRoute(queryClient);
+  return [
+    {
+      path: '/',
+      Component: RootLayout,
+      // Last resort, should the frame itself fail.
+      ErrorBoundary: RouteErrorBoundary,
+      children: [
+        {
+          // Pages fail and load inside the frame, so the header and <main> stay.
+          ErrorBoundary: RouteErrorBoundary,
+          HydrateFallback: PageLoader,
+          children: [
+            { index: true, lazy: () => import('./routes/home').then(lazy) },
+            { path: paths.signIn.path, lazy: () => import('./routes/signIn').then(lazy) },
+            { path: paths.account.path, lazy: () => import('./routes/account').then(lazy) },
+            { path: paths.signedOut.path, lazy: () => import('./routes/signedOut').then(lazy) },
+            { path: '*', lazy: () => import('./routes/notFound').then(lazy) },
+          ],
+        },
+      ],
+    },
+  ];
+}
+
+export function createRouter(queryClient: QueryClient) {
+  return createBrowserRouter(createRoutes(queryClient));
+}

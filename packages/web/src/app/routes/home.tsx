@@ -1,0 +1,38 @@
+import { Anchor, Group, Stack, Title } from '@mantine/core';
+import type { QueryClient } from '@tanstack/react-query';
+import { Link, type LoaderFunctionArgs } from 'react-router';
+import { PageTitle } from '../../components/PageTitle';
+import { paths } from '../../config/paths';
+import { AppLauncher } from '../../features/apps/components/AppLauncher';
+import { RequireSession } from '../RequireSession';
+import { ensureSession } from '../ensureSession';
+
+/** The launcher is the front door: a signed-out visitor goes to the sign-in page, with no return-to. */
+const signInHref = () => paths.signIn.getHref();
+
+export const clientLoader =
+  (queryClient: QueryClient) =>
+  async ({ request }: LoaderFunctionArgs) => {
+    await ensureSession(queryClient, request, signInHref);
+    return null;
+  };
+
+/** `/`: the app launcher. */
+export default function HomeRoute() {
+  return (
+    <Stack gap="xl">
+      <PageTitle title="Apps" />
+      <RequireSession signedOutHref={signInHref}>
+        {({ user }) => (
+          <Group justify="space-between" align="baseline">
+            <Title order={1}>Welcome, {user.name || user.email}</Title>
+            <Anchor component={Link} to={paths.account.getHref()} fw={600}>
+              Your account
+            </Anchor>
+          </Group>
+        )}
+      </RequireSession>
+      <AppLauncher />
+    </Stack>
+  );
+}

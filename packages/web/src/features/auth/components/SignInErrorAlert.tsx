@@ -1,0 +1,24 @@
+import { Alert, Stack, Text } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
+import type { SignInProvider } from '../api/getProviders';
+import { describeSignInError, type SignInFailure } from '../utils/signInErrors';
+
+export interface SignInErrorAlertProps {
+  failure: SignInFailure;
+  /** Known providers, to name the one in `?provider=`; an unknown id is never shown. */
+  providers?: SignInProvider[] | undefined;
+}
+
+/** The banner a failed sign-in attempt ends on: the catalogue's sentence and the reference id. */
+export function SignInErrorAlert({ failure, providers }: SignInErrorAlertProps) {
+  const provider = failure.providerId ? providers?.find((p) => p.id === failure.providerId)?.name : undefined;
+  const { title, message, code } = describeSignInError(failure.code, { provider });
+  return (
+    <Alert color="red" title={title} icon={<IconAlertTriangle aria-hidden />} data-error-code={code}>
+      <Stack gap={4}>
+        <Text size="sm">{message}</Text>
+        {failure.reference && <Text size="sm">Reference: {failure.reference}</Text>}
+      </Stack>
+    </Alert>
+  );
+}

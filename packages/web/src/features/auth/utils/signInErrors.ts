@@ -1,0 +1,113 @@
+/**
+ * What a person reads when a sign-in attempt failed. The server ends a failed attempt on
+ * `/sign-in?error=<code>&ref=<reference>` (optionally `&provider=<id>`); the codes and sentences follow
+ * the error catalogue (PRODUCT.md, `packages/server/src/errors.ts`).
+ *
+ * Threat: content injection. Anyone can craft a link to `/sign-in?error=...`, so nothing from the URL is
+ * shown as prose: the code picks one of our sentences, the provider id is shown only as the name of a
+ * provider we know, and the reference is shown only when it looks like one.
+ */
+
+export interface SignInErrorParams {
+  /** Display name of the provider involved, when known. */
+  provider?: string | undefined;
+}
+
+export interface SignInErrorDescription {
+  code: string;
+  title: string;
+  message: string;
+}
+
+interface CatalogueEntry {
+  title: string;
+  message: (params: SignInErrorParams) => string;
+}
+
+const theProvider = (params: SignInErrorParams) => params.provider ?? 'the sign-in provider';
+const TheProvider = (params: SignInErrorParams) => params.provider ?? 'The sign-in provider';
+
+const catalogue: Record<string, CatalogueEntry> = {
+  provider_unavailable: {
+    title: 'Sign-in provider unavailable',
+    message: (p) => `We couldn't reach ${theProvider(p)}. Try again in a minute.`,
+  },
+  sign_in_expired: {
+    title: 'Sign-in expired',
+    message: () => 'This sign-in took too long or was already used. Start again.',
+  },
+  sign_in_denied: {
+    title: 'Sign-in was not completed',
+    message: (p) => `${TheProvider(p)} did not sign you in. Try again, or choose another way to sign in.`,
+  },
+  sign_in_not_allowed: {
+    title: 'Sign-in not allowed',
+    message: () => 'This account may not sign in here. Contact your administrator if you think it should.',
+  },
+  invalid_response: {
+    title: 'Sign-in could not be verified',
+    message: (p) => `The answer from ${theProvider(p)} could not be verified.`,
+  },
+  identity_conflict: {
+    title: 'Account already exists',
+    message: () => 'Sign in with your usual provider, then link this one from your account.',
+  },
+  account_suspended: {
+    title: 'Account suspended',
+    message: () => 'Your account is suspended. Contact your administrator.',
+  },
+  access_denied: {
+    title: 'Access denied',
+    message: () => 'You are signed in, but you may not open this app. Sign in with another account or ask your administrator.',
+  },
+  csrf_failed: {
+    title: 'Request not verified',
+    message: () => 'This request could not be verified. Reload the page and try again.',
+  },
+  rate_limited: {
+    title: 'Too many attempts',
+    message: () => 'Too many sign-in attempts. Wait a minute, then try again.',
+  },
+  bad_request: {
+    title: 'Sign-in request not understood',
+    message: () => 'The sign-in request could not be understood. Start again.',
+  },
+  internal: {
+    title: 'Something went wrong',
+    message: () => 'Something went wrong on our side. Try again, and quote the reference if it keeps happening.',
+  },
+};
+
+const UNKNOWN: CatalogueEntry = {
+  title: 'Sign-in did not complete',
+  message: () => 'Something stopped the sign-in. Try again, and quote the reference if it keeps happening.',
+};
+
+export function describeSignInError(code: string, params: SignInErrorParams = {}): SignInErrorDescription {
+  const entry = Object.hasOwn(catalogue, code) ? catalogue[code] : undefined;
+  const { title, message } = entry ?? UNKNOWN;
+  return { code: entry ? code : 'unknown', title, message: message(params) };
+}
+
+/** The reference id as the server makes them (hex today); anything else is not shown. */
+export function sanitizeReference(raw: string | null | undefined): string | undefined {
+  return raw && /^[A-Za-z0-9_-]{1,64}$/.test(raw) ? raw : undefined;
+}
+
+export interface SignInFailure {
+  code: string;
+  reference: string | undefined;
+  providerId: string | undefined;
+}
+
+/** Reads `?error=`, `?ref=` and `?provider=` from the sign-in page's query; undefined when no error. */
+export function readSignInFailure(search: URLSearchParams): SignInFailure | undefined {
+  const code = search.get('error');
+  if (!code) return undefined;
+  const providerId = search.get('provider');
+  return {
+    code,
+    reference: sanitizeReference(search.get('ref')),
+    providerId: providerId && /^[a-z0-9][a-z0-9_-]{0,63}$/i.test(providerId) ? providerId : undefined,
+  };
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, isUnauthenticated, toProblem } from './apiClient';
+import { shouldRetry } from './queryClient';
+
+describe('toProblem', () => {
+  it('keeps the problem+json fields the server sent', () => {
+    const body = {
+      type: 'https://gatehouse.dev/errors/csrf_failed',
+      title: 'Request not verified',
+      status: 403,
+      detail: 'This request could not be verified. Reload the page.',
+      code: 'csrf_failed',
+      reference: '3f9a0c1b2d4e',
+    };
+    expect(toProblem(403, body)).toEqual(body);
+  });
+
+  it('uses the HTTP status when the body is not a problem (a proxy error page, no body)', () => {
+    expect(toProblem(502, undefined)).toEqual({
+      status: 502,
+      title: 'Gatehouse is unavailable',
+      detail: undefined,
+      code: undefined,
+      type: undefined,
+      reference: undefined,
+    });
+    expect(toProblem(418, 'teapot').title).toBe('Request failed');
+  });
+
+  it('ignores fields of the wrong type', () => {
+    expect(toProblem(400, { title: 42, code: ['x'] })).toMatchObject({ title: 'Bad request', code: undefined });
+  });
+
+  it('reports the response status, not the one in the body', () => {
+    expect(toProblem(500, { status: 200 }).status).toBe(500);
+  });
+});
+
+describe('ApiError', () => {
+  it('carries the problem fields and recognises "not signed in"', () => {
+    const error = new ApiError(toProblem(401, { title: 'Not signed in', code: 'unauthenticated', reference: 'r1' }));
+    expect(error).toBeInstanceOf(Error);
+    expect(error.message).toBe('Not signed in');
+    expect(error.code).toBe('unauthenticated');
+    expect(error.reference).toBe('r1');
+    expect(isUnauthenticated(error)).toBe(true);
+    expect(isUnauthenticated(new ApiError(toProblem(403, {})))).toBe(false);
+    expect(isUnauthenticated(new Error('401'))).toBe(false);
+  });
+});
+
+describe('shouldRetry', () => {
+  const error = (status: number) => new ApiError(toProblem(status, {}));
+
+  it('retries a lost connection and server errors, a bounded number of times', () => {
+    expect(shouldRetry(0, error(0))).toBe(true);
+    expect(shouldRetry(1, error(503))).toBe(true);
+    expect(shouldRetry(2, error(503))).toBe(false);
+  });
+
+  it('never retries an answer that will not change (4xx) or a bug (not an ApiError)', () => {
+    expect(shouldRetry(0, error(401))).toBe(false);
+    expect(shouldRetry(0, error(429))).toBe(false);
+    expect(shouldRetry(0, new TypeError('x is undefined'))).toBe(false);
+  });
+});

@@ -1,0 +1,10 @@
+import { startStack } from './stack.js';
+
+/** One stack for the whole run; its URLs reach the tests through the environment. */
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const stack = await startStack();
+  process.env.GATEHOUSE_URL = stack.portalUrl;
+  process.env.DEV_IDP_URL = stack.idpUrl;
+  process.env.DEMO_APP_URL = stack.demoUrl;
+  return () => stack.stop();
+}

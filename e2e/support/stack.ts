@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Stack {
+  portalUrl: string;
+  idpUrl: string;
+  demoUrl: string;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Starts Gatehouse exactly as `npm start` does (the built server with its development services), but
+ * on free ports and with a data folder of its own, from a config file like an operator would write.
+ */
+export async function startStack(): Promise<Stack> {
+  const [portal, idp, demo] = [await freePort(), await freePort(), await freePort()];
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-e2e-'));
+  const configFile = path.join(dir, 'gatehouse.yaml');
+  writeFileSync(
+    configFile,
+    `publicUrl: http://localhost:${portal}
+listen: { host: localhost, port: ${portal} }
+dataDir: ${JSON.stringify(path.join(dir, 'data'))}
+log: { level: warn, format: json }
+development:
+  idp: { port: ${idp} }
+  demoApp: { port: ${demo} }
+`,
+  );
+  const logFile = path.join(dir, 'gatehouse.log');
+  const out = openSync(logFile, 'a');
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'packages/server/dist/main.js'), 'start', '--config', configFile], {
+    cwd: dir,
+    stdio: ['ignore', out, out],
+    env: { ...process.env, NODE_ENV: 'test' },
+  });
+  const portalUrl = `http://localhost:${portal}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    try {
+      const response = await fetch(`${portalUrl}/readyz`);
+      const body = (await response.json()) as { checks: { providers: Array<{ status: string }> } };
+      if (response.ok && body.checks.providers.every((provider) => provider.status === 'ready')) {
+        return { portalUrl, idpUrl: `http://localhost:${idp}`, demoUrl: `http://localhost:${demo}`, stop };
+      }
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const log = readFileSync(logFile, 'utf8');
+  await stop();
+  throw new Error(`Gatehouse did not become ready:\n${log}`);
+}

@@ -106,7 +106,10 @@ function addDevelopmentProvider(config: Config): void {
     createUsers: true,
     trustEmail: false,
     assumeEmailVerified: false,
-    pushedAuthorizationRequests: 'auto',
+    // Front-channel parameters on purpose: with the development IdP people are meant to see the
+    // protocol at work (PKCE challenge, state, nonce in the address bar). Real providers use PAR
+    // whenever they offer it.
+    pushedAuthorizationRequests: 'never',
     authorizationParams: {},
     enabled: true,
   });

@@ -64,6 +64,7 @@ export function optionsFromEnv(rawEnv: Env): DevIdpOptions {
     clients: [
       {
         clientId: env.DEV_IDP_CLIENT_ID ?? DEFAULT_CLIENT_ID,
+        clientName: env.DEV_IDP_CLIENT_NAME ?? 'Gatehouse',
         clientSecret: env.DEV_IDP_CLIENT_SECRET ?? DEFAULT_CLIENT_SECRET,
         redirectUris: list(env.DEV_IDP_REDIRECT_URIS, DEFAULT_REDIRECT_URI),
         postLogoutRedirectUris: list(env.DEV_IDP_POST_LOGOUT_REDIRECT_URIS, DEFAULT_POST_LOGOUT_REDIRECT_URI),

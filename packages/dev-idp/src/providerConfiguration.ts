@@ -7,6 +7,8 @@ import type { UserDirectory } from './UserDirectory.js';
 /** A relying party registered at the dev IdP. Every one is treated as first-party: no consent screen. */
 export interface DevIdpClient {
   clientId: string;
+  /** Shown on the login page ("Sign in to continue to …"); defaults to the client id. */
+  clientName?: string;
   clientSecret: string;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
@@ -30,6 +32,7 @@ const INTERACTION_TTL = 60 * 60;
 function clientMetadata(client: DevIdpClient): ClientMetadata {
   return {
     client_id: client.clientId,
+    ...(client.clientName === undefined ? {} : { client_name: client.clientName }),
     client_secret: client.clientSecret,
     redirect_uris: client.redirectUris,
     post_logout_redirect_uris: client.postLogoutRedirectUris,

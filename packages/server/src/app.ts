@@ -1,11 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sessionRoutes } from './api/sessionRoutes.js';
 import { authenticateRoutes } from './authenticate/index.js';
-import { AppError, newReference } from './errors.js';
+import { newReference } from './errors.js';
 import { installErrorHandling } from './http/errorHandler.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
@@ -27,9 +26,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     // Forwarded headers and client IPs are believed only from configured proxies (PRODUCT.md).
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
-    // The request id doubles as the reference id people see on error pages.
+    // The request id (reqId in the log) doubles as the reference id people see on error pages.
     genReqId: () => newReference(),
-    requestIdLogLabel: 'reference',
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });
@@ -69,11 +67,6 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     // Cross-origin isolation headers would break nothing here but add nothing either.
     crossOriginEmbedderPolicy: false,
     strictTransportSecurity: services.secureCookies ? { maxAge: 31536000, includeSubDomains: false } : false,
-  });
-  await app.register(rateLimit, {
-    global: false,
-    errorResponseBuilder: (_request, context) =>
-      new AppError('rate_limited', { headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) } }),
   });
   await app.register(sessionPlugin, { services });
 

@@ -19,6 +19,6 @@ export function loggerOptions(config: Config): LoggerOptions {
         return { method: request.method, path: request.url.split('?')[0], host: request.hostname, ip: request.ip };
       },
     },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {}),
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname', singleLine: true } } } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { startDevServices, type DevServices } from './devServices.js';
+import { listen } from './http/listen.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
@@ -89,7 +90,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   }
 
   const app = await buildApp(services, { loggerInstance: log });
-  await app.listen({ host: config.listen.host, port: config.listen.port });
+  const closeListeners = await listen(app, config.listen.host, config.listen.port);
   services.providers.start();
   const purge = setInterval(() => void services.attempts.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'purge failed')), 60_000);
   purge.unref();
@@ -103,6 +104,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   });
   log.info({ reason }, 'stopping Gatehouse');
   clearInterval(purge);
+  await closeListeners();
   await app.close();
   await services.close();
   await devServices?.stop();

@@ -1,4 +1,5 @@
 import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -9,8 +10,7 @@ import { signOut } from './signOut.js';
 
 /** The only routes that talk to IdPs: sign-in start, callback and sign-out, under /.gatehouse/. */
 export async function authenticateRoutes(app: FastifyInstance, { services }: { services: Services }) {
-  const { rateLimit } = services.config.signIn;
-  const limited = { rateLimit: { max: rateLimit.max, timeWindow: rateLimit.window } };
+  const { rateLimit: limit } = services.config.signIn;
   const providerParams = {
     type: 'object',
     properties: { providerId: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } },
@@ -19,12 +19,23 @@ export async function authenticateRoutes(app: FastifyInstance, { services }: { s
 
   await app.register(formbody, { bodyLimit: 4096 });
 
-  app.get(paths.signInStartRoute, {
-    config: limited,
-    schema: { params: providerParams, querystring: { type: 'object', properties: { rd: { type: 'string', maxLength: 2048 } } } },
-    handler: signInStart(services),
+  // Sign-in start and callback share one budget per client address (PRODUCT.md: 30 a minute), so the
+  // limit holds whichever of the two endpoints is hammered.
+  await app.register(async (signIn) => {
+    await signIn.register(rateLimit, {
+      global: true,
+      max: limit.max,
+      timeWindow: limit.window,
+      errorResponseBuilder: (_request, context) =>
+        new AppError('rate_limited', { headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) } }),
+    });
+    signIn.get(paths.signInStartRoute, {
+      schema: { params: providerParams, querystring: { type: 'object', properties: { rd: { type: 'string', maxLength: 2048 } } } },
+      handler: signInStart(services),
+    });
+    signIn.get(paths.callbackRoute, { schema: { params: providerParams }, handler: callback(services) });
   });
-  app.get(paths.callbackRoute, { config: limited, schema: { params: providerParams }, handler: callback(services) });
+
   app.post(paths.signOut, { handler: signOut(services) });
   app.get(paths.signOut, async () => {
     // Signing out changes state: only by POST with CSRF protection, never by a link or an <img>.

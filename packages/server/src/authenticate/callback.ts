@@ -3,6 +3,7 @@ import * as client from 'openid-client';
 import { mapClaims } from '../accounts/identityProfile.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { cookieOptions } from '../sessions/cookies.js';
 
@@ -32,7 +33,11 @@ export function callback(services: Services) {
     if (!attempt || attempt.provider_id !== provider.id) throw new AppError('sign_in_expired', { retryUrl: '/sign-in' });
 
     const configuration = await providers.configuration(provider.id);
-    const currentUrl = new URL(request.url, portalOrigin);
+    // The response is read at our own redirect URI, never at whatever host or absolute-form URL the
+    // request line claimed: only the query string comes from the request.
+    const currentUrl = new URL(paths.callback(provider.id), portalOrigin);
+    const queryStart = request.url.indexOf('?');
+    if (queryStart !== -1) currentUrl.search = request.url.slice(queryStart);
     let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
     try {
       tokens = await client.authorizationCodeGrant(configuration, currentUrl, {

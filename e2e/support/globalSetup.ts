@@ -5,6 +5,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const stack = await startStack();
   process.env.GATEHOUSE_URL = stack.portalUrl;
   process.env.DEV_IDP_URL = stack.idpUrl;
+  process.env.PARTNER_IDP_URL = stack.partnerIdpUrl;
   process.env.DEMO_APP_URL = stack.demoUrl;
   return () => stack.stop();
 }

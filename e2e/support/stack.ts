@@ -10,6 +10,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export interface Stack {
   portalUrl: string;
   idpUrl: string;
+  partnerIdpUrl: string;
   demoUrl: string;
   stop(): Promise<void>;
 }
@@ -30,7 +31,7 @@ function freePort(): Promise<number> {
  * on free ports and with a data folder of its own, from a config file like an operator would write.
  */
 export async function startStack(): Promise<Stack> {
-  const [portal, idp, demo] = [await freePort(), await freePort(), await freePort()];
+  const [portal, idp, partner, demo] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-e2e-'));
   const configFile = path.join(dir, 'gatehouse.yaml');
   writeFileSync(
@@ -40,7 +41,9 @@ listen: { host: localhost, port: ${portal} }
 dataDir: ${JSON.stringify(path.join(dir, 'data'))}
 log: { level: warn, format: json }
 development:
-  idp: { port: ${idp} }
+  idps:
+    - { port: ${idp}, providerId: dev, name: Development IdP, users: default }
+    - { port: ${partner}, providerId: partner, name: Partner IdP, users: partner }
   demoApp: { port: ${demo} }
 `,
   );
@@ -68,7 +71,7 @@ development:
       const response = await fetch(`${portalUrl}/readyz`);
       const body = (await response.json()) as { checks: { providers: Array<{ status: string }> } };
       if (response.ok && body.checks.providers.every((provider) => provider.status === 'ready')) {
-        return { portalUrl, idpUrl: `http://localhost:${idp}`, demoUrl: `http://localhost:${demo}`, stop };
+        return { portalUrl, idpUrl: `http://localhost:${idp}`, partnerIdpUrl: `http://localhost:${partner}`, demoUrl: `http://localhost:${demo}`, stop };
       }
     } catch {
       // not up yet

@@ -31,3 +31,18 @@ export const defaultUsers: readonly DevIdpUser[] = Object.freeze([
   user('alice@example.com', 'alice', 'Alice Example', ['staff', 'admins']),
   user('bob@example.com', 'bob', 'Bob Example', ['staff']),
 ]);
+
+/**
+ * The second development issuer's people ("Partner IdP"): alice has an account there too, under another
+ * email, so linking two identities to one Gatehouse user can be tried; carol exists only there.
+ */
+export const partnerUsers: readonly DevIdpUser[] = Object.freeze([
+  user('alice@partner.example', 'alice', 'Alice Partner', ['partners']),
+  user('carol@partner.example', 'carol', 'Carol Partner', ['partners']),
+]);
+
+/** Built-in user sets by name (DEV_IDP_USER_SET); their logins are listed on the login page. */
+export const builtInUserSets: Readonly<Record<string, readonly DevIdpUser[]>> = Object.freeze({
+  default: defaultUsers,
+  partner: partnerUsers,
+});

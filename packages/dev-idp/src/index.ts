@@ -1,3 +1,3 @@
-export { defaultUsers, subjectFor, type DevIdpUser } from './defaultUsers.js';
+export { builtInUserSets, defaultUsers, partnerUsers, subjectFor, type DevIdpUser } from './defaultUsers.js';
 export type { DevIdpClient } from './providerConfiguration.js';
 export { startDevIdp, type DevIdp, type DevIdpOptions } from './startDevIdp.js';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 
+import { builtInUserSets } from './defaultUsers.js';
 import { parseUsers } from './parseUsers.js';
 import type { DevIdpOptions } from './startDevIdp.js';
 
@@ -24,6 +25,13 @@ function port(value: string | undefined): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new Error(`dev-idp: DEV_IDP_PORT must be a port number, got ${value}`);
   return parsed;
+}
+
+function userSet(name: string | undefined) {
+  if (name === undefined) return undefined;
+  const users = builtInUserSets[name];
+  if (!users) throw new Error(`dev-idp: DEV_IDP_USER_SET must be one of ${Object.keys(builtInUserSets).join(', ')}, got ${name}`);
+  return users;
 }
 
 function readJson(text: string, source: string): unknown {
@@ -60,7 +68,7 @@ export function optionsFromEnv(rawEnv: Env): DevIdpOptions {
     cookiePrefix: env.DEV_IDP_COOKIE_PREFIX,
     dataDir: env.DEV_IDP_DATA_DIR,
     controlToken: env.DEV_IDP_CONTROL_TOKEN,
-    users: env.DEV_IDP_USERS ? readUsersFile(env.DEV_IDP_USERS) : undefined,
+    users: env.DEV_IDP_USERS ? readUsersFile(env.DEV_IDP_USERS) : userSet(env.DEV_IDP_USER_SET),
     clients: [
       {
         clientId: env.DEV_IDP_CLIENT_ID ?? DEFAULT_CLIENT_ID,

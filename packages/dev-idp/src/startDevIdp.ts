@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider from 'oidc-provider';
 
 import { controlRoutes } from './controlRoutes.js';
-import { defaultUsers, type DevIdpUser } from './defaultUsers.js';
+import { builtInUserSets, defaultUsers, type DevIdpUser } from './defaultUsers.js';
 import { htmlPage, sendHtml } from './htmlPage.js';
 import { interactionRoutes } from './interactionRoutes.js';
 import { listenLoopback } from './listenLoopback.js';
@@ -102,7 +102,8 @@ export async function startDevIdp(opts: DevIdpOptions): Promise<DevIdp> {
     users,
     idpName,
     // Listing passwords is only acceptable for the well-known built-in accounts.
-    accountHint: opts.users === undefined ? defaultUsers : undefined,
+    // Only built-in demo accounts are ever listed on the login page, never configured ones.
+    accountHint: Object.values(builtInUserSets).find((set) => set === (opts.users ?? defaultUsers)),
   });
   const handleControl = opts.controlToken ? controlRoutes(opts.controlToken, users) : undefined;
   const handleProvider = provider.callback();

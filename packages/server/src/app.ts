@@ -2,10 +2,13 @@ import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import { meRoutes } from './api/meRoutes.js';
 import { sessionRoutes } from './api/sessionRoutes.js';
 import { authenticateRoutes } from './authenticate/index.js';
 import { newReference } from './errors.js';
 import { installErrorHandling } from './http/errorHandler.js';
+import { paths } from './paths.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
@@ -69,10 +72,27 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     strictTransportSecurity: services.secureCookies ? { maxAge: 31536000, includeSubDomains: false } : false,
   });
   await app.register(sessionPlugin, { services });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Gatehouse API', version: '1', description: 'The JSON API behind the portal. Errors are RFC 9457 problem details.' },
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: services.cookies.session },
+          csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'From GET /api/csrf; required on every non-GET request.' },
+        },
+      },
+      security: [{ session: [] }],
+    },
+    // Only the documented JSON API (routes with tags) goes into the document.
+    hideUntagged: true,
+  });
+  app.get(paths.api.docs, { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, { services });
   await app.register(authenticateRoutes, { services });
   await app.register(sessionRoutes, { services });
+  await app.register(meRoutes, { services });
   await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT });
   return app;
 }

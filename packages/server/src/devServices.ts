@@ -46,20 +46,26 @@ export async function startDevServices(config: Config, log: FastifyBaseLogger): 
   };
 
   try {
-    const idp = config.development.idp;
-    if (idp !== false) {
-      launch('dev-idp', 'dev-idp/dist/main.js', {
+    for (const idp of config.development.idps) {
+      const issuer = `http://localhost:${idp.port}`;
+      launch(`dev-idp ${idp.providerId}`, 'dev-idp/dist/main.js', {
         DEV_IDP_PORT: String(idp.port),
-        DEV_IDP_ISSUER: `http://localhost:${idp.port}`,
+        DEV_IDP_ISSUER: issuer,
         DEV_IDP_NAME: idp.name,
+        DEV_IDP_USER_SET: idp.users,
+        // Every dev IdP shares the host "localhost", and cookies do not isolate by port.
+        DEV_IDP_COOKIE_PREFIX: `${idp.providerId}idp`,
         DEV_IDP_CLIENT_ID: DEV_IDP_CLIENT_ID,
         DEV_IDP_CLIENT_SECRET: DEV_IDP_CLIENT_SECRET,
         DEV_IDP_REDIRECT_URIS: `${portalOrigin}${paths.callback(idp.providerId)}`,
         DEV_IDP_POST_LOGOUT_REDIRECT_URIS: `${portalOrigin}${paths.pages.signedOut}`,
-        DEV_IDP_DATA_DIR: path.join(config.dataDir, 'dev-idp'),
+        DEV_IDP_BACKCHANNEL_LOGOUT_URI: `${portalOrigin}${paths.backchannelLogout(idp.providerId)}`,
+        DEV_IDP_DATA_DIR: path.join(config.dataDir, 'dev-idp', idp.providerId),
       });
-      await waitFor(`http://localhost:${idp.port}/.well-known/openid-configuration`, 'dev-idp', crashed);
     }
+    await Promise.all(
+      config.development.idps.map((idp) => waitFor(`http://localhost:${idp.port}/.well-known/openid-configuration`, `dev-idp ${idp.providerId}`, crashed)),
+    );
     const demo = config.development.demoApp;
     if (demo !== false) {
       launch('demo-app', 'demo-app/dist/main.js', { DEMO_APP_PORT: String(demo.port) });

@@ -38,6 +38,11 @@ export const catalogue = {
     title: 'Account already exists',
     message: () => 'Sign in with your usual provider, then link this one from your account.',
   },
+  last_identity: {
+    status: 409,
+    title: 'Cannot unlink',
+    message: () => 'This is the only way you can sign in, so it cannot be unlinked. Link another provider first.',
+  },
   account_suspended: {
     status: 403,
     title: 'Account suspended',

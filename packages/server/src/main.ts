@@ -8,6 +8,7 @@ import { listen } from './http/listen.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
+import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { openDatabase } from './storage/database.js';
 
 const USAGE = `Usage: gatehouse [command] [--config <file>]
@@ -92,7 +93,13 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   const app = await buildApp(services, { loggerInstance: log });
   const closeListeners = await listen(app, config.listen.host, config.listen.port);
   services.providers.start();
-  const purge = setInterval(() => void services.attempts.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'purge failed')), 60_000);
+  const purge = setInterval(
+    () =>
+      void Promise.all([services.attempts.purgeExpired(), purgeLogoutTokenJtis(services.database.db)]).catch((error: unknown) =>
+        log.warn({ err: error }, 'purge failed'),
+      ),
+    60_000,
+  );
   purge.unref();
 
   log.info(`Gatehouse is ready: open ${config.publicUrl}`);

@@ -7,6 +7,11 @@ export const paths = {
   callback: (providerId: string) => `${RESERVED_PREFIX}/callback/${encodeURIComponent(providerId)}`,
   callbackRoute: `${RESERVED_PREFIX}/callback/:providerId`,
   signOut: `${RESERVED_PREFIX}/sign-out`,
+  link: (providerId: string) => `${RESERVED_PREFIX}/link/${encodeURIComponent(providerId)}`,
+  linkRoute: `${RESERVED_PREFIX}/link/:providerId`,
+  /** OpenID Connect Back-Channel Logout 1.0: one endpoint per provider. */
+  backchannelLogout: (providerId: string) => `${RESERVED_PREFIX}/backchannel-logout/${encodeURIComponent(providerId)}`,
+  backchannelLogoutRoute: `${RESERVED_PREFIX}/backchannel-logout/:providerId`,
   healthz: '/healthz',
   readyz: '/readyz',
   api: {
@@ -14,6 +19,15 @@ export const paths = {
     session: '/api/session',
     csrf: '/api/csrf',
     providers: '/api/providers',
+    docs: '/api/docs',
+    me: {
+      sessions: '/api/me/sessions',
+      session: '/api/me/sessions/:sessionId',
+      revokeOthers: '/api/me/sessions/revoke-others',
+      identities: '/api/me/identities',
+      identity: '/api/me/identities/:identityId',
+      activity: '/api/me/activity',
+    },
   },
   /** Pages of the React front end (served as index.html). */
   pages: {

@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AccountStore } from './accounts/accountStore.js';
+import { AuditLog } from './audit/auditLog.js';
+import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
 import { ProviderRegistry } from './authenticate/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import type { Config } from './config/schema.js';
@@ -18,6 +20,8 @@ export interface Services {
   sessions: SessionStore;
   accounts: AccountStore;
   attempts: SignInAttempts;
+  audit: AuditLog;
+  claims: ClaimsRefresher;
   /** The portal's origin, e.g. http://localhost:4180 (no trailing slash). */
   portalOrigin: string;
   /** Whether cookies are Secure and __Host- prefixed (the public URL is https). */
@@ -32,14 +36,19 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   const providers = new ProviderRegistry(config.providers, log);
   const portalOrigin = new URL(config.publicUrl).origin;
   const secureCookies = portalOrigin.startsWith('https:');
+  const sessions = new SessionStore(database.db, createTokenCipher(secrets), config.session);
+  const accounts = new AccountStore(database.db);
+  const audit = new AuditLog(database.db);
   return {
     config,
     secrets,
     database,
     providers,
-    sessions: new SessionStore(database.db, createTokenCipher(secrets), config.session),
-    accounts: new AccountStore(database.db),
+    sessions,
+    accounts,
     attempts: new SignInAttempts(database.db, config.signIn.attemptLifetime),
+    audit,
+    claims: new ClaimsRefresher({ providers, sessions, accounts, audit }, config.session.claimsRefreshInterval),
     portalOrigin,
     secureCookies,
     cookies: cookieNames(secureCookies),

@@ -24,12 +24,16 @@ function problems(raw: unknown, env: NodeJS.ProcessEnv = {}): string[] {
 }
 
 describe('configuration', () => {
-  it('built-in defaults: portal on 4180 with the development IdP as provider "dev"', () => {
+  it('built-in defaults: portal on 4180 with the Development IdP and the Partner IdP', () => {
     const { config, file } = loadConfig({ env: {}, cwd: mkdtempSync(path.join(tmpdir(), 'gh-cfg-')) });
     expect(file).toBeUndefined();
     expect(config.publicUrl).toBe('http://localhost:4180');
     expect(config.listen).toEqual({ host: 'localhost', port: 4180 });
-    expect(config.providers.map((p) => [p.id, p.name, p.issuer])).toEqual([['dev', 'Development IdP', 'http://localhost:4181']]);
+    expect(config.providers.map((p) => [p.id, p.name, p.issuer])).toEqual([
+      ['dev', 'Development IdP', 'http://localhost:4181'],
+      ['partner', 'Partner IdP', 'http://localhost:4183'],
+    ]);
+    expect(config.session.claimsRefreshInterval).toBe(15 * 60_000);
     expect(config.session.idleTimeout).toBe(12 * 3600_000);
     expect(config.session.absoluteLifetime).toBe(7 * 86400_000);
     expect(config.signIn.attemptLifetime).toBe(600_000);
@@ -115,7 +119,7 @@ providers:
   });
 
   it('production mode refuses to start without its secrets or with development services', () => {
-    expect(problems({ mode: 'production', development: { idp: {} } })).toEqual(
+    expect(problems({ mode: 'production', development: { idps: [{ port: 4181, providerId: 'dev', name: 'Dev' }] } })).toEqual(
       expect.arrayContaining([
         'secrets.cookieKey: is required in production mode',
         'secrets.encryptionKeys: is required in production mode',

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
 import type { Identity, User } from '../storage/schema.js';
 import type { IdentityProfile } from './identityProfile.js';
-import { decideSignIn, type SignInFacts } from './signInRules.js';
+import { decideLink, decideSignIn, type SignInFacts } from './signInRules.js';
 
 export interface IdentityClaims {
   name?: string | undefined;
@@ -86,6 +87,53 @@ export class AccountStore {
     });
   }
 
+  /** Links a provider's identity to a signed-in user (see decideLink); returns the identity. */
+  async link(userId: string, provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile): Promise<SignedInAccount> {
+    return this.db.transaction().execute(async (trx) => {
+      const store = new AccountStore(trx, this.now);
+      const existing = await store.findIdentity(provider.id, profile.subject);
+      const decision = decideLink({ provider, profile, userId, owner: existing ? { id: existing.user_id } : undefined });
+      const user = await store.getUser(userId);
+      if (!user) throw new Error(`user ${userId} vanished during linking`);
+      const now = this.now();
+      const identity = decision.kind === 'link' ? await store.insertIdentity(userId, provider.id, profile, now) : existing!;
+      return store.refresh(identity, user, profile, now);
+    });
+  }
+
+  /** Keeps an identity's claims (and, for the primary identity, the user's name and email) current. */
+  async updateClaims(identity: Identity, profile: IdentityProfile): Promise<SignedInAccount | undefined> {
+    const user = await this.getUser(identity.user_id);
+    if (!user) return undefined;
+    return this.refresh(identity, user, profile, this.now(), { signIn: false });
+  }
+
+  listIdentities(userId: string): Promise<Identity[]> {
+    return this.db.selectFrom('identities').selectAll().where('user_id', '=', userId).orderBy('linked_at').execute();
+  }
+
+  /**
+   * Removes one of the user's identities, never the last: someone must still be able to sign in.
+   * Returns the identity removed, or undefined when the user has no such identity.
+   */
+  async unlink(userId: string, identityId: string): Promise<Identity | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const identities = await trx.selectFrom('identities').selectAll().where('user_id', '=', userId).execute();
+      const identity = identities.find((candidate) => candidate.id === identityId);
+      if (!identity) return undefined;
+      if (identities.length === 1) throw new AppError('last_identity');
+      await trx.deleteFrom('identities').where('id', '=', identityId).execute();
+      // The user's email and name stay as they are; no other identity takes over as their source.
+      await trx
+        .updateTable('users')
+        .set({ primary_identity_id: null, updated_at: this.now() })
+        .where('id', '=', userId)
+        .where('primary_identity_id', '=', identityId)
+        .execute();
+      return identity;
+    });
+  }
+
   private async insertIdentity(userId: string, providerId: string, profile: IdentityProfile, now: number): Promise<Identity> {
     const identity: Identity = {
       id: randomUUID(),
@@ -102,17 +150,23 @@ export class AccountStore {
     return identity;
   }
 
-  private async refresh(identity: Identity, user: User, profile: IdentityProfile, now: number): Promise<SignedInAccount> {
+  private async refresh(
+    identity: Identity,
+    user: User,
+    profile: IdentityProfile,
+    now: number,
+    { signIn = true }: { signIn?: boolean } = {},
+  ): Promise<SignedInAccount> {
     const identityUpdate = {
       email: profile.email ?? null,
       email_verified: profile.emailVerified ? 1 : 0,
       claims: JSON.stringify(snapshot(profile)),
-      last_used_at: now,
+      ...(signIn ? { last_used_at: now } : {}),
     };
     await this.db.updateTable('identities').set(identityUpdate).where('id', '=', identity.id).execute();
     const isPrimary = user.primary_identity_id === identity.id;
     const userUpdate = {
-      last_sign_in_at: now,
+      ...(signIn ? { last_sign_in_at: now } : {}),
       updated_at: now,
       ...(isPrimary && profile.email ? { email: profile.email } : {}),
       ...(isPrimary && profile.name ? { name: profile.name } : {}),

@@ -43,3 +43,31 @@ export function decideSignIn({ provider, profile, linkedUser, usersWithEmail }: 
   if (!provider.createUsers) throw new AppError('sign_in_not_allowed', { params: { email } });
   return { kind: 'create' };
 }
+
+export type LinkDecision = { kind: 'already-linked' } | { kind: 'link' };
+
+export interface LinkFacts {
+  provider: Pick<ProviderConfig, 'allowedDomains'>;
+  profile: Pick<IdentityProfile, 'email' | 'emailVerified'>;
+  /** The signed-in user asking to link. */
+  userId: string;
+  /** Who this (provider, subject) already belongs to, if anyone. */
+  owner?: { id: string } | undefined;
+}
+
+/**
+ * Linking another provider to the signed-in account. An identity belonging to another user is never
+ * moved (that would hand one person's account to whoever controls the other), and the provider's
+ * domain list still applies. No email match is needed: the person proved both accounts in one browser.
+ */
+export function decideLink({ provider, profile, userId, owner }: LinkFacts): LinkDecision {
+  if (owner && owner.id !== userId) throw new AppError('identity_conflict');
+  if (provider.allowedDomains.length > 0) {
+    const email = profile.emailVerified ? profile.email : undefined;
+    const domain = email?.slice(email.lastIndexOf('@') + 1);
+    if (!domain || !provider.allowedDomains.includes(domain)) {
+      throw new AppError('sign_in_not_allowed', { params: { email: email ?? 'An account without a verified email' } });
+    }
+  }
+  return owner ? { kind: 'already-linked' } : { kind: 'link' };
+}

@@ -20,6 +20,9 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
 
   app.get(paths.api.providers, {
     schema: {
+      tags: ['session'],
+      summary: 'The organisation and the providers people can sign in with',
+      security: [],
       response: {
         200: {
           type: 'object',
@@ -46,6 +49,8 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
 
   app.get(paths.api.session, {
     schema: {
+      tags: ['session'],
+      summary: 'Who is signed in (401 when nobody is)',
       response: {
         200: {
           type: 'object',
@@ -95,6 +100,8 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
 
   app.get(paths.api.csrf, {
     schema: {
+      tags: ['session'],
+      summary: 'The CSRF token for this session, for X-CSRF-Token or the csrf_token form field',
       response: {
         200: { type: 'object', required: ['csrfToken'], properties: { csrfToken: { type: 'string' } } },
         401: problem,

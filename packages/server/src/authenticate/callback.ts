@@ -1,11 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
-import { mapClaims } from '../accounts/identityProfile.js';
+import { mapClaims, type IdentityProfile } from '../accounts/identityProfile.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
+import type { SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
+import { fromOidcError } from './oidcErrors.js';
 
 interface CallbackRequest {
   Params: { providerId: string };
@@ -19,7 +21,7 @@ interface CallbackRequest {
  * (signature, iss, aud, exp, nonce) and userinfo `sub`.
  */
 export function callback(services: Services) {
-  const { providers, attempts, accounts, sessions, cookies, secureCookies, portalOrigin, config } = services;
+  const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, config } = services;
 
   return async function handler(request: FastifyRequest<CallbackRequest>, reply: FastifyReply) {
     const provider = providers.get(request.params.providerId);
@@ -32,6 +34,29 @@ export function callback(services: Services) {
     // with one provider can only be completed at that provider's callback.
     if (!attempt || attempt.provider_id !== provider.id) throw new AppError('sign_in_expired', { retryUrl: '/sign-in' });
 
+    try {
+      const profile = await verifiedProfile(request, provider, attempt);
+      if (attempt.purpose === 'link') return await completeLink(request, reply, provider, attempt, profile);
+      return await completeSignIn(request, reply, provider, attempt, profile);
+    } catch (error) {
+      const failure = error instanceof AppError ? error : new AppError('internal', { cause: error });
+      await audit.record({
+        type: attempt.purpose === 'link' ? 'identity_linked' : 'sign_in_failed',
+        outcome: 'failure',
+        targetUserId: attempt.user_id,
+        providerId: provider.id,
+        request,
+        details: { provider: { id: provider.id, name: provider.name }, code: failure.code },
+      });
+      throw failure;
+    }
+  };
+
+  /**
+   * openid-client validates the authorization response (state, RFC 9207 iss), redeems the code with the
+   * PKCE verifier, checks the ID token (signature, iss, aud, exp, nonce) and userinfo `sub`.
+   */
+  async function verifiedProfile(request: FastifyRequest, provider: ProviderConfig, attempt: SignInAttempt) {
     const configuration = await providers.configuration(provider.id);
     // The response is read at our own redirect URI, never at whatever host or absolute-form URL the
     // request line claimed: only the query string comes from the request.
@@ -42,7 +67,7 @@ export function callback(services: Services) {
     try {
       tokens = await client.authorizationCodeGrant(configuration, currentUrl, {
         pkceCodeVerifier: attempt.code_verifier,
-        expectedState: state,
+        expectedState: currentUrl.searchParams.get('state') ?? '',
         expectedNonce: attempt.nonce,
         idTokenExpected: true,
       });
@@ -66,15 +91,15 @@ export function callback(services: Services) {
         throw fromOidcError(error, provider);
       }
     }
-
-    let profile;
     try {
-      profile = mapClaims(provider, idClaims, userinfo);
+      return { ...mapClaims(provider, idClaims, userinfo), idToken: tokens.id_token, refreshToken: tokens.refresh_token };
     } catch (error) {
       throw new AppError('invalid_response', { params: { provider: provider.name }, cause: error });
     }
-    const { user, identity } = await accounts.signIn(provider, profile);
+  }
 
+  async function completeSignIn(request: FastifyRequest, reply: FastifyReply, provider: ProviderConfig, attempt: SignInAttempt, profile: VerifiedProfile) {
+    const { user, identity } = await accounts.signIn(provider, profile);
     // Rotation at sign-in (session fixation defence): whatever session this browser had ends now, and
     // the new session gets a new secret.
     const previous = await sessions.findActive(request.cookies[cookies.session]);
@@ -84,39 +109,53 @@ export function callback(services: Services) {
       identityId: identity.id,
       providerId: provider.id,
       idpSid: profile.sid,
-      idToken: tokens.id_token,
-      refreshToken: tokens.refresh_token,
+      idToken: profile.idToken,
+      refreshToken: profile.refreshToken,
       ip: request.ip,
       userAgent: request.headers['user-agent'],
     });
+    await audit.record({
+      type: 'sign_in',
+      actorUserId: user.id,
+      targetUserId: user.id,
+      sessionId: session.id,
+      providerId: provider.id,
+      request,
+      details: { provider: { id: provider.id, name: provider.name } },
+    });
     request.log.info({ provider: provider.id, userId: user.id, sessionId: session.id }, 'signed in');
+    reply.setCookie(cookies.session, secret, cookieOptions(secureCookies, Math.floor(config.session.absoluteLifetime / 1000)));
+    return finish(reply, attempt.return_to);
+  }
 
-    reply
-      .setCookie(cookies.session, secret, cookieOptions(secureCookies, Math.floor(config.session.absoluteLifetime / 1000)))
+  async function completeLink(request: FastifyRequest, reply: FastifyReply, provider: ProviderConfig, attempt: SignInAttempt, profile: VerifiedProfile) {
+    // The link must come back to the very session that started it (a link attempt cannot be finished
+    // in another account's session, nor after that session ended).
+    const current = await request.currentSession();
+    if (!current || current.session.id !== attempt.session_id || current.user.id !== attempt.user_id) {
+      throw new AppError('sign_in_expired', { retryUrl: paths.pages.account });
+    }
+    const { identity } = await accounts.link(current.user.id, provider, profile);
+    await audit.record({
+      type: 'identity_linked',
+      actorUserId: current.user.id,
+      targetUserId: current.user.id,
+      sessionId: current.session.id,
+      providerId: provider.id,
+      request,
+      details: { provider: { id: provider.id, name: provider.name }, identityId: identity.id },
+    });
+    request.log.info({ provider: provider.id, userId: current.user.id, identityId: identity.id }, 'identity linked');
+    return finish(reply, attempt.return_to);
+  }
+
+  function finish(reply: FastifyReply, returnTo: string): FastifyReply {
+    return reply
       .clearCookie(cookies.signInBinding, cookieOptions(secureCookies))
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
-      .redirect(attempt.return_to, 303);
-  };
-}
-
-/** Maps openid-client's failures to the catalogue: IdP said no, IdP unreachable, or answer not trusted. */
-export function fromOidcError(error: unknown, provider: Pick<ProviderConfig, 'name'>): AppError {
-  const params = { provider: provider.name };
-  if (error instanceof AppError) return error;
-  if (error instanceof client.AuthorizationResponseError) {
-    // The IdP's own words (error_description) are shown, bounded and as text only (escaped on render).
-    const reason = (error.error_description || error.error).replace(/[^\x20-\x7e]/g, '').slice(0, 200);
-    return new AppError('sign_in_denied', { params: { ...params, reason }, cause: error });
+      .redirect(returnTo, 303);
   }
-  if (isNetworkError(error)) return new AppError('provider_unavailable', { params, cause: error });
-  return new AppError('invalid_response', { params, cause: error });
 }
 
-function isNetworkError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === 'AbortError' || error.name === 'TimeoutError') return true;
-  // fetch() rejects with TypeError("fetch failed") and the socket error as its cause.
-  if (error instanceof TypeError && error.message === 'fetch failed') return true;
-  return error.cause instanceof Error && error.cause !== error && isNetworkError(error.cause);
-}
+type VerifiedProfile = IdentityProfile & { idToken: string | undefined; refreshToken: string | undefined };

@@ -4,7 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
+import { backchannelLogout } from './backchannelLogout.js';
 import { callback } from './callback.js';
+import { linkStart } from './linkStart.js';
 import { signInStart } from './signInStart.js';
 import { signOut } from './signOut.js';
 
@@ -37,6 +39,8 @@ export async function authenticateRoutes(app: FastifyInstance, { services }: { s
   });
 
   app.post(paths.signOut, { handler: signOut(services) });
+  app.post(paths.linkRoute, { schema: { params: providerParams }, handler: linkStart(services) });
+  app.post(paths.backchannelLogoutRoute, { schema: { params: providerParams }, handler: backchannelLogout(services) });
   app.get(paths.signOut, async () => {
     // Signing out changes state: only by POST with CSRF protection, never by a link or an <img>.
     throw new AppError('method_not_allowed', { headers: { allow: 'POST' } });

@@ -13,6 +13,7 @@ export interface NewSignInAttempt {
   returnTo: string;
   purpose: 'sign-in' | 'link';
   userId?: string | undefined;
+  sessionId?: string | undefined;
 }
 
 export function sha256(value: string): string {
@@ -43,6 +44,7 @@ export class SignInAttempts {
         return_to: attempt.returnTo,
         purpose: attempt.purpose,
         user_id: attempt.userId ?? null,
+        session_id: attempt.sessionId ?? null,
         created_at: now,
         expires_at: now + this.lifetimeMs,
       })

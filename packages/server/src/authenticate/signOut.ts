@@ -12,7 +12,7 @@ import { isValidCsrf } from '../sessions/csrf.js';
  * post_logout_redirect_uri, which brings the person back to /signed-out.
  */
 export function signOut(services: Services) {
-  const { sessions, providers, cookies, secureCookies, portalOrigin, secrets } = services;
+  const { sessions, providers, audit, cookies, secureCookies, portalOrigin, secrets } = services;
   const signedOutUrl = `${portalOrigin}${paths.pages.signedOut}`;
 
   return async function handler(request: FastifyRequest, reply: FastifyReply) {
@@ -24,8 +24,21 @@ export function signOut(services: Services) {
     reply.clearCookie(cookies.session, cookieOptions(secureCookies));
 
     const idToken = sessions.idToken(current.session);
-    await sessions.revoke(current.session.id, 'sign-out');
-    request.log.info({ sessionId: current.session.id, userId: current.user.id }, 'signed out');
+    // "Sign out everywhere" ends every session of the person, then logs out at this session's IdP.
+    const everywhere = (request.body as Record<string, unknown> | undefined)?.everywhere === 'true';
+    const ended = everywhere
+      ? (await sessions.revokeAllForUser(current.user.id, 'sign-out-everywhere')).length
+      : Number(await sessions.revoke(current.session.id, 'sign-out'));
+    await audit.record({
+      type: 'sign_out',
+      actorUserId: current.user.id,
+      targetUserId: current.user.id,
+      sessionId: current.session.id,
+      providerId: current.session.provider_id,
+      request,
+      details: { everywhere, sessions: ended },
+    });
+    request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended }, 'signed out');
 
     const endSessionUrl = await idpLogoutUrl(current.session.provider_id, idToken).catch((error: unknown) => {
       // The local session is already over; an unreachable IdP only means its own session stays.

@@ -2,11 +2,18 @@ import type { ConfigInput } from './schema.js';
 
 /**
  * What `npm start` runs with when there is no config file: the portal on localhost:4180, the built-in
- * development IdP on localhost:4181 and the demo app on localhost:4182, all on loopback.
+ * development IdP on localhost:4181, a second one ("Partner IdP") on localhost:4183 to try linking and
+ * several IdPs, and the demo app on localhost:4182, all on loopback.
  */
 export const builtInDefaults: ConfigInput = {
   mode: 'development',
-  development: { idp: { port: 4181 }, demoApp: { port: 4182 } },
+  development: {
+    idps: [
+      { port: 4181, providerId: 'dev', name: 'Development IdP', users: 'default' },
+      { port: 4183, providerId: 'partner', name: 'Partner IdP', users: 'partner' },
+    ],
+    demoApp: { port: 4182 },
+  },
 };
 
 /** The development IdP's client registration; it is a loopback-only, development-mode-only secret. */

@@ -75,7 +75,7 @@ export function parseConfig(
   const config = result.data;
   config.dataDir = path.resolve(cwd, config.dataDir);
   if (config.database.path) config.database.path = path.resolve(config.dataDir, config.database.path);
-  addDevelopmentProvider(config);
+  addDevelopmentProviders(config);
   return config;
 }
 
@@ -88,31 +88,32 @@ function applyEnvironment(input: ConfigInput, env: NodeJS.ProcessEnv): ConfigInp
   return next;
 }
 
-/** The development IdP is a provider like any other; it is registered for the operator when enabled. */
-function addDevelopmentProvider(config: Config): void {
-  const idp = config.development.idp;
-  if (idp === false || config.providers.some((provider) => provider.id === idp.providerId)) return;
-  config.providers.unshift({
-    id: idp.providerId,
-    name: idp.name,
-    kind: 'oidc',
-    issuer: `http://localhost:${idp.port}`,
-    clientId: DEV_IDP_CLIENT_ID,
-    clientSecret: DEV_IDP_CLIENT_SECRET,
-    clientAuthMethod: 'client_secret_basic',
-    scopes: ['openid', 'email', 'profile', 'groups', 'offline_access'],
-    claims: { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' },
-    allowedDomains: [],
-    createUsers: true,
-    trustEmail: false,
-    assumeEmailVerified: false,
-    // Front-channel parameters on purpose: with the development IdP people are meant to see the
-    // protocol at work (PKCE challenge, state, nonce in the address bar). Real providers use PAR
-    // whenever they offer it.
-    pushedAuthorizationRequests: 'never',
-    authorizationParams: {},
-    enabled: true,
-  });
+/** The development IdPs are providers like any other; they are registered for the operator. */
+function addDevelopmentProviders(config: Config): void {
+  const added = config.development.idps
+    .filter((idp) => !config.providers.some((provider) => provider.id === idp.providerId))
+    .map((idp) => ({
+      id: idp.providerId,
+      name: idp.name,
+      kind: 'oidc' as const,
+      issuer: `http://localhost:${idp.port}`,
+      clientId: DEV_IDP_CLIENT_ID,
+      clientSecret: DEV_IDP_CLIENT_SECRET,
+      clientAuthMethod: 'client_secret_basic' as const,
+      scopes: ['openid', 'email', 'profile', 'groups', 'offline_access'],
+      claims: { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' },
+      allowedDomains: [],
+      createUsers: true,
+      trustEmail: false,
+      assumeEmailVerified: false,
+      // Front-channel parameters on purpose: with the development IdPs people are meant to see the
+      // protocol at work (PKCE challenge, state, nonce in the address bar). Real providers use PAR
+      // whenever they offer it.
+      pushedAuthorizationRequests: 'never' as const,
+      authorizationParams: {},
+      enabled: true,
+    }));
+  config.providers.unshift(...added);
 }
 
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {

@@ -113,21 +113,20 @@ const encryptionKey = z
   })
   .strict();
 
+const developmentIdp = z
+  .object({
+    port: z.number().int().min(1).max(65535),
+    providerId: slug,
+    name: z.string().min(1).max(80),
+    /** Which built-in demo accounts it has: "default" (alice, bob) or "partner" (alice, carol). */
+    users: z.enum(['default', 'partner']).default('default'),
+  })
+  .strict();
+
 const developmentSchema = z
   .object({
-    /** The built-in development IdP, started as a child process (development mode only). */
-    idp: z
-      .union([
-        z.literal(false),
-        z
-          .object({
-            port: z.number().int().min(1).max(65535).default(4181),
-            providerId: slug.default('dev'),
-            name: z.string().default('Development IdP'),
-          })
-          .strict(),
-      ])
-      .default(false),
+    /** Built-in development IdPs, each started as a child process and registered as a provider. */
+    idps: z.array(developmentIdp).default([]),
     /** The demo upstream app ("whoami"), started as a child process (development mode only). */
     demoApp: z
       .union([z.literal(false), z.object({ port: z.number().int().min(1).max(65535).default(4182) }).strict()])
@@ -172,6 +171,8 @@ export const configSchema = z
         absoluteLifetime: duration.default(7 * 86_400_000),
         /** Last-seen is written at most this often per session (not on every request). */
         touchInterval: duration.default(60_000),
+        /** While a session is used, its claims (email, name, groups) are re-checked with the IdP this often. */
+        claimsRefreshInterval: duration.default(15 * 60_000),
       })
       .strict()
       .prefault({}),
@@ -216,7 +217,7 @@ export const configSchema = z
       if (!config.secrets.encryptionKeys) {
         ctx.addIssue({ code: 'custom', path: ['secrets', 'encryptionKeys'], message: 'is required in production mode' });
       }
-      if (config.development.idp !== false || config.development.demoApp !== false) {
+      if (config.development.idps.length > 0 || config.development.demoApp !== false) {
         ctx.addIssue({ code: 'custom', path: ['development'], message: 'development services cannot run in production mode' });
       }
     }

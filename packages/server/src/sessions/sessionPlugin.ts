@@ -27,14 +27,24 @@ const cache = new WeakMap<FastifyRequest, Promise<CurrentSession | undefined>>()
  */
 export const sessionPlugin = fp(
   async (app: FastifyInstance, { services }: { services: Services }) => {
-    const { sessions, accounts, cookies } = services;
+    const { sessions, accounts, claims, cookies } = services;
 
     async function resolve(request: FastifyRequest): Promise<CurrentSession | undefined> {
-      const session = await sessions.findActive(request.cookies[cookies.session]);
+      const current = await lookup(request.cookies[cookies.session]);
+      if (!current) return undefined;
+      // Claims are re-checked with the IdP on schedule; a refused refresh ends the session right here.
+      const outcome = await claims.refreshIfDue(current.session, current.identity, request.log, request);
+      if (outcome === 'ended') return undefined;
+      const latest = outcome === 'refreshed' ? await lookup(request.cookies[cookies.session]) : current;
+      return latest && { ...latest, session: await sessions.touch(latest.session) };
+    }
+
+    async function lookup(secret: string | undefined): Promise<CurrentSession | undefined> {
+      const session = await sessions.findActive(secret);
       if (!session) return undefined;
       const [user, identity] = await Promise.all([accounts.getUser(session.user_id), accounts.getIdentity(session.identity_id)]);
       if (!user || user.status !== 'active' || !identity) return undefined;
-      return { session: await sessions.touch(session), user, identity, claims: identityClaims(identity) };
+      return { session, user, identity, claims: identityClaims(identity) };
     }
 
     app.decorateRequest('currentSession', function (this: FastifyRequest) {

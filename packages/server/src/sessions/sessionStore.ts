@@ -1,4 +1,6 @@
+import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { Db } from '../storage/database.js';
+import type { Database } from '../storage/schema.js';
 import type { SessionRow } from '../storage/schema.js';
 import { hashSecret, isWellFormedSecret, newPublicId, newSecret } from './sessionToken.js';
 import type { TokenCipher } from './tokenCipher.js';
@@ -20,9 +22,19 @@ export interface NewSession {
   userAgent?: string | undefined;
 }
 
-export type RevokeReason = 'sign-out' | 'rotated' | 'revoked-by-user' | 'revoked-by-admin' | 'backchannel-logout' | 'suspended' | 'refresh-failed';
+export type RevokeReason =
+  | 'sign-out'
+  | 'sign-out-everywhere'
+  | 'rotated'
+  | 'revoked-by-user'
+  | 'revoked-by-admin'
+  | 'backchannel-logout'
+  | 'suspended'
+  | 'refresh-failed'
+  | 'identity-unlinked';
 
 export type Session = SessionRow;
+type RevokeQuery = UpdateQueryBuilder<Database, 'sessions', 'sessions', UpdateResult>;
 
 /** Server-side sessions: the cookie holds a secret, the database its hash and everything else. */
 export class SessionStore {
@@ -55,6 +67,7 @@ export class SessionStore {
       user_agent: input.userAgent?.slice(0, 512) ?? null,
       revoked_at: null,
       revoked_reason: null,
+      claims_checked_at: now,
     };
     await this.db.insertInto('sessions').values(session).execute();
     return { secret, session };
@@ -94,13 +107,100 @@ export class SessionStore {
   }
 
   async revoke(id: string, reason: RevokeReason): Promise<boolean> {
+    return (await this.revokeWhere(reason, (query) => query.where('id', '=', id))).length > 0;
+  }
+
+  /** The user's sessions that are still active, most recently used first. */
+  listActiveForUser(userId: string): Promise<Session[]> {
+    const now = this.now();
+    return this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .where('idle_expires_at', '>', now)
+      .where('absolute_expires_at', '>', now)
+      .orderBy('last_seen_at', 'desc')
+      .execute();
+  }
+
+  /** Revokes one of the user's own sessions; false if there is no such active session of theirs. */
+  async revokeForUser(userId: string, id: string, reason: RevokeReason): Promise<boolean> {
+    return (await this.revokeWhere(reason, (query) => query.where('id', '=', id).where('user_id', '=', userId))).length > 0;
+  }
+
+  /** Revokes every session of the user (but `exceptId`), returning the ids revoked. */
+  revokeAllForUser(userId: string, reason: RevokeReason, exceptId?: string): Promise<Session[]> {
+    return this.revokeWhere(reason, (query) => {
+      const mine = query.where('user_id', '=', userId);
+      return exceptId ? mine.where('id', '!=', exceptId) : mine;
+    });
+  }
+
+  revokeForIdentity(identityId: string, reason: RevokeReason): Promise<Session[]> {
+    return this.revokeWhere(reason, (query) => query.where('identity_id', '=', identityId));
+  }
+
+  /**
+   * Back-channel logout (OIDC Back-Channel Logout 1.0 §2.7): the sessions of this provider with that
+   * IdP session id and/or subject. Always scoped to the provider: two IdPs may use the same `sub`.
+   */
+  revokeByIdpSession(providerId: string, { sid, sub }: { sid?: string | undefined; sub?: string | undefined }): Promise<Session[]> {
+    if (!sid && !sub) return Promise.resolve([]);
+    return this.revokeWhere('backchannel-logout', (query) => {
+      let scoped = query.where('provider_id', '=', providerId);
+      if (sid) scoped = scoped.where('idp_sid', '=', sid);
+      if (sub) {
+        scoped = scoped.where('identity_id', 'in', (eb) =>
+          eb.selectFrom('identities').select('id').where('provider_id', '=', providerId).where('subject', '=', sub),
+        );
+      }
+      return scoped;
+    });
+  }
+
+  /**
+   * Claims the right to re-check this session's claims now (compare-and-set on claims_checked_at), so
+   * that of several requests or nodes noticing stale claims at once, exactly one refreshes.
+   */
+  async beginClaimsCheck(session: Session, nextCheckAt: number): Promise<boolean> {
     const result = await this.db
       .updateTable('sessions')
-      .set({ revoked_at: this.now(), revoked_reason: reason, refresh_token_enc: null })
-      .where('id', '=', id)
+      .set({ claims_checked_at: nextCheckAt })
+      .where('id', '=', session.id)
+      .where('claims_checked_at', '=', session.claims_checked_at)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Stores what a refresh returned (rotated refresh token, new ID token); absent values are kept. */
+  async storeRefreshedTokens(session: Session, tokens: { idToken?: string | undefined; refreshToken?: string | undefined; checkedAt: number }): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({
+        claims_checked_at: tokens.checkedAt,
+        ...(tokens.idToken ? { id_token_enc: this.cipher.encrypt(tokens.idToken, tokenContext(session.id, 'id_token')) } : {}),
+        ...(tokens.refreshToken ? { refresh_token_enc: this.cipher.encrypt(tokens.refreshToken, tokenContext(session.id, 'refresh_token')) } : {}),
+      })
+      .where('id', '=', session.id)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  private async revokeWhere(
+    reason: RevokeReason,
+    filter: (query: RevokeQuery) => RevokeQuery,
+  ): Promise<Session[]> {
+    // A revoked session keeps its row (the account center and audit show it) but loses its tokens.
+    return filter(
+      this.db
+        .updateTable('sessions')
+        .set({ revoked_at: this.now(), revoked_reason: reason, refresh_token_enc: null, id_token_enc: null })
+        .where('revoked_at', 'is', null),
+    )
+      .returningAll()
+      .execute();
   }
 
   idToken(session: Session): string | undefined {

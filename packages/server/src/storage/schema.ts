@@ -9,6 +9,8 @@ export interface Database {
   identities: IdentitiesTable;
   sessions: SessionsTable;
   sign_in_attempts: SignInAttemptsTable;
+  audit_events: AuditEventsTable;
+  logout_token_jtis: LogoutTokenJtisTable;
 }
 
 export interface UsersTable {
@@ -61,6 +63,8 @@ export interface SessionsTable {
   user_agent: string | null;
   revoked_at: number | null;
   revoked_reason: string | null;
+  /** When the IdP last confirmed this session's claims (sign-in or refresh). */
+  claims_checked_at: number;
 }
 
 export interface SignInAttemptsTable {
@@ -75,7 +79,33 @@ export interface SignInAttemptsTable {
   purpose: 'sign-in' | 'link';
   /** For link attempts: the signed-in user the new identity will be linked to. */
   user_id: string | null;
+  /** For link attempts: the session that started it; the callback must come back to the same one. */
+  session_id: string | null;
   created_at: number;
+  expires_at: number;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  time: number;
+  type: string;
+  outcome: 'success' | 'failure';
+  /** Who did it (a user, or null for the system / an IdP). */
+  actor_user_id: string | null;
+  /** Whose account it concerns. */
+  target_user_id: string | null;
+  session_id: string | null;
+  provider_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  /** JSON object; never a token or secret. */
+  details: string;
+}
+
+/** `jti`s of accepted back-channel logout tokens, kept until the token expires (replay defence). */
+export interface LogoutTokenJtisTable {
+  provider_id: string;
+  jti: string;
   expires_at: number;
 }
 
@@ -87,6 +117,7 @@ export type NewIdentity = Insertable<IdentitiesTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type NewSessionRow = Insertable<SessionsTable>;
 export type SignInAttempt = Selectable<SignInAttemptsTable>;
+export type AuditEventRow = Selectable<AuditEventsTable>;
 
 // Kept for tables that will use database-generated values later.
 export type { Generated };

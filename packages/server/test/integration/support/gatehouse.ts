@@ -22,7 +22,17 @@ export async function startGatehouse(overrides: Partial<ConfigInput> & { port?: 
   const { port: wanted, ...input } = overrides;
   const port = wanted ?? (await freePort());
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gatehouse-test-'));
-  const config = parseConfig({ publicUrl: `http://localhost:${port}`, listen: { host: '127.0.0.1', port }, dataDir, ...input }, { env: {} });
+  const config = parseConfig(
+    {
+      publicUrl: `http://localhost:${port}`,
+      listen: { host: '127.0.0.1', port },
+      dataDir,
+      // Suites sign in dozens of times a minute from one address; the rate-limit suite sets its own.
+      signIn: { rateLimit: { max: 10_000 } },
+      ...input,
+    },
+    { env: {} },
+  );
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const services = await createServices(config, log);
   const app = await buildApp(services, { loggerInstance: log });

@@ -18,9 +18,21 @@ export type HostileMode =
   | 'mix-up-iss'
   | 'userinfo-other-sub';
 
+/** How the token endpoint answers a refresh_token grant. */
+export type RefreshMode = 'honest' | 'invalid_grant' | 'other-subject' | 'unavailable';
+
 export interface HostileIdp {
   issuer: string;
   mode: HostileMode;
+  refreshMode: RefreshMode;
+  /** The IdP session id put into ID tokens (`sid`), for back-channel logout tests. */
+  sid: string;
+  /** Signs a logout token with the published key (or, with `impostor`, a key nobody published). */
+  signLogoutToken(claims: Record<string, unknown>, options?: { key?: 'published' | 'impostor'; typ?: string }): Promise<string>;
+  /** A token that claims alg "none" (unsigned). */
+  unsignedToken(claims: Record<string, unknown>): string;
+  /** A token MACed with the client secret: the RS/HS algorithm-confusion attack. */
+  hmacToken(claims: Record<string, unknown>, secret: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -32,15 +44,33 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
   const publicJwk: JWK = { ...(await exportJWK(published.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
   const pending = new Map<string, { nonce: string }>();
 
-  const state: HostileIdp = { issuer, mode: 'honest', close: async () => {} };
+  const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const state: HostileIdp = {
+    issuer,
+    mode: 'honest',
+    refreshMode: 'honest',
+    sid: 'sid-1',
+    signLogoutToken: (claims, options = {}) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: options.typ ?? 'logout+jwt' })
+        .sign(options.key === 'impostor' ? impostor.privateKey : published.privateKey),
+    unsignedToken: (claims) => `${encode({ alg: 'none', typ: 'logout+jwt' })}.${encode(claims)}.`,
+    hmacToken: (claims, secret) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: 'k1', typ: 'logout+jwt' }).sign(new TextEncoder().encode(secret)),
+    close: async () => {},
+  };
 
-  const idToken = async (nonce: string): Promise<string> => {
+  const idToken = async (nonce: string | undefined, subject = 'mallory'): Promise<string> => {
     const mode = state.mode;
     const now = Math.floor(Date.now() / 1000);
-    const claims = { nonce: mode === 'wrong-nonce' ? 'not-the-nonce' : nonce, email: 'mallory@example.com', email_verified: true };
+    const claims = {
+      ...(nonce === undefined ? {} : { nonce: mode === 'wrong-nonce' ? 'not-the-nonce' : nonce }),
+      email: 'mallory@example.com',
+      email_verified: true,
+      sid: state.sid,
+    };
     if (mode === 'unsigned') {
-      const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-      return `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ ...claims, iss: issuer, aud: clientId, sub: 'mallory', iat: now, exp: now + 300 })}.`;
+      return `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ ...claims, iss: issuer, aud: clientId, sub: subject, iat: now, exp: now + 300 })}.`;
     }
     const key: CryptoKey = mode === 'wrong-key' ? impostor.privateKey : published.privateKey;
     const iat = mode === 'future-iat' ? now + 3600 : now;
@@ -48,7 +78,7 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
       .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
       .setIssuer(mode === 'wrong-issuer' ? 'https://evil.example' : issuer)
       .setAudience(mode === 'wrong-audience' ? 'someone-else' : clientId)
-      .setSubject('mallory')
+      .setSubject(subject)
       .setIssuedAt(iat)
       .setExpirationTime(iat + 300)
       .sign(key);
@@ -69,6 +99,8 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
         response_types_supported: ['code'],
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['ES256'],
+        backchannel_logout_supported: true,
+        backchannel_logout_session_supported: true,
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
       });
@@ -88,11 +120,24 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        const code = new URLSearchParams(body).get('code') ?? '';
+        const form = new URLSearchParams(body);
+        const refreshToken = `rt-${Math.random().toString(36).slice(2)}`;
+        if (form.get('grant_type') === 'refresh_token') {
+          if (state.refreshMode === 'invalid_grant') return json(400, { error: 'invalid_grant', error_description: 'grant revoked' });
+          if (state.refreshMode === 'unavailable') return json(503, { error: 'temporarily_unavailable' });
+          const subject = state.refreshMode === 'other-subject' ? 'someone-else' : 'mallory';
+          void idToken(undefined, subject).then((token) =>
+            json(200, { access_token: 'at2', token_type: 'Bearer', expires_in: 300, id_token: token, refresh_token: refreshToken }),
+          );
+          return;
+        }
+        const code = form.get('code') ?? '';
         const grant = pending.get(code);
         pending.delete(code);
         if (!grant) return json(400, { error: 'invalid_grant' });
-        void idToken(grant.nonce).then((token) => json(200, { access_token: 'at', token_type: 'Bearer', expires_in: 300, id_token: token }));
+        void idToken(grant.nonce).then((token) =>
+          json(200, { access_token: 'at', token_type: 'Bearer', expires_in: 300, id_token: token, refresh_token: refreshToken }),
+        );
       });
       return;
     }

@@ -1,0 +1,70 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import * as client from 'openid-client';
+import type { ProviderConfig } from '../config/schema.js';
+import { AppError } from '../errors.js';
+import { paths } from '../paths.js';
+import type { Services } from '../services.js';
+import { cookieOptions } from '../sessions/cookies.js';
+import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
+
+export interface AuthorizationIntent {
+  provider: ProviderConfig;
+  returnTo: string;
+  purpose: 'sign-in' | 'link';
+  /** For link attempts: the signed-in user and session the new identity will join. */
+  userId?: string;
+  sessionId?: string;
+}
+
+/**
+ * Sends the browser to the IdP (OIDC Core §3.1; RFC 9700): a fresh state, nonce and PKCE S256 verifier
+ * per attempt, recorded server-side and bound to this browser by an HttpOnly cookie, then a redirect to
+ * the authorization endpoint — through a pushed authorization request (RFC 9126) where the IdP offers
+ * one. Used by sign-in and by linking another provider.
+ */
+export async function redirectToProvider(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { provider, returnTo, purpose, userId, sessionId }: AuthorizationIntent,
+): Promise<FastifyReply> {
+  const { providers, attempts, cookies, secureCookies, portalOrigin, config } = services;
+  const configuration = await providers.configuration(provider.id);
+
+  // One binding secret per browser serves parallel attempts in several tabs.
+  const existingBinding = request.cookies[cookies.signInBinding];
+  const bindingSecret = isWellFormedSecret(existingBinding) ? existingBinding : newSecret();
+
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const codeVerifier = client.randomPKCECodeVerifier();
+  const parameters: Record<string, string> = {
+    ...provider.authorizationParams,
+    redirect_uri: `${portalOrigin}${paths.callback(provider.id)}`,
+    scope: provider.scopes.join(' '),
+    state,
+    nonce,
+    code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+  };
+
+  await attempts.create({ state, bindingSecret, providerId: provider.id, nonce, codeVerifier, returnTo, purpose, userId, sessionId });
+
+  const usePar =
+    provider.pushedAuthorizationRequests === 'always' ||
+    (provider.pushedAuthorizationRequests === 'auto' && Boolean(configuration.serverMetadata().pushed_authorization_request_endpoint));
+  let authorizationUrl: URL;
+  try {
+    authorizationUrl = usePar
+      ? await client.buildAuthorizationUrlWithPAR(configuration, parameters)
+      : client.buildAuthorizationUrl(configuration, parameters);
+  } catch (error) {
+    throw new AppError('provider_unavailable', { params: { provider: provider.name }, cause: error });
+  }
+
+  return reply
+    .setCookie(cookies.signInBinding, bindingSecret, cookieOptions(secureCookies, Math.ceil(config.signIn.attemptLifetime / 1000)))
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .redirect(authorizationUrl.href, 303);
+}

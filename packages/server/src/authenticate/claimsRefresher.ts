@@ -1,0 +1,110 @@
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import * as client from 'openid-client';
+import type { AccountStore } from '../accounts/accountStore.js';
+import { mapClaims } from '../accounts/identityProfile.js';
+import type { AuditLog } from '../audit/auditLog.js';
+import { AppError } from '../errors.js';
+import type { Identity } from '../storage/schema.js';
+import type { Session, SessionStore } from '../sessions/sessionStore.js';
+import { fromOidcError } from './oidcErrors.js';
+import type { ProviderRegistry } from './providerRegistry.js';
+
+/** When an IdP cannot be reached, try again after this long rather than at every request. */
+const RETRY_UNREACHABLE_MS = 60_000;
+
+export type RefreshOutcome = 'fresh' | 'refreshed' | 'ended' | 'kept';
+
+/**
+ * Keeps a session's claims true to the IdP: while a session is used, its refresh token is redeemed
+ * every `claimsRefreshInterval`, so a group removed at the IdP stops counting within that interval.
+ * The refresh token belongs to the session (two sessions of one person never rotate each other's
+ * tokens). One refresh at a time per session: in this process by a single-flight map, across nodes by
+ * a compare-and-set on claims_checked_at. A refresh the IdP refuses (invalid_grant), or whose ID token
+ * is for another issuer or subject, ends the session; an unreachable IdP keeps it until the next try.
+ */
+export class ClaimsRefresher {
+  private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
+
+  constructor(
+    private readonly deps: { providers: ProviderRegistry; sessions: SessionStore; accounts: AccountStore; audit: AuditLog },
+    private readonly intervalMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  isStale(session: Session): boolean {
+    return this.now() - session.claims_checked_at >= this.intervalMs;
+  }
+
+  /** Re-checks the claims if they are due; the session and identity rows must then be read again. */
+  refreshIfDue(session: Session, identity: Identity, log: FastifyBaseLogger, request?: FastifyRequest): Promise<RefreshOutcome> {
+    if (!this.isStale(session)) return Promise.resolve('fresh');
+    let pending = this.inflight.get(session.id);
+    if (!pending) {
+      pending = this.refresh(session, identity, log, request).finally(() => this.inflight.delete(session.id));
+      this.inflight.set(session.id, pending);
+    }
+    return pending;
+  }
+
+  private async refresh(session: Session, identity: Identity, log: FastifyBaseLogger, request?: FastifyRequest): Promise<RefreshOutcome> {
+    const { providers, sessions, accounts } = this.deps;
+    const startedAt = this.now();
+    // Another request or node got there first: its result will be in the database shortly.
+    if (!(await sessions.beginClaimsCheck(session, startedAt))) return 'kept';
+
+    const provider = providers.get(session.provider_id);
+    const refreshToken = sessions.refreshToken(session);
+    if (!provider || !refreshToken) {
+      // A disabled provider's sessions end; without a refresh token the claims from sign-in stand
+      // until the session expires (the IdP gave no way to re-check them).
+      if (!provider) return this.end(session, 'provider disabled', log, request);
+      return 'kept';
+    }
+
+    try {
+      const configuration = await providers.configuration(provider.id);
+      const tokens = await client.refreshTokenGrant(configuration, refreshToken).catch((error: unknown) => {
+        throw fromOidcError(error, provider);
+      });
+      const idClaims = tokens.claims();
+      // openid-client checks a refreshed ID token's signature, iss and aud; that it is about the same
+      // person is ours to check (OIDC Core §12.2).
+      if (idClaims && (idClaims.sub !== identity.subject || idClaims.iss !== configuration.serverMetadata().issuer)) {
+        throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('refreshed ID token for another subject or issuer') });
+      }
+      const userinfo = configuration.serverMetadata().userinfo_endpoint
+        ? await client.fetchUserInfo(configuration, tokens.access_token, identity.subject).catch((error: unknown) => {
+            throw fromOidcError(error, provider);
+          })
+        : {};
+      const profile = mapClaims(provider, { ...(idClaims ?? {}), sub: identity.subject, sid: idClaims?.sid ?? session.idp_sid ?? undefined }, userinfo);
+      await accounts.updateClaims(identity, profile);
+      await sessions.storeRefreshedTokens(session, { idToken: tokens.id_token, refreshToken: tokens.refresh_token, checkedAt: startedAt });
+      log.debug({ sessionId: session.id, provider: provider.id }, 'claims refreshed');
+      return 'refreshed';
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'provider_unavailable') {
+        log.warn({ sessionId: session.id, provider: provider.id, err: error.cause }, 'claims refresh postponed: IdP unreachable');
+        await sessions.beginClaimsCheck({ ...session, claims_checked_at: startedAt }, startedAt - this.intervalMs + RETRY_UNREACHABLE_MS);
+        return 'kept';
+      }
+      // invalid_grant, a token that fails verification, or anything else unexpected: fail closed.
+      return this.end(session, error instanceof AppError ? error.code : 'refresh failed', log, request, error);
+    }
+  }
+
+  private async end(session: Session, reason: string, log: FastifyBaseLogger, request?: FastifyRequest, cause?: unknown): Promise<RefreshOutcome> {
+    if (await this.deps.sessions.revoke(session.id, 'refresh-failed')) {
+      await this.deps.audit.record({
+        type: 'session_revoked',
+        targetUserId: session.user_id,
+        sessionId: session.id,
+        providerId: session.provider_id,
+        request,
+        details: { by: 'system', reason: 'refresh-failed', detail: reason, sessionId: session.id },
+      });
+    }
+    log.info({ sessionId: session.id, provider: session.provider_id, reason, err: cause }, 'session ended: refresh failed');
+    return 'ended';
+  }
+}

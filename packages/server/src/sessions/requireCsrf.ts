@@ -1,0 +1,28 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import type { Services } from '../services.js';
+import type { CurrentSession } from './sessionPlugin.js';
+import { isValidCsrf } from './csrf.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * preHandler for API scopes: every request needs a session, and every state-changing one the exact
+ * Origin plus the session-bound CSRF token (header X-CSRF-Token).
+ */
+export function requireSession(services: Services) {
+  return async function (request: FastifyRequest): Promise<void> {
+    const current = await request.currentSession();
+    if (!current) throw new AppError('unauthenticated');
+    if (!SAFE_METHODS.has(request.method) && !isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) {
+      throw new AppError('csrf_failed');
+    }
+  };
+}
+
+/** The session a requireSession-guarded handler runs under. */
+export async function sessionOf(request: FastifyRequest): Promise<CurrentSession> {
+  const current = await request.currentSession();
+  if (!current) throw new AppError('unauthenticated');
+  return current;
+}

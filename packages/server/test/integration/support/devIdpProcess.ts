@@ -18,6 +18,9 @@ export async function startDevIdpProcess(options: {
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   controlToken?: string;
+  backchannelLogoutUri?: string;
+  userSet?: 'default' | 'partner';
+  cookiePrefix?: string;
 }): Promise<DevIdpProcess> {
   if (!existsSync(main)) throw new Error('The development IdP is not built: run `npm run build` first.');
   const port = options.port ?? (await freePort());
@@ -32,6 +35,9 @@ export async function startDevIdpProcess(options: {
       DEV_IDP_REDIRECT_URIS: options.redirectUris.join(','),
       DEV_IDP_POST_LOGOUT_REDIRECT_URIS: options.postLogoutRedirectUris.join(','),
       ...(options.controlToken ? { DEV_IDP_CONTROL_TOKEN: options.controlToken } : {}),
+      ...(options.backchannelLogoutUri ? { DEV_IDP_BACKCHANNEL_LOGOUT_URI: options.backchannelLogoutUri } : {}),
+      ...(options.userSet ? { DEV_IDP_USER_SET: options.userSet } : {}),
+      ...(options.cookiePrefix ? { DEV_IDP_COOKIE_PREFIX: options.cookiePrefix } : {}),
     },
   });
   const close = () =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideSignIn, type SignInFacts } from '../src/accounts/signInRules.js';
+import { decideLink, decideSignIn, type LinkFacts, type SignInFacts } from '../src/accounts/signInRules.js';
 import { AppError } from '../src/errors.js';
 
 const provider = { name: 'Corp', allowedDomains: [] as string[], createUsers: true, trustEmail: false };
@@ -35,5 +35,29 @@ describe('first sign-in and linking rules', () => {
     ['trusted provider, unverified email never links', { provider: { ...provider, trustEmail: true }, profile: { email: 'ann@example.com', emailVerified: false }, usersWithEmail: [{ id: 'u2', status: 'active' }] }, 'sign_in_not_allowed'],
   ])('%s', (_name, facts, expected) => {
     expect(outcome(facts)).toBe(expected);
+  });
+});
+
+describe('linking rules (a signed-in user links another provider)', () => {
+  function link(facts: Partial<LinkFacts>): string {
+    try {
+      return decideLink({ provider: { allowedDomains: [] }, profile: verified, userId: 'u1', ...facts }).kind;
+    } catch (error) {
+      if (error instanceof AppError) return error.code;
+      throw error;
+    }
+  }
+
+  it.each<[string, Partial<LinkFacts>, string]>([
+    ['a new identity links', {}, 'link'],
+    ['an identity already linked to this user is a no-op', { owner: { id: 'u1' } }, 'already-linked'],
+    // Threat: account takeover. An identity of another user is never moved to this one.
+    ['an identity of another user is refused', { owner: { id: 'u2' } }, 'identity_conflict'],
+    ['no email match is needed (the person proved both accounts)', { profile: { email: 'other@partner.example', emailVerified: true } }, 'link'],
+    ['the provider’s domain list still applies', { provider: { allowedDomains: ['corp.example'] } }, 'sign_in_not_allowed'],
+    ['domain list with an unverified email', { provider: { allowedDomains: ['example.com'] }, profile: { email: 'ann@example.com', emailVerified: false } }, 'sign_in_not_allowed'],
+    ['domain list satisfied', { provider: { allowedDomains: ['example.com'] } }, 'link'],
+  ])('%s', (_name, facts, expected) => {
+    expect(link(facts)).toBe(expected);
   });
 });

@@ -2,11 +2,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AccountStore } from './accounts/accountStore.js';
 import { AuditLog } from './audit/auditLog.js';
 import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
+import { AppRegistry } from './authorize/appRegistry.js';
+import { AssertionSigner } from './authorize/assertion.js';
+import { SigningKeys } from './authorize/signingKeys.js';
 import { ProviderRegistry } from './authenticate/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import type { Config } from './config/schema.js';
 import { loadSecrets, type Secrets } from './secrets.js';
 import { cookieNames, type CookieNames } from './sessions/cookies.js';
+import { AppSessions } from './sessions/appSessions.js';
+import { SessionResolver } from './sessions/sessionResolver.js';
 import { SessionStore } from './sessions/sessionStore.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
 import { openDatabase, type DatabaseHandle } from './storage/database.js';
@@ -22,6 +27,11 @@ export interface Services {
   attempts: SignInAttempts;
   audit: AuditLog;
   claims: ClaimsRefresher;
+  resolver: SessionResolver;
+  appSessions: AppSessions;
+  apps: AppRegistry;
+  signingKeys: SigningKeys;
+  assertions: AssertionSigner;
   /** The portal's origin, e.g. http://localhost:4180 (no trailing slash). */
   portalOrigin: string;
   /** Whether cookies are Secure and __Host- prefixed (the public URL is https). */
@@ -36,9 +46,18 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   const providers = new ProviderRegistry(config.providers, log);
   const portalOrigin = new URL(config.publicUrl).origin;
   const secureCookies = portalOrigin.startsWith('https:');
-  const sessions = new SessionStore(database.db, createTokenCipher(secrets), config.session);
+  const cipher = createTokenCipher(secrets);
+  const sessions = new SessionStore(database.db, cipher, config.session);
   const accounts = new AccountStore(database.db);
   const audit = new AuditLog(database.db);
+  const claims = new ClaimsRefresher({ providers, sessions, accounts, audit }, config.session.claimsRefreshInterval);
+  const appSessions = new AppSessions(database.db);
+  const resolver = new SessionResolver({ sessions, accounts, claims, appSessions });
+  const signingKeys = new SigningKeys(database.db, cipher);
+  await signingKeys.load();
+  const assertions = new AssertionSigner(signingKeys, portalOrigin);
+  resolver.onClaimsChanged((sessionId) => assertions.forget(sessionId));
+  sessions.onRevoke((revoked) => revoked.forEach((session) => assertions.forget(session.id)));
   return {
     config,
     secrets,
@@ -48,7 +67,12 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     accounts,
     attempts: new SignInAttempts(database.db, config.signIn.attemptLifetime),
     audit,
-    claims: new ClaimsRefresher({ providers, sessions, accounts, audit }, config.session.claimsRefreshInterval),
+    claims,
+    resolver,
+    appSessions,
+    apps: new AppRegistry(config.apps),
+    signingKeys,
+    assertions,
     portalOrigin,
     secureCookies,
     cookies: cookieNames(secureCookies),

@@ -14,6 +14,26 @@ export const builtInDefaults: ConfigInput = {
     ],
     demoApp: { port: 4182 },
   },
+  // The demo app behind Gatehouse twice: for staff, and for admins only. Browsers resolve *.localhost
+  // to loopback, so these hosts reach the portal's own port.
+  apps: [
+    {
+      id: 'whoami',
+      name: 'Whoami',
+      publicUrl: 'http://whoami.localhost:4180',
+      upstream: 'http://localhost:4182',
+      policy: { allow: [{ groups: ['staff'] }] },
+      websockets: true,
+    },
+    {
+      id: 'admin-demo',
+      name: 'Admin demo',
+      publicUrl: 'http://admin-demo.localhost:4180',
+      upstream: 'http://localhost:4182',
+      policy: { allow: [{ groups: ['admins'] }] },
+      websockets: true,
+    },
+  ],
 };
 
 /** The development IdP's client registration; it is a loopback-only, development-mode-only secret. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isLoopbackHost } from '../authenticate/loopback.js';
+import { policySchema } from '../authorize/policy.js';
 import { parseDuration } from './duration.js';
 
 /** A duration such as "15m" or "12h", parsed to milliseconds. */
@@ -106,6 +107,35 @@ export const providerSchema = z
     createUsers: provider.createUsers ?? provider.allowedDomains.length > 0,
   }));
 
+/**
+ * A path pattern that needs no sign-in: "/exact" or "/prefix/*". Patterns are matched against the
+ * normalised path only (never the query), see authorize/publicPaths.ts.
+ */
+const publicPath = z
+  .string()
+  .regex(/^\/[A-Za-z0-9._~!$&'()+,;=:@%\/-]*(\/\*)?$/, 'must be a path such as /healthz or /static/* (no query, no wildcards elsewhere)')
+  .refine((pattern) => !pattern.includes('..') && !pattern.includes('//') && !pattern.includes('%'), 'must be a plain normalised path');
+
+export const appSchema = z
+  .object({
+    id: slug,
+    name: z.string().min(1).max(80),
+    /** Where people reach the app: an origin whose host Gatehouse answers for. */
+    publicUrl: originUrl,
+    /** Where Gatehouse forwards allowed requests (reverse-proxy mode). */
+    upstream: httpUrl.refine((value) => !new URL(value).search && !new URL(value).hash, 'must not have a query or fragment'),
+    policy: policySchema,
+    publicPaths: z.array(publicPath).default([]),
+    websockets: z.boolean().default(false),
+    /** Let CORS preflights (OPTIONS with Origin and Access-Control-Request-Method) through unauthenticated. */
+    corsPreflight: z.boolean().default(false),
+    /** Send the app's public Host upstream instead of the upstream's own. */
+    preserveHost: z.boolean().default(false),
+    /** Pass the IdP access token upstream (Authorization: Bearer). Off unless the app needs to call APIs as the user. */
+    passAccessToken: z.boolean().default(false),
+  })
+  .strict();
+
 const encryptionKey = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 letters, digits, _ or -'),
@@ -190,6 +220,8 @@ export const configSchema = z
       .strict()
       .prefault({}),
     providers: z.array(providerSchema).default([]),
+    /** Apps behind Gatehouse (reverse proxy or forward-auth). */
+    apps: z.array(appSchema).default([]),
     /** Proxies whose X-Forwarded-* headers are believed (CIDRs or addresses). */
     trustedProxies: z.array(z.string().min(1)).default([]),
     log: z
@@ -221,6 +253,20 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['development'], message: 'development services cannot run in production mode' });
       }
     }
+    const portalHost = new URL(config.publicUrl).host;
+    const appIds = new Set<string>();
+    const appHosts = new Set<string>();
+    config.apps.forEach((app, index) => {
+      const host = new URL(app.publicUrl).host;
+      if (appIds.has(app.id)) ctx.addIssue({ code: 'custom', path: ['apps', index, 'id'], message: `duplicate app id "${app.id}"` });
+      if (appHosts.has(host)) ctx.addIssue({ code: 'custom', path: ['apps', index, 'publicUrl'], message: `another app already uses ${host}` });
+      if (host === portalHost) ctx.addIssue({ code: 'custom', path: ['apps', index, 'publicUrl'], message: 'must differ from the portal’s publicUrl' });
+      if (new URL(app.publicUrl).protocol !== new URL(config.publicUrl).protocol) {
+        ctx.addIssue({ code: 'custom', path: ['apps', index, 'publicUrl'], message: 'must use the same scheme as the portal' });
+      }
+      appIds.add(app.id);
+      appHosts.add(host);
+    });
     if (config.session.idleTimeout > config.session.absoluteLifetime) {
       ctx.addIssue({ code: 'custom', path: ['session', 'idleTimeout'], message: 'must not exceed absoluteLifetime' });
     }
@@ -229,3 +275,4 @@ export const configSchema = z
 export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema>;
 export type ProviderConfig = z.output<typeof providerSchema>;
+export type AppConfig = z.output<typeof appSchema>;

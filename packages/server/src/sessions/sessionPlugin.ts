@@ -1,57 +1,28 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { identityClaims, type IdentityClaims } from '../accounts/accountStore.js';
 import type { Services } from '../services.js';
-import type { Identity, User } from '../storage/schema.js';
-import type { Session } from './sessionStore.js';
+import type { CurrentSession } from './sessionResolver.js';
 
-export interface CurrentSession {
-  session: Session;
-  user: User;
-  identity: Identity;
-  claims: IdentityClaims;
-}
+export type { CurrentSession };
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The signed-in session for this request's cookie (looked up once per request), if any. */
+    /** The signed-in session for this request's portal cookie (resolved once per request), if any. */
     currentSession(): Promise<CurrentSession | undefined>;
   }
 }
 
-const cache = new WeakMap<FastifyRequest, Promise<CurrentSession | undefined>>();
+const perRequest = new WeakMap<FastifyRequest, Promise<CurrentSession | undefined>>();
 
-/**
- * Resolves the session cookie. A session counts only while it is active and its user is active: a
- * suspended user's sessions stop working at once, even before they are revoked.
- */
+/** Resolves the portal session cookie through the shared session resolver. */
 export const sessionPlugin = fp(
   async (app: FastifyInstance, { services }: { services: Services }) => {
-    const { sessions, accounts, claims, cookies } = services;
-
-    async function resolve(request: FastifyRequest): Promise<CurrentSession | undefined> {
-      const current = await lookup(request.cookies[cookies.session]);
-      if (!current) return undefined;
-      // Claims are re-checked with the IdP on schedule; a refused refresh ends the session right here.
-      const outcome = await claims.refreshIfDue(current.session, current.identity, request.log, request);
-      if (outcome === 'ended') return undefined;
-      const latest = outcome === 'refreshed' ? await lookup(request.cookies[cookies.session]) : current;
-      return latest && { ...latest, session: await sessions.touch(latest.session) };
-    }
-
-    async function lookup(secret: string | undefined): Promise<CurrentSession | undefined> {
-      const session = await sessions.findActive(secret);
-      if (!session) return undefined;
-      const [user, identity] = await Promise.all([accounts.getUser(session.user_id), accounts.getIdentity(session.identity_id)]);
-      if (!user || user.status !== 'active' || !identity) return undefined;
-      return { session, user, identity, claims: identityClaims(identity) };
-    }
-
+    const { resolver, cookies } = services;
     app.decorateRequest('currentSession', function (this: FastifyRequest) {
-      let pending = cache.get(this);
+      let pending = perRequest.get(this);
       if (!pending) {
-        pending = resolve(this);
-        cache.set(this, pending);
+        pending = resolver.portal(this.cookies[cookies.session], this);
+        perRequest.set(this, pending);
       }
       return pending;
     });

@@ -38,6 +38,8 @@ type RevokeQuery = UpdateQueryBuilder<Database, 'sessions', 'sessions', UpdateRe
 
 /** Server-side sessions: the cookie holds a secret, the database its hash and everything else. */
 export class SessionStore {
+  private readonly revokeListeners: Array<(sessions: readonly Session[]) => void> = [];
+
   constructor(
     private readonly db: Db,
     private readonly cipher: TokenCipher,
@@ -188,12 +190,17 @@ export class SessionStore {
       .execute();
   }
 
+  /** Called with every batch of revoked sessions (caches, open WebSockets). */
+  onRevoke(listener: (sessions: readonly Session[]) => void): void {
+    this.revokeListeners.push(listener);
+  }
+
   private async revokeWhere(
     reason: RevokeReason,
     filter: (query: RevokeQuery) => RevokeQuery,
   ): Promise<Session[]> {
     // A revoked session keeps its row (the account center and audit show it) but loses its tokens.
-    return filter(
+    const revoked = await filter(
       this.db
         .updateTable('sessions')
         .set({ revoked_at: this.now(), revoked_reason: reason, refresh_token_enc: null, id_token_enc: null })
@@ -201,6 +208,8 @@ export class SessionStore {
     )
       .returningAll()
       .execute();
+    if (revoked.length > 0) for (const listener of this.revokeListeners) listener(revoked);
+    return revoked;
   }
 
   idToken(session: Session): string | undefined {

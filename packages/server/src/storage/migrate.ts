@@ -1,12 +1,14 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as initial from './migrations/0001_initial.js';
 import * as sessionsAudit from './migrations/0002_sessions_audit.js';
+import * as apps from './migrations/0003_apps.js';
 import type { Database } from './schema.js';
 
 /** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_sessions_audit': sessionsAudit,
+  '0003_apps': apps,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -11,6 +11,41 @@ export interface Database {
   sign_in_attempts: SignInAttemptsTable;
   audit_events: AuditEventsTable;
   logout_token_jtis: LogoutTokenJtisTable;
+  signing_keys: SigningKeysTable;
+  app_sessions: AppSessionsTable;
+  app_codes: AppCodesTable;
+}
+
+/** Keys that sign the identity assertions sent to apps (published at /.gatehouse/jwks.json). */
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  /** The private JWK, AES-GCM encrypted like the IdP tokens. */
+  private_jwk_enc: string;
+  created_at: number;
+  /** Set when a newer key took over; still published for a while so assertions in flight verify. */
+  retired_at: number | null;
+}
+
+/** An app host's own session cookie: a distinct token bound to that origin, tied to a portal session. */
+export interface AppSessionsTable {
+  token_hash: string;
+  session_id: string;
+  app_id: string;
+  app_origin: string;
+  created_at: number;
+}
+
+/** One-time codes of the portal-to-app-host handshake (≤ 60 s, single use, bound to origin and state). */
+export interface AppCodesTable {
+  code_hash: string;
+  session_id: string;
+  app_id: string;
+  app_origin: string;
+  state_hash: string;
+  return_to: string;
+  expires_at: number;
 }
 
 export interface UsersTable {

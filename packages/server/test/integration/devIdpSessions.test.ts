@@ -100,6 +100,7 @@ it('a group removed at the IdP stops counting at the next claims check', async (
     // Not yet due: the claims from sign-in still stand.
     expect(JSON.parse((await browser.request(`${portal}/api/session`)).body).user.groups).toEqual(['staff', 'admins']);
     await gatehouse.services.database.db.updateTable('sessions').set({ claims_checked_at: 0 }).where('id', '=', me.session.id).execute();
+    gatehouse.services.resolver.invalidate(me.session.id);
     expect(JSON.parse((await browser.request(`${portal}/api/session`)).body).user.groups).toEqual(['staff']);
   } finally {
     await fetch(`${dev.issuer}/__control/users/${encodeURIComponent('alice@example.com')}/groups`, {

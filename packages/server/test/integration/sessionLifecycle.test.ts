@@ -122,6 +122,7 @@ describe('back-channel logout (OIDC Back-Channel Logout 1.0 §2.6)', () => {
 describe('claims refresh', () => {
   async function makeStale(sessionId: string) {
     await gatehouse.services.database.db.updateTable('sessions').set({ claims_checked_at: 0 }).where('id', '=', sessionId).execute();
+    gatehouse.services.resolver.invalidate(sessionId);
   }
   const row = (id: string) => gatehouse.services.database.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 

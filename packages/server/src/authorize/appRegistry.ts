@@ -1,0 +1,36 @@
+import type { AppConfig } from '../config/schema.js';
+
+/** The protected apps, found by the host they are reached at. */
+export class AppRegistry {
+  private readonly byHost = new Map<string, AppConfig>();
+  private readonly byId = new Map<string, AppConfig>();
+
+  constructor(apps: readonly AppConfig[]) {
+    for (const app of apps) {
+      this.byHost.set(new URL(app.publicUrl).host, app);
+      this.byId.set(app.id, app);
+    }
+  }
+
+  /** The app for a Host header value (host[:port], compared case-insensitively). */
+  forHost(host: string | undefined): AppConfig | undefined {
+    return host ? this.byHost.get(host.toLowerCase()) : undefined;
+  }
+
+  get(id: string): AppConfig | undefined {
+    return this.byId.get(id);
+  }
+
+  all(): AppConfig[] {
+    return [...this.byId.values()];
+  }
+
+  /** App origins a return-to URL may point at. */
+  origins(): ReadonlySet<string> {
+    return new Set([...this.byId.values()].map((app) => new URL(app.publicUrl).origin));
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+}

@@ -1,0 +1,56 @@
+import { SignJWT } from 'jose';
+import { ASSERTION_ALG, type SigningKeys } from './signingKeys.js';
+
+export interface AssertionSubject {
+  sessionId: string;
+  userId: string;
+  email: string;
+  name: string;
+  groups: readonly string[];
+}
+
+const LIFETIME_SECONDS = 5 * 60;
+/** A cached assertion is reused while it has at least this long to live. */
+const REUSE_MARGIN_SECONDS = 60;
+const MAX_CACHED = 10_000;
+
+/**
+ * Signs the `X-Gatehouse-Assertion` JWT an app can verify with /.gatehouse/jwks.json: iss the portal,
+ * aud the app origin, sub the user, 5 minutes. One ES256 signature costs more CPU than a whole proxied
+ * request, so assertions are cached per (session, app) and re-signed only near expiry.
+ */
+export class AssertionSigner {
+  private readonly cache = new Map<string, { jwt: string; exp: number }>();
+
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly issuer: string,
+    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+  ) {}
+
+  async assertion(subject: AssertionSubject, audience: string): Promise<string> {
+    const key = `${subject.sessionId}\u0000${audience}`;
+    const now = this.nowSeconds();
+    const cached = this.cache.get(key);
+    if (cached && cached.exp - now > REUSE_MARGIN_SECONDS) return cached.jwt;
+    const { kid, privateKey } = this.keys.current();
+    const exp = now + LIFETIME_SECONDS;
+    const jwt = await new SignJWT({ email: subject.email, name: subject.name, groups: [...subject.groups] })
+      .setProtectedHeader({ alg: ASSERTION_ALG, kid, typ: 'JWT' })
+      .setIssuer(this.issuer)
+      .setAudience(audience)
+      .setSubject(subject.userId)
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .sign(privateKey);
+    if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, { jwt, exp });
+    return jwt;
+  }
+
+  /** Drops a session's cached assertions (its claims changed or it ended). */
+  forget(sessionId: string): void {
+    const prefix = `${sessionId}\u0000`;
+    for (const key of this.cache.keys()) if (key.startsWith(prefix)) this.cache.delete(key);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The identity Gatehouse passes to apps (PRODUCT.md "Identity passed to apps"). Header values must be
+ * visible ASCII; anything else (a name such as "李雷", a group with a comma) is sent in the RFC 8187
+ * ext-value form `UTF-8''<percent-encoded UTF-8>`, which an app recognises by that prefix. Groups are
+ * comma-separated, each one encoded on its own when needed, at most 100.
+ */
+export const IDENTITY_HEADERS = {
+  user: 'x-gatehouse-user',
+  email: 'x-gatehouse-email',
+  name: 'x-gatehouse-name',
+  groups: 'x-gatehouse-groups',
+  assertion: 'x-gatehouse-assertion',
+} as const;
+
+export const MAX_GROUPS_UPSTREAM = 100;
+
+export interface Identity {
+  userId: string;
+  email: string;
+  name: string;
+  groups: readonly string[];
+  assertion: string;
+}
+
+const PLAIN = /^[\x20-\x7e]*$/;
+const PLAIN_GROUP = /^[\x21-\x2b\x2d-\x7e]+$/; // visible ASCII without the comma separator or spaces
+
+export function encodeHeaderValue(value: string): string {
+  return PLAIN.test(value) ? value : `UTF-8''${encodeURIComponent(value)}`;
+}
+
+function encodeGroup(group: string): string {
+  return PLAIN_GROUP.test(group) ? group : `UTF-8''${encodeURIComponent(group)}`;
+}
+
+/** All five headers, always: empty values where there is no identity, so a proxy overwrites any copies. */
+export function identityHeaders(identity: Identity | undefined): Record<string, string> {
+  if (!identity) {
+    return { [IDENTITY_HEADERS.user]: '', [IDENTITY_HEADERS.email]: '', [IDENTITY_HEADERS.name]: '', [IDENTITY_HEADERS.groups]: '', [IDENTITY_HEADERS.assertion]: '' };
+  }
+  return {
+    [IDENTITY_HEADERS.user]: encodeHeaderValue(identity.userId),
+    [IDENTITY_HEADERS.email]: encodeHeaderValue(identity.email),
+    [IDENTITY_HEADERS.name]: encodeHeaderValue(identity.name),
+    [IDENTITY_HEADERS.groups]: identity.groups.slice(0, MAX_GROUPS_UPSTREAM).map(encodeGroup).join(','),
+    [IDENTITY_HEADERS.assertion]: identity.assertion,
+  };
+}
+
+/**
+ * Whether a request header is (a spelling of) one of ours: any case, `_` for `-` — some servers and
+ * frameworks (CGI, WSGI, PHP) read `X_Gatehouse_User` as `X-Gatehouse-User`, so every spelling is
+ * removed before a request goes upstream. Node lower-cases header names already.
+ */
+export function isIdentityHeader(name: string): boolean {
+  return name.length > 12 && name.toLowerCase().replace(/_/g, '-').startsWith('x-gatehouse-');
+}
+
+/** Removes every incoming copy of the identity headers, in place. */
+export function stripIdentityHeaders(headers: Record<string, unknown>): void {
+  for (const name of Object.keys(headers)) if (isIdentityHeader(name)) delete headers[name];
+}

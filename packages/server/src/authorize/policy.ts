@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/**
+ * Access policies: allow rules and deny rules; deny wins, and with no allow rule matching the answer is
+ * deny. Evaluation is a pure function of the policy and the subject, and names the rule that decided,
+ * so the admin console and the logs can say why.
+ */
+export const KNOWN_ROLES = ['admin'] as const;
+
+const nonEmptyList = (item: z.ZodType<string>) => z.array(item).min(1, 'must list at least one value');
+const lowercase = z.string().trim().min(1).toLowerCase();
+/** Claims Gatehouse keeps per identity and so can evaluate (see accounts/identityProfile.ts). */
+const claimName = z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be a claim name');
+
+const rule = z.union([
+  z.object({ anyUser: z.literal(true) }).strict(),
+  z.object({ emails: nonEmptyList(lowercase.pipe(z.email({ error: 'must be an email address' }))) }).strict(),
+  z.object({ domains: nonEmptyList(lowercase.regex(/^([a-z0-9-]+\.)+[a-z]{2,63}$/, 'must be a domain such as example.com')) }).strict(),
+  z.object({ groups: nonEmptyList(z.string().min(1).max(256)) }).strict(),
+  z.object({ roles: nonEmptyList(z.enum(KNOWN_ROLES, { error: `must be one of: ${KNOWN_ROLES.join(', ')}` })) }).strict(),
+  z
+    .object({ claim: z.object({ name: claimName, value: z.union([z.string(), z.number(), z.boolean()]) }).strict() })
+    .strict(),
+], { error: 'must be exactly one of anyUser, emails, domains, groups, roles or claim' });
+
+export const policySchema = z
+  .object({
+    allow: z.array(rule).default([]),
+    deny: z.array(rule).default([]),
+  })
+  .strict()
+  .refine((policy) => policy.allow.length > 0, { message: 'must allow someone (an empty allow list denies everybody)', path: ['allow'] });
+
+export type Policy = z.output<typeof policySchema>;
+export type PolicyRule = Policy['allow'][number];
+
+export interface PolicySubject {
+  email: string;
+  groups: readonly string[];
+  roles: readonly string[];
+  /** Scalar claims kept from the IdP. */
+  claims: Readonly<Record<string, unknown>>;
+}
+
+export interface PolicyDecision {
+  allow: boolean;
+  /** The rule that decided, or null when nothing matched (default deny). */
+  decidedBy: { list: 'allow' | 'deny'; index: number; rule: PolicyRule } | null;
+  /** One line for people: "allowed by allow[0]: groups staff". */
+  reason: string;
+}
+
+export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyDecision {
+  for (const [index, candidate] of policy.deny.entries()) {
+    if (matches(candidate, subject)) {
+      return { allow: false, decidedBy: { list: 'deny', index, rule: candidate }, reason: `denied by deny[${index}]: ${describeRule(candidate)}` };
+    }
+  }
+  for (const [index, candidate] of policy.allow.entries()) {
+    if (matches(candidate, subject)) {
+      return { allow: true, decidedBy: { list: 'allow', index, rule: candidate }, reason: `allowed by allow[${index}]: ${describeRule(candidate)}` };
+    }
+  }
+  return { allow: false, decidedBy: null, reason: 'denied: no allow rule matched' };
+}
+
+function matches(candidate: PolicyRule, subject: PolicySubject): boolean {
+  const email = subject.email.toLowerCase();
+  if ('anyUser' in candidate) return true;
+  if ('emails' in candidate) return candidate.emails.includes(email);
+  if ('domains' in candidate) return candidate.domains.includes(email.slice(email.lastIndexOf('@') + 1));
+  if ('groups' in candidate) return candidate.groups.some((group) => subject.groups.includes(group));
+  if ('roles' in candidate) return candidate.roles.some((role) => subject.roles.includes(role));
+  // claim = value: exact, type-sensitive; a claim holding an array matches when it contains the value.
+  const value = subject.claims[candidate.claim.name];
+  return Array.isArray(value) ? value.includes(candidate.claim.value) : value === candidate.claim.value;
+}
+
+export function describeRule(candidate: PolicyRule): string {
+  if ('anyUser' in candidate) return 'any signed-in user';
+  if ('emails' in candidate) return `emails ${candidate.emails.join(', ')}`;
+  if ('domains' in candidate) return `domains ${candidate.domains.join(', ')}`;
+  if ('groups' in candidate) return `groups ${candidate.groups.join(', ')}`;
+  if ('roles' in candidate) return `roles ${candidate.roles.join(', ')}`;
+  return `claim ${candidate.claim.name} = ${JSON.stringify(candidate.claim.value)}`;
+}

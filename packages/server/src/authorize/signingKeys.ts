@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import type { TokenCipher } from '../sessions/tokenCipher.js';
+import type { Db } from '../storage/database.js';
+
+export const ASSERTION_ALG = 'ES256';
+/** A retired key stays published this long, so assertions signed just before a rotation still verify. */
+export const RETIRED_KEY_OVERLAP_MS = 24 * 3_600_000;
+
+export interface ActiveKey {
+  kid: string;
+  privateKey: CryptoKey;
+}
+
+/**
+ * The ES256 keys that sign identity assertions. They live in the database (private halves encrypted),
+ * so every node signs with the same key and restarts keep it. Rotation adds a new active key and keeps
+ * the old one published for an overlap period.
+ */
+export class SigningKeys {
+  private active: ActiveKey | undefined;
+  private jwks: { keys: JWK[] } | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly cipher: TokenCipher,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Loads the active key, creating the first one if there is none. */
+  async load(): Promise<void> {
+    let row = await this.db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirst();
+    if (!row) {
+      await this.create();
+      row = await this.db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    }
+    const privateJwk = this.cipher.decrypt(row.private_jwk_enc, context(row.kid));
+    if (!privateJwk) throw new Error(`signing key ${row.kid} does not decrypt with the configured encryption keys`);
+    this.active = { kid: row.kid, privateKey: (await importJWK(JSON.parse(privateJwk) as JWK, ASSERTION_ALG)) as CryptoKey };
+    const published = await this.db
+      .selectFrom('signing_keys')
+      .select(['public_jwk'])
+      .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', this.now() - RETIRED_KEY_OVERLAP_MS)]))
+      .orderBy('created_at', 'desc')
+      .execute();
+    this.jwks = { keys: published.map((key) => JSON.parse(key.public_jwk) as JWK) };
+  }
+
+  /** Makes a new key the active one; the previous one is retired but stays published for the overlap. */
+  async rotate(): Promise<string> {
+    await this.db.updateTable('signing_keys').set({ retired_at: this.now() }).where('retired_at', 'is', null).execute();
+    const kid = await this.create();
+    await this.load();
+    return kid;
+  }
+
+  current(): ActiveKey {
+    if (!this.active) throw new Error('signing keys not loaded');
+    return this.active;
+  }
+
+  publicJwks(): { keys: JWK[] } {
+    if (!this.jwks) throw new Error('signing keys not loaded');
+    return this.jwks;
+  }
+
+  private async create(): Promise<string> {
+    const kid = randomUUID();
+    const { publicKey, privateKey } = await generateKeyPair(ASSERTION_ALG, { extractable: true });
+    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ASSERTION_ALG, use: 'sig' };
+    const privateJwk = await exportJWK(privateKey);
+    await this.db
+      .insertInto('signing_keys')
+      .values({
+        kid,
+        alg: ASSERTION_ALG,
+        public_jwk: JSON.stringify(publicJwk),
+        private_jwk_enc: this.cipher.encrypt(JSON.stringify(privateJwk), context(kid)),
+        created_at: this.now(),
+        retired_at: null,
+      })
+      .execute();
+    return kid;
+  }
+}
+
+function context(kid: string): string {
+  return `gatehouse/signing-key/${kid}`;
+}

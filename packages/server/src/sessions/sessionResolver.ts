@@ -1,0 +1,99 @@
+import type { FastifyRequest } from 'fastify';
+import { identityClaims, type AccountStore, type IdentityClaims } from '../accounts/accountStore.js';
+import type { ClaimsRefresher } from '../authenticate/claimsRefresher.js';
+import type { Identity, User } from '../storage/schema.js';
+import type { AppSessions } from './appSessions.js';
+import { SessionCache } from './sessionCache.js';
+import { isActive, type Session, type SessionStore } from './sessionStore.js';
+import { hashSecret, isWellFormedSecret } from './sessionToken.js';
+
+export interface CurrentSession {
+  session: Session;
+  user: User;
+  identity: Identity;
+  claims: IdentityClaims;
+}
+
+interface Cached extends CurrentSession {
+  sessionId: string;
+}
+
+/**
+ * Turns a credential (the portal cookie, or an app host's token) into the signed-in session, through a
+ * bounded cache invalidated by every revocation. A session counts only while it is active and its user
+ * is active; claims are re-checked with the IdP on schedule, and last-seen is written at most once per
+ * touch interval.
+ */
+export class SessionResolver {
+  private readonly cache = new SessionCache<Cached>();
+  private readonly claimsListeners: Array<(sessionId: string) => void> = [];
+
+  constructor(
+    private readonly deps: { sessions: SessionStore; accounts: AccountStore; claims: ClaimsRefresher; appSessions: AppSessions },
+    private readonly now: () => number = Date.now,
+  ) {
+    deps.sessions.onRevoke((revoked) => {
+      for (const session of revoked) this.cache.invalidate(session.id);
+    });
+  }
+
+  /** Drops what is cached about a session (after a change made behind the stores' backs, e.g. by an admin tool). */
+  invalidate(sessionId: string): void {
+    this.cache.invalidate(sessionId);
+  }
+
+  /** Called when a session's claims changed (cached assertions must go). */
+  onClaimsChanged(listener: (sessionId: string) => void): void {
+    this.claimsListeners.push(listener);
+  }
+
+  portal(secret: string | undefined, request: FastifyRequest): Promise<CurrentSession | undefined> {
+    if (!isWellFormedSecret(secret)) return Promise.resolve(undefined);
+    const key = `p:${hashSecret(secret)}`;
+    return this.resolve(key, request, () => this.deps.sessions.findActive(secret));
+  }
+
+  app(token: string | undefined, appOrigin: string, request: FastifyRequest): Promise<CurrentSession | undefined> {
+    if (!isWellFormedSecret(token)) return Promise.resolve(undefined);
+    const tokenHash = hashSecret(token);
+    // The origin is part of the key: a token is only ever good on the host it was issued to.
+    const key = `a:${appOrigin}:${tokenHash}`;
+    return this.resolve(key, request, async () => {
+      const sessionId = await this.deps.appSessions.sessionIdFor(tokenHash, appOrigin);
+      const session = sessionId ? await this.deps.sessions.findById(sessionId) : undefined;
+      return session && isActive(session, this.now()) ? session : undefined;
+    });
+  }
+
+  private async resolve(key: string, request: FastifyRequest, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
+    let current = this.cache.get(key) ?? (await this.load(loadSession));
+    if (!current) return undefined;
+    if (!isActive(current.session, this.now())) {
+      this.cache.invalidate(current.sessionId);
+      return undefined;
+    }
+    const outcome = await this.deps.claims.refreshIfDue(current.session, current.identity, request.log, request);
+    if (outcome === 'ended') return undefined;
+    if (outcome === 'refreshed') {
+      this.cache.invalidate(current.sessionId);
+      for (const listener of this.claimsListeners) listener(current.sessionId);
+      current = await this.load(loadSession);
+      if (!current) return undefined;
+    }
+    this.cache.set(key, current);
+    const touched = await this.deps.sessions.touch(current.session);
+    if (touched !== current.session) {
+      current = { ...current, session: touched };
+      this.cache.update(key, current);
+    }
+    return current;
+  }
+
+  private async load(loadSession: () => Promise<Session | undefined>): Promise<Cached | undefined> {
+    const session = await loadSession();
+    if (!session) return undefined;
+    const [user, identity] = await Promise.all([this.deps.accounts.getUser(session.user_id), this.deps.accounts.getIdentity(session.identity_id)]);
+    if (!user || user.status !== 'active' || !identity) return undefined;
+    return { sessionId: session.id, session, user, identity, claims: identityClaims(identity) };
+  }
+}

@@ -18,3 +18,39 @@ export async function expectAccessible(page: Page): Promise<void> {
   const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   expect(serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
 }
+
+/** True once the browser is back on the portal, past the sign-in page and the server's own endpoints. */
+function backOnPortal(url: URL): boolean {
+  return url.origin === new URL(portalUrl()).origin && !url.pathname.startsWith('/sign-in') && !url.pathname.startsWith('/.gatehouse/');
+}
+
+/**
+ * Finishes a trip to an IdP that was just started (a sign-in or a link): fills its login form when it
+ * shows one, or follows it straight back when the IdP still has a session of its own and skips the
+ * form. Resolves once the browser is back on the portal.
+ */
+export async function completeIdpLogin(page: Page, login: string, password: string): Promise<void> {
+  const loginField = page.locator('input[name="login"]');
+  const outcome = await Promise.race([
+    loginField.waitFor({ state: 'visible', timeout: 20_000 }).then(() => 'form' as const),
+    page.waitForURL(backOnPortal, { timeout: 20_000 }).then(() => 'back' as const),
+  ]).catch(() => 'timeout' as const);
+  if (outcome === 'timeout') throw new Error(`Neither the IdP's login form nor the portal appeared; the page is at ${page.url()}`);
+  if (outcome === 'form') {
+    await loginField.fill(login);
+    await page.locator('input[name="password"]').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(backOnPortal);
+  }
+}
+
+/**
+ * Signs in from the portal's sign-in page with the named provider ("Development IdP", "Partner IdP"),
+ * whether or not that IdP still remembers the browser.
+ */
+export async function signInWith(page: Page, providerName: string, login: string, password: string): Promise<void> {
+  await page.goto(`${portalUrl()}/sign-in`);
+  const name = `Sign in with ${providerName}`;
+  await page.getByRole('link', { name }).or(page.getByRole('button', { name })).click();
+  await completeIdpLogin(page, login, password);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paths } from './paths';
+import { apiPaths, paths, serverPaths } from './paths';
 
 describe('paths.signIn.getHref', () => {
   it('carries the return-to, readable and still encoded where it must be', () => {
@@ -7,5 +7,14 @@ describe('paths.signIn.getHref', () => {
     expect(paths.signIn.getHref('/account')).toBe('/sign-in?rd=/account');
     expect(paths.signIn.getHref('/admin/users?q=a&b=c d')).toBe('/sign-in?rd=/admin/users%3Fq%3Da%26b%3Dc%20d');
     expect(new URL(paths.signIn.getHref('/x?y=1&z=2'), 'https://h').searchParams.get('rd')).toBe('/x?y=1&z=2');
+  });
+});
+
+describe('apiPaths.me and serverPaths.link', () => {
+  it('encode the id as one path segment', () => {
+    expect(apiPaths.me.session('s_1')).toBe('/api/me/sessions/s_1');
+    expect(apiPaths.me.identity('../admin')).toBe('/api/me/identities/..%2Fadmin');
+    expect(serverPaths.link('partner')).toBe('/.gatehouse/link/partner');
+    expect(serverPaths.link('a/b?c')).toBe('/.gatehouse/link/a%2Fb%3Fc');
   });
 });

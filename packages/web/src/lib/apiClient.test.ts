@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, isUnauthenticated, toProblem } from './apiClient';
-import { shouldRetry } from './queryClient';
+import { createQueryClient, shouldRetry } from './queryClient';
 
 describe('toProblem', () => {
   it('keeps the problem+json fields the server sent', () => {
@@ -62,5 +62,21 @@ describe('shouldRetry', () => {
     expect(shouldRetry(0, error(401))).toBe(false);
     expect(shouldRetry(0, error(429))).toBe(false);
     expect(shouldRetry(0, new TypeError('x is undefined'))).toBe(false);
+  });
+});
+
+describe('createQueryClient onUnauthenticated', () => {
+  it('reports a 401 from any query with its key, and from a mutation, but no other failure', async () => {
+    const calls: unknown[] = [];
+    const client = createQueryClient({ onUnauthenticated: (key) => calls.push(key) });
+    const unauthenticated = () => Promise.reject(new ApiError(toProblem(401, {})));
+    await client.fetchQuery({ queryKey: ['me', 'sessions'], queryFn: unauthenticated }).catch(() => undefined);
+    await client.fetchQuery({ queryKey: ['other'], queryFn: () => Promise.reject(new ApiError(toProblem(404, {}))) }).catch(() => undefined);
+    await client
+      .getMutationCache()
+      .build(client, { mutationFn: unauthenticated })
+      .execute(undefined)
+      .catch(() => undefined);
+    expect(calls).toEqual([['me', 'sessions'], undefined]);
   });
 });

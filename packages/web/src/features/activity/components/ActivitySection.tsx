@@ -1,0 +1,98 @@
+import { Box, Card, Group, Skeleton, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import { IconActivity, IconLink, IconLogin2, IconLogout, IconPlugConnectedX, IconUnlink } from '@tabler/icons-react';
+import { useId, type ReactNode } from 'react';
+import { DateTime } from '../../../components/DateTime';
+import { ProblemAlert } from '../../../components/ProblemAlert';
+import { isUnauthenticated } from '../../../lib/apiClient';
+import { formatRelativeTime } from '../../../lib/formatRelativeTime';
+import { useActivity, type ActivityEvent } from '../api/getActivity';
+import { describeActivity, type ActivityKind } from '../utils/describeActivity';
+
+const KIND_ICONS: Record<ActivityKind, typeof IconActivity> = {
+  'sign-in': IconLogin2,
+  'sign-out': IconLogout,
+  revoke: IconPlugConnectedX,
+  link: IconLink,
+  unlink: IconUnlink,
+  other: IconActivity,
+};
+
+function ActivityItem({ event }: { event: ActivityEvent }) {
+  const { title, detail, kind, failed } = describeActivity(event);
+  const Icon = KIND_ICONS[kind];
+  return (
+    <Group component="li" gap="sm" wrap="nowrap" align="flex-start" data-type={event.type}>
+      <ThemeIcon variant="light" color={failed ? 'red' : 'gray'} size="lg" radius="xl" aria-hidden>
+        <Icon size={18} />
+      </ThemeIcon>
+      <Stack gap={2} miw={0}>
+        <Text size="sm" fw={600}>
+          {title}
+          {/* Colour is not the only sign of a failure. */}
+          {failed && !/failed$/.test(title) ? ' (failed)' : ''}
+        </Text>
+        {detail && <Text size="sm">{detail}</Text>}
+        <Text size="xs" c="dimmed">
+          {/* "5 minutes ago · 12 Mar 2026, 14:05"; only the date once it is more than a month old. */}
+          {formatRelativeTime(event.time) && (
+            <>
+              <DateTime value={event.time} relative />
+              {' · '}
+            </>
+          )}
+          <DateTime value={event.time} />
+          {event.ip ? ` · from ${event.ip}` : ''}
+        </Text>
+      </Stack>
+    </Group>
+  );
+}
+
+/** The account page's "Recent activity": the latest sign-ins, sign-outs and account changes. */
+export function ActivitySection() {
+  const headingId = useId();
+  const activity = useActivity();
+
+  let content: ReactNode;
+  if (activity.isPending || isUnauthenticated(activity.error)) {
+    content = (
+      <Stack gap="md" role="status" aria-label="Loading recent activity">
+        <Skeleton height={40} />
+        <Skeleton height={40} />
+        <Skeleton height={40} />
+      </Stack>
+    );
+  } else if (activity.isError) {
+    content = <ProblemAlert title="We couldn't load your recent activity" error={activity.error} onRetry={() => void activity.refetch()} />;
+  } else if (activity.data.events.length === 0) {
+    content = (
+      <Text size="sm" c="dimmed">
+        Nothing has happened on your account yet.
+      </Text>
+    );
+  } else {
+    content = (
+      <Box component="ol" m={0} p={0} style={{ listStyle: 'none', display: 'flex', flexDirection: 'column', gap: 'var(--mantine-spacing-md)' }}>
+        {activity.data.events.map((event) => (
+          <ActivityItem key={event.id} event={event} />
+        ))}
+      </Box>
+    );
+  }
+
+  return (
+    <Card component="section" aria-labelledby={headingId} withBorder radius="md" padding="lg">
+      <Stack gap="md">
+        <Stack gap={4}>
+          <Title order={2} size="h3" id={headingId}>
+            Recent activity
+          </Title>
+          <Text size="sm" c="dimmed">
+            The latest sign-ins and changes to your account, newest first.
+          </Text>
+        </Stack>
+        {content}
+      </Stack>
+    </Card>
+  );
+}

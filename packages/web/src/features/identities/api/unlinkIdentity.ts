@@ -1,0 +1,25 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { apiPaths } from '../../../config/paths';
+import { apiClient } from '../../../lib/apiClient';
+import { meQueryKeys } from '../../../lib/queryKeys';
+
+/**
+ * `DELETE /api/me/identities/{id}` (204): that provider no longer signs in to this account.
+ * 409 `last_identity` for the only one left (the UI does not offer it), 404 when it is already gone.
+ */
+export function unlinkIdentity(identityId: string): Promise<void> {
+  return apiClient.delete<void>(apiPaths.me.identity(identityId));
+}
+
+/** Unlinks an identity, then refreshes the list and the activity that now records it. */
+export function useUnlinkIdentity() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: unlinkIdentity,
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: meQueryKeys.identities }),
+        queryClient.invalidateQueries({ queryKey: meQueryKeys.activity }),
+      ]),
+  });
+}

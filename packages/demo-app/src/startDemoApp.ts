@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 
 import { buildDemoApp, type DemoAppOptions } from './buildDemoApp.js';
+import { echoSocket } from './echoSocket.js';
 
 export interface StartDemoAppOptions extends DemoAppOptions {
   port: number;
@@ -16,6 +17,7 @@ export interface DemoApp {
 export async function startDemoApp(opts: StartDemoAppOptions): Promise<DemoApp> {
   const { port, host = 'localhost', ...appOptions } = opts;
   const app = buildDemoApp(appOptions);
+  app.server.on('upgrade', echoSocket());
   await app.listen({ port, host });
   const boundPort = (app.server.address() as AddressInfo).port;
   return {

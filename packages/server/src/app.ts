@@ -1,9 +1,14 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { appsRoutes } from './api/appsRoutes.js';
 import { meRoutes } from './api/meRoutes.js';
+import { appAuthorize } from './authorize/appHandshake.js';
+import { forwardAuthRoutes } from './authorize/forwardAuth.js';
 import { sessionRoutes } from './api/sessionRoutes.js';
 import { authenticateRoutes } from './authenticate/index.js';
 import { newReference } from './errors.js';
@@ -12,6 +17,8 @@ import { paths } from './paths.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
+import { buildAppHost } from './proxy/appHost.js';
+import { webSocketProxy } from './proxy/websocket.js';
 import { sessionPlugin } from './sessions/sessionPlugin.js';
 
 export interface BuildOptions {
@@ -25,7 +32,29 @@ export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.m
 /** Assembles the Gatehouse HTTP application. It never listens: main.ts (or a test) decides that. */
 export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
+  // Requests for a protected app's host go to the app-host instance (proxy and handshake); everything
+  // else is the portal. One listening server, two encapsulated applications.
+  const appHost = services.apps.size > 0 ? await buildAppHost(services, options.loggerInstance) : undefined;
+  const upgradeToApp = appHost ? webSocketProxy(services, appHost.log) : undefined;
   const app = Fastify({
+    serverFactory: (portalHandler) => {
+      const server = createServer((request, response) => {
+        if (appHost && services.apps.forHost(request.headers.host)) appHost.routing(request, response);
+        else portalHandler(request, response);
+      });
+      server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const target = services.apps.forHost(request.headers.host);
+        if (!target || !upgradeToApp) {
+          socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+          return;
+        }
+        upgradeToApp(request, socket, head, target).catch((error: unknown) => {
+          appHost?.log.error({ err: error }, 'WebSocket upgrade failed');
+          socket.destroy();
+        });
+      });
+      return server;
+    },
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     // Forwarded headers and client IPs are believed only from configured proxies (PRODUCT.md).
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
@@ -36,6 +65,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   installErrorHandling(app);
+  app.addHook('onClose', async () => {
+    await appHost?.close();
+  });
   app.addSchema({
     $id: 'problem',
     type: 'object',
@@ -93,6 +125,10 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(authenticateRoutes, { services });
   await app.register(sessionRoutes, { services });
   await app.register(meRoutes, { services });
+  await app.register(appsRoutes, { services });
+  await app.register(forwardAuthRoutes, { services });
+  app.get(paths.appAuthorize, appAuthorize(services));
+  app.get(paths.jwks, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(services.signingKeys.publicJwks()));
   await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT });
   return app;
 }

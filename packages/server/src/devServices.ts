@@ -68,7 +68,12 @@ export async function startDevServices(config: Config, log: FastifyBaseLogger): 
     );
     const demo = config.development.demoApp;
     if (demo !== false) {
-      launch('demo-app', 'demo-app/dist/main.js', { DEMO_APP_PORT: String(demo.port) });
+      launch('demo-app', 'demo-app/dist/main.js', {
+        DEMO_APP_PORT: String(demo.port),
+        // The demo verifies the signed assertion against Gatehouse's published keys, as real apps can.
+        DEMO_APP_JWKS_URL: `${portalOrigin}${paths.jwks}`,
+        DEMO_APP_ISSUER: portalOrigin,
+      });
       await waitFor(`http://localhost:${demo.port}/`, 'demo-app', crashed);
     }
   } catch (error) {

@@ -53,6 +53,11 @@ export const catalogue = {
     title: 'Access denied',
     message: ({ email, app }: Params) => `You are signed in as ${email ?? 'this user'}, who may not open ${app ?? 'this app'}.`,
   },
+  upstream_unavailable: {
+    status: 502,
+    title: 'App not answering',
+    message: ({ app }: Params) => `${app ?? 'The app'} is not answering right now. Try again in a minute.`,
+  },
   unauthenticated: {
     status: 401,
     title: 'Not signed in',

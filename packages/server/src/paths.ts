@@ -12,6 +12,16 @@ export const paths = {
   /** OpenID Connect Back-Channel Logout 1.0: one endpoint per provider. */
   backchannelLogout: (providerId: string) => `${RESERVED_PREFIX}/backchannel-logout/${encodeURIComponent(providerId)}`,
   backchannelLogoutRoute: `${RESERVED_PREFIX}/backchannel-logout/:providerId`,
+  /** Forward-auth: nginx auth_request (never redirects). */
+  forwardAuth: `${RESERVED_PREFIX}/auth`,
+  /** Forward-auth: Traefik forwardAuth / Caddy forward_auth (redirects browsers to sign in). */
+  forwardAuthRedirect: `${RESERVED_PREFIX}/forward-auth`,
+  /** Portal side of the app-host handshake: issues the one-time code. */
+  appAuthorize: `${RESERVED_PREFIX}/app-authorize`,
+  /** App-host side of the handshake. */
+  appStart: `${RESERVED_PREFIX}/start`,
+  appComplete: `${RESERVED_PREFIX}/complete`,
+  jwks: `${RESERVED_PREFIX}/jwks.json`,
   healthz: '/healthz',
   readyz: '/readyz',
   api: {
@@ -19,6 +29,7 @@ export const paths = {
     session: '/api/session',
     csrf: '/api/csrf',
     providers: '/api/providers',
+    apps: '/api/apps',
     docs: '/api/docs',
     me: {
       sessions: '/api/me/sessions',

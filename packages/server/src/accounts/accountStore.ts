@@ -9,6 +9,8 @@ export interface IdentityClaims {
   name?: string | undefined;
   picture?: string | undefined;
   groups: string[];
+  /** Scalar claims for claim = value policies. */
+  extra?: Record<string, unknown>;
 }
 
 export interface SignedInAccount {
@@ -178,13 +180,17 @@ export class AccountStore {
 }
 
 function snapshot(profile: IdentityProfile): IdentityClaims {
-  return { name: profile.name, picture: profile.picture, groups: profile.groups };
+  return { name: profile.name, picture: profile.picture, groups: profile.groups, extra: profile.extra };
 }
 
 export function identityClaims(identity: Pick<Identity, 'claims'>): IdentityClaims {
   try {
     const parsed = JSON.parse(identity.claims) as Partial<IdentityClaims>;
-    return { ...parsed, groups: Array.isArray(parsed.groups) ? parsed.groups.filter((g) => typeof g === 'string') : [] };
+    return {
+      ...parsed,
+      groups: Array.isArray(parsed.groups) ? parsed.groups.filter((g) => typeof g === 'string') : [],
+      extra: parsed.extra && typeof parsed.extra === 'object' && !Array.isArray(parsed.extra) ? parsed.extra : {},
+    };
   } catch {
     // A snapshot that does not parse grants nothing.
     return { groups: [] };

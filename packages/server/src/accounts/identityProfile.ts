@@ -10,7 +10,13 @@ export interface IdentityProfile {
   groups: string[];
   /** The IdP's session id, for back-channel logout. */
   sid: string | undefined;
+  /** Other scalar claims, for policies of the form claim = value (bounded; protocol claims left out). */
+  extra: Record<string, string | number | boolean | Array<string | number | boolean>>;
 }
+
+/** Protocol and token-binding claims: never policy inputs, never stored. */
+const PROTOCOL_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'auth_time', 'nonce', 'acr', 'amr', 'azp', 'at_hash', 'c_hash', 's_hash', 'sid', 'jti', 'cnf']);
+const MAX_EXTRA_CLAIMS = 50;
 
 const MAX_GROUPS = 500;
 const MAX_VALUE = 256;
@@ -40,7 +46,23 @@ export function mapClaims(
     picture: httpsUrl(claims[provider.claims.picture]),
     groups: groups(claims[provider.claims.groups]),
     sid: text(idToken.sid),
+    extra: extraClaims(claims),
   };
+}
+
+function extraClaims(claims: Record<string, unknown>): IdentityProfile['extra'] {
+  const extra: IdentityProfile['extra'] = {};
+  let count = 0;
+  for (const [name, value] of Object.entries(claims)) {
+    if (PROTOCOL_CLAIMS.has(name) || count >= MAX_EXTRA_CLAIMS || name.length > 64) continue;
+    const scalar = (item: unknown): item is string | number | boolean =>
+      typeof item === 'boolean' || typeof item === 'number' || (typeof item === 'string' && item.length <= MAX_VALUE);
+    if (scalar(value)) extra[name] = value;
+    else if (Array.isArray(value) && value.length <= MAX_GROUPS && value.every(scalar)) extra[name] = value;
+    else continue;
+    count++;
+  }
+  return extra;
 }
 
 function text(value: unknown): string | undefined {

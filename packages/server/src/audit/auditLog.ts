@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Db } from '../storage/database.js';
 import type { AuditEventRow } from '../storage/schema.js';
 
@@ -21,9 +21,15 @@ export interface AuditEvent {
   sessionId?: string | null | undefined;
   providerId?: string | null | undefined;
   /** The request it came from, for IP and user agent. */
-  request?: FastifyRequest | undefined;
+  request?: RequestContext | undefined;
   /** Plain facts only: never a token, secret or cookie value. */
   details?: Record<string, unknown>;
+}
+
+/** What the audit log reads of a request (a FastifyRequest is one). */
+export interface RequestContext {
+  ip?: string | undefined;
+  headers: IncomingHttpHeaders;
 }
 
 export interface AuditEntry {

@@ -1,8 +1,8 @@
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import * as client from 'openid-client';
 import type { AccountStore } from '../accounts/accountStore.js';
 import { mapClaims } from '../accounts/identityProfile.js';
-import type { AuditLog } from '../audit/auditLog.js';
+import type { AuditLog, RequestContext } from '../audit/auditLog.js';
 import { AppError } from '../errors.js';
 import type { Identity } from '../storage/schema.js';
 import type { Session, SessionStore } from '../sessions/sessionStore.js';
@@ -36,7 +36,7 @@ export class ClaimsRefresher {
   }
 
   /** Re-checks the claims if they are due; the session and identity rows must then be read again. */
-  refreshIfDue(session: Session, identity: Identity, log: FastifyBaseLogger, request?: FastifyRequest): Promise<RefreshOutcome> {
+  refreshIfDue(session: Session, identity: Identity, log: FastifyBaseLogger, request?: RequestContext): Promise<RefreshOutcome> {
     if (!this.isStale(session)) return Promise.resolve('fresh');
     let pending = this.inflight.get(session.id);
     if (!pending) {
@@ -46,7 +46,7 @@ export class ClaimsRefresher {
     return pending;
   }
 
-  private async refresh(session: Session, identity: Identity, log: FastifyBaseLogger, request?: FastifyRequest): Promise<RefreshOutcome> {
+  private async refresh(session: Session, identity: Identity, log: FastifyBaseLogger, request?: RequestContext): Promise<RefreshOutcome> {
     const { providers, sessions, accounts } = this.deps;
     const startedAt = this.now();
     // Another request or node got there first: its result will be in the database shortly.
@@ -93,7 +93,7 @@ export class ClaimsRefresher {
     }
   }
 
-  private async end(session: Session, reason: string, log: FastifyBaseLogger, request?: FastifyRequest, cause?: unknown): Promise<RefreshOutcome> {
+  private async end(session: Session, reason: string, log: FastifyBaseLogger, request?: RequestContext, cause?: unknown): Promise<RefreshOutcome> {
     if (await this.deps.sessions.revoke(session.id, 'refresh-failed')) {
       await this.deps.audit.record({
         type: 'session_revoked',

@@ -14,7 +14,7 @@ export function signInStart(services: Services) {
   return async function handler(request: FastifyRequest<StartRequest>, reply: FastifyReply) {
     const provider = services.providers.get(request.params.providerId);
     if (!provider) throw new AppError('not_found');
-    const returnTo = validateReturnTo(request.query.rd, { portalOrigin: services.portalOrigin });
+    const returnTo = validateReturnTo(request.query.rd, { portalOrigin: services.portalOrigin, appOrigins: services.apps.origins() });
     return redirectToProvider(services, request, reply, { provider, returnTo, purpose: 'sign-in' });
   };
 }

@@ -13,7 +13,6 @@ import { isValidCsrf } from '../sessions/csrf.js';
  */
 export function signOut(services: Services) {
   const { sessions, providers, audit, cookies, secureCookies, portalOrigin, secrets } = services;
-  const signedOutUrl = `${portalOrigin}${paths.pages.signedOut}`;
 
   return async function handler(request: FastifyRequest, reply: FastifyReply) {
     const current = await request.currentSession();
@@ -40,20 +39,21 @@ export function signOut(services: Services) {
     });
     request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended }, 'signed out');
 
-    const endSessionUrl = await idpLogoutUrl(current.session.provider_id, idToken).catch((error: unknown) => {
+    const endSessionUrl = await idpLogoutUrl(services, current.session.provider_id, idToken).catch((error: unknown) => {
       // The local session is already over; an unreachable IdP only means its own session stays.
       request.log.warn({ err: error, provider: current.session.provider_id }, 'RP-initiated logout skipped');
       return undefined;
     });
     return reply.redirect(endSessionUrl ?? paths.pages.signedOut, 303);
   };
+}
 
-  async function idpLogoutUrl(providerId: string, idToken: string | undefined): Promise<string | undefined> {
-    if (!providers.get(providerId)) return undefined;
-    const configuration = await providers.configuration(providerId);
-    if (!configuration.serverMetadata().end_session_endpoint) return undefined;
-    const parameters: Record<string, string> = { post_logout_redirect_uri: signedOutUrl };
-    if (idToken) parameters.id_token_hint = idToken;
-    return client.buildEndSessionUrl(configuration, parameters).href;
-  }
+/** The IdP's end-session URL for a session (RP-Initiated Logout), when the IdP has one. */
+export async function idpLogoutUrl(services: Services, providerId: string, idToken: string | undefined): Promise<string | undefined> {
+  if (!services.providers.get(providerId)) return undefined;
+  const configuration = await services.providers.configuration(providerId);
+  if (!configuration.serverMetadata().end_session_endpoint) return undefined;
+  const parameters: Record<string, string> = { post_logout_redirect_uri: `${services.portalOrigin}${paths.pages.signedOut}` };
+  if (idToken) parameters.id_token_hint = idToken;
+  return client.buildEndSessionUrl(configuration, parameters).href;
 }

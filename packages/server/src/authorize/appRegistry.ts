@@ -4,12 +4,14 @@ import type { AppConfig } from '../config/schema.js';
 export class AppRegistry {
   private readonly byHost = new Map<string, AppConfig>();
   private readonly byId = new Map<string, AppConfig>();
+  private readonly appOrigins: ReadonlySet<string>;
 
   constructor(apps: readonly AppConfig[]) {
     for (const app of apps) {
       this.byHost.set(new URL(app.publicUrl).host, app);
       this.byId.set(app.id, app);
     }
+    this.appOrigins = new Set(apps.map((app) => new URL(app.publicUrl).origin));
   }
 
   /** The app for a Host header value (host[:port], compared case-insensitively). */
@@ -27,7 +29,7 @@ export class AppRegistry {
 
   /** App origins a return-to URL may point at. */
   origins(): ReadonlySet<string> {
-    return new Set([...this.byId.values()].map((app) => new URL(app.publicUrl).origin));
+    return this.appOrigins;
   }
 
   get size(): number {

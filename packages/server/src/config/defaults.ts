@@ -24,6 +24,8 @@ export const builtInDefaults: ConfigInput = {
       upstream: 'http://localhost:4182',
       policy: { allow: [{ groups: ['staff'] }] },
       websockets: true,
+      // The demo app reads its public origin from Host to check the assertion's audience.
+      preserveHost: true,
     },
     {
       id: 'admin-demo',
@@ -32,6 +34,7 @@ export const builtInDefaults: ConfigInput = {
       upstream: 'http://localhost:4182',
       policy: { allow: [{ groups: ['admins'] }] },
       websockets: true,
+      preserveHost: true,
     },
   ],
 };

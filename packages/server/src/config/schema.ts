@@ -131,8 +131,6 @@ export const appSchema = z
     corsPreflight: z.boolean().default(false),
     /** Send the app's public Host upstream instead of the upstream's own. */
     preserveHost: z.boolean().default(false),
-    /** Pass the IdP access token upstream (Authorization: Bearer). Off unless the app needs to call APIs as the user. */
-    passAccessToken: z.boolean().default(false),
   })
   .strict();
 

@@ -24,14 +24,19 @@ const retryFor: Partial<Record<ErrorCode, { url: string; label: string }>> = {
   internal: { url: paths.pages.home, label: 'Go home' },
 };
 
-export function sendError(error: AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function sendError(
+  error: AppError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  format: 'auto' | 'json' | 'html' = 'auto',
+): FastifyReply {
   const reference = request.id;
   const logged = { code: error.code, reference, status: error.status, err: error.cause ?? error };
   if (error.status >= 500) request.log.error(logged, error.message);
   else request.log.info(logged, error.message);
 
   reply.status(error.status).headers(error.headers).header('cache-control', 'no-store');
-  if (wantsProblemJson(request)) {
+  if (format === 'json' || (format === 'auto' && wantsProblemJson(request))) {
     return reply.type('application/problem+json').send({
       type: `urn:gatehouse:error:${error.code}`,
       title: error.title,

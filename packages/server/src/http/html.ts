@@ -22,6 +22,7 @@ export function htmlPage({ title, body }: { title: string; body: string }): stri
   p { margin: 0 0 16px; }
   .ref { color: var(--muted); font-size: 0.875rem; }
   code { font-family: ui-monospace, monospace; }
+  form { margin: 0 0 16px; }
   a.button, button { display: inline-block; padding: 8px 16px; border-radius: 4px; background: var(--accent); color: #fff; text-decoration: none; border: 0; font: inherit; cursor: pointer; }
   @media (prefers-color-scheme: dark) { a.button, button { color: #1a1b1e; } }
 </style>
@@ -53,5 +54,31 @@ export function errorPage({ title, message, code, reference, retryUrl, retryLabe
 <p>${escapeHtml(message)}</p>
 ${action}
 <p class="ref">Error <code>${escapeHtml(code)}</code> · Reference <code>${escapeHtml(reference)}</code></p>`,
+  });
+}
+
+export interface DeniedPageInput {
+  email: string;
+  appName: string;
+  reference: string;
+  /** Where "Switch account" goes (the portal's sign-in, back to this URL). */
+  switchAccountUrl: string;
+  /** The app host's sign-out endpoint and the CSRF token for its form. */
+  signOutAction: string;
+  csrfToken: string;
+}
+
+/** 403 on an app host: who is signed in, which app said no, and the two ways forward. */
+export function deniedPage({ email, appName, reference, switchAccountUrl, signOutAction, csrfToken }: DeniedPageInput): string {
+  return htmlPage({
+    title: 'Access denied',
+    body: `<h1>Access denied</h1>
+<p>You are signed in as <strong>${escapeHtml(email)}</strong>, who may not open <strong>${escapeHtml(appName)}</strong>.</p>
+<p><a class="button" href="${escapeHtml(switchAccountUrl)}">Switch account</a></p>
+<form method="post" action="${escapeHtml(signOutAction)}">
+<input type="hidden" name="csrf_token" value="${escapeHtml(csrfToken)}">
+<button type="submit">Sign out</button>
+</form>
+<p class="ref">Error <code>access_denied</code> · Reference <code>${escapeHtml(reference)}</code></p>`,
   });
 }

@@ -18,6 +18,7 @@ export async function listen(app: FastifyInstance, host: string, port: number): 
   const boundPort = (app.server.address() as { port: number }).port;
   const handler = app.server.listeners('request')[0] as RequestListener;
   const secondary: Server = createServer(handler);
+  for (const upgrade of app.server.listeners('upgrade')) secondary.on('upgrade', upgrade as (...args: unknown[]) => void);
   try {
     await new Promise<void>((resolve, reject) => {
       secondary.once('error', reject);

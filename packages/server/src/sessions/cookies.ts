@@ -9,6 +9,10 @@ export interface CookieNames {
   session: string;
   /** Binds a sign-in attempt to the browser that started it (login CSRF defence). */
   signInBinding: string;
+  /** On an app host: its own session token (host-only, never forwarded upstream). */
+  appSession: string;
+  /** On an app host: binds the portal handshake to the browser that started it. */
+  appState: string;
 }
 
 export function cookieNames(secure: boolean): CookieNames {
@@ -16,6 +20,8 @@ export function cookieNames(secure: boolean): CookieNames {
   return {
     session: `${prefix}gatehouse_session`,
     signInBinding: `${prefix}gatehouse_signin`,
+    appSession: `${prefix}gatehouse_app`,
+    appState: `${prefix}gatehouse_app_state`,
   };
 }
 
@@ -28,3 +34,8 @@ export function cookieOptions(secure: boolean, maxAgeSeconds?: number): CookieSe
     ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}),
   };
 }
+
+/** Every cookie name Gatehouse uses, in both spellings: removed from what goes upstream. */
+export const ALL_COOKIE_NAMES: ReadonlySet<string> = new Set(
+  [false, true].flatMap((secure) => Object.values(cookieNames(secure))),
+);

@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
+import type { RequestContext } from '../audit/auditLog.js';
 import { identityClaims, type AccountStore, type IdentityClaims } from '../accounts/accountStore.js';
 import type { ClaimsRefresher } from '../authenticate/claimsRefresher.js';
 import type { Identity, User } from '../storage/schema.js';
@@ -12,6 +13,11 @@ export interface CurrentSession {
   user: User;
   identity: Identity;
   claims: IdentityClaims;
+}
+
+/** What resolving needs of the request: its logger, and IP and user agent for the audit log. */
+export interface ResolveContext extends RequestContext {
+  log: FastifyBaseLogger;
 }
 
 interface Cached extends CurrentSession {
@@ -47,13 +53,13 @@ export class SessionResolver {
     this.claimsListeners.push(listener);
   }
 
-  portal(secret: string | undefined, request: FastifyRequest): Promise<CurrentSession | undefined> {
+  portal(secret: string | undefined, request: ResolveContext): Promise<CurrentSession | undefined> {
     if (!isWellFormedSecret(secret)) return Promise.resolve(undefined);
     const key = `p:${hashSecret(secret)}`;
     return this.resolve(key, request, () => this.deps.sessions.findActive(secret));
   }
 
-  app(token: string | undefined, appOrigin: string, request: FastifyRequest): Promise<CurrentSession | undefined> {
+  app(token: string | undefined, appOrigin: string, request: ResolveContext): Promise<CurrentSession | undefined> {
     if (!isWellFormedSecret(token)) return Promise.resolve(undefined);
     const tokenHash = hashSecret(token);
     // The origin is part of the key: a token is only ever good on the host it was issued to.
@@ -65,7 +71,7 @@ export class SessionResolver {
     });
   }
 
-  private async resolve(key: string, request: FastifyRequest, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
+  private async resolve(key: string, request: ResolveContext, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
     let current = this.cache.get(key) ?? (await this.load(loadSession));
     if (!current) return undefined;
     if (!isActive(current.session, this.now())) {

@@ -1,3 +1,5 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+
 /**
  * A small scripted browser for HTTP-level flows: it keeps cookies per host name like a real browser
  * (cookies do not isolate by port, which is exactly why the IdPs use their own cookie names), and it
@@ -37,22 +39,54 @@ export class ScriptedBrowser {
     this.jar.get(host)?.delete(name);
   }
 
-  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Hop> {
+  /**
+   * Host names this browser resolves to loopback (as browsers do for *.localhost): requests to them go to
+   * 127.0.0.1 with the original Host header.
+   */
+  constructor(private readonly loopbackHosts: readonly string[] = []) {}
+
+  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string>; body?: string } = {}): Promise<Hop> {
     const target = new URL(url);
-    const headers = new Headers(init.headers);
+    const headers: Record<string, string> = { 'user-agent': 'gatehouse-test-browser', ...init.headers };
     const cookies = [...(this.jar.get(target.hostname) ?? new Map<string, StoredCookie>()).entries()]
       .map(([name, { value }]) => `${name}=${value}`)
       .join('; ');
-    if (cookies) headers.set('cookie', cookies);
-    headers.set('user-agent', headers.get('user-agent') ?? 'gatehouse-test-browser');
-    let body: string | undefined;
+    if (cookies) headers.cookie = cookies;
+    let body = init.body;
     if (init.form) {
       body = new URLSearchParams(init.form).toString();
-      headers.set('content-type', 'application/x-www-form-urlencoded');
+      headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const response = await fetch(target, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) this.store(target.hostname, line);
-    return { url: target.href, status: response.status, headers: response.headers, body: await response.text() };
+    const method = init.method ?? (init.form ? 'POST' : 'GET');
+    const loopback = this.loopbackHosts.includes(target.hostname);
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: loopback ? '127.0.0.1' : target.hostname,
+          port: target.port || 80,
+          path: `${target.pathname}${target.search}`,
+          method,
+          headers: { host: target.host, ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+          agent: false,
+        },
+        resolve,
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(response.headers)) {
+      for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, item);
+    }
+    for (const line of responseHeaders.getSetCookie()) this.store(target.hostname, line);
+    return { url: target.href, status: response.statusCode ?? 0, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') };
+  }
+
+  /** The Cookie header this browser would send to a host. */
+  cookieHeader(host: string): string {
+    return [...(this.jar.get(host) ?? new Map<string, StoredCookie>()).entries()].map(([name, { value }]) => `${name}=${value}`).join('; ');
   }
 
   /** Follows redirects (GET) until a non-redirect answer or `stopAt` matches the next URL. */
@@ -63,7 +97,8 @@ export class ScriptedBrowser {
       if (hop.status < 300 || hop.status >= 400 || !location) return { hop };
       const next = new URL(location, hop.url);
       if (stopAt?.(next)) return { hop, stoppedAt: next };
-      hop = await this.request(next.href);
+      // A navigation, as a browser makes it.
+      hop = await this.request(next.href, { headers: { accept: 'text/html,application/xhtml+xml' } });
     }
     throw new Error('too many redirects');
   }

@@ -1,0 +1,176 @@
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import replyFrom from '@fastify/reply-from';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { appComplete, appStart } from '../authorize/appHandshake.js';
+import { checkAccess, type AccessResult } from '../authorize/checkAccess.js';
+import { isBrowserNavigation } from '../authorize/forwardAuth.js';
+import type { AppConfig } from '../config/schema.js';
+import { AppError, newReference } from '../errors.js';
+import { installErrorHandling, sendError } from '../http/errorHandler.js';
+import { deniedPage } from '../http/html.js';
+import { paths, RESERVED_PREFIX } from '../paths.js';
+import type { Services } from '../services.js';
+import { idpLogoutUrl } from '../authenticate/signOut.js';
+import { cookieOptions } from '../sessions/cookies.js';
+import { csrfToken, isSameOrigin, presentedToken } from '../sessions/csrf.js';
+import { hashSecret } from '../sessions/sessionToken.js';
+import { upstreamRequestHeaders, withoutOurSetCookies } from './upstreamHeaders.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The protected app this request's Host belongs to (app-host instance only). */
+    gatehouseApp: AppConfig;
+  }
+}
+
+/**
+ * The app hosts: everything that arrives with the Host of a protected app. Gatehouse's own endpoints
+ * there live under /.gatehouse/ (handshake, sign-out, JWKS); every other request is checked against
+ * the app's policy and, if allowed, streamed to the upstream with the identity headers, through
+ * @fastify/reply-from on undici.
+ */
+export async function buildAppHost(services: Services, log: FastifyBaseLogger | undefined): Promise<FastifyInstance> {
+  const { apps, cookies, secureCookies, config } = services;
+  const app = Fastify({
+    ...(log ? { loggerInstance: log } : { logger: false }),
+    genReqId: () => newReference(),
+    // One log line per proxied request would cost more than the proxying itself; errors still log.
+    disableRequestLogging: true,
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    bodyLimit: 64 * 1024,
+  });
+  installErrorHandling(app);
+  await app.register(cookie);
+  app.decorateRequest('gatehouseApp', null as unknown as AppConfig);
+  app.addHook('onRequest', async (request) => {
+    const match = apps.forHost(request.headers.host);
+    // The dispatcher only sends app hosts here; anything else is a bug, and must not be proxied.
+    if (!match) throw new AppError('not_found');
+    request.gatehouseApp = match;
+  });
+
+  // Gatehouse's own endpoints on the app host.
+  await app.register(async (own) => {
+    await own.register(formbody, { bodyLimit: 4096 });
+    const start = appStart(services);
+    const complete = appComplete(services);
+    own.get(paths.appStart, (request, reply) => start(request as FastifyRequest<{ Querystring: { rd?: string } }>, reply, request.gatehouseApp));
+    own.get(paths.appComplete, (request, reply) =>
+      complete(request as FastifyRequest<{ Querystring: { code?: string; state?: string } }>, reply, request.gatehouseApp),
+    );
+    own.get(paths.jwks, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(services.signingKeys.publicJwks()));
+    own.post(paths.signOut, async (request, reply) => appSignOut(services, request, reply));
+    own.all(`${RESERVED_PREFIX}/*`, async () => {
+      throw new AppError('not_found');
+    });
+  });
+
+  // Everything else is the app's.
+  await app.register(async (proxied) => {
+    await proxied.register(replyFrom, {
+      undici: { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 },
+      disableRequestLogging: true,
+    });
+    // Bodies stream through untouched: no parsing, no buffering.
+    proxied.removeAllContentTypeParsers();
+    proxied.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    proxied.all('/*', (request, reply) => proxy(services, request, reply));
+  });
+
+  await app.ready();
+  return app;
+}
+
+async function proxy(services: Services, request: FastifyRequest, reply: FastifyReply) {
+  const app = request.gatehouseApp;
+  const appOrigin = new URL(app.publicUrl).origin;
+  const result = await checkAccess(services, request, {
+    app,
+    appOrigin,
+    method: request.method,
+    path: request.url,
+    token: request.cookies[services.cookies.appSession],
+    preflight: Boolean(request.headers.origin && request.headers['access-control-request-method']),
+  });
+  switch (result.kind) {
+    case 'unauthenticated':
+      if (isBrowserNavigation(request.method, request.headers.accept)) {
+        return reply
+          .header('cache-control', 'no-store')
+          .redirect(`${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`, 302);
+      }
+      return sendError(new AppError('unauthenticated'), request, reply, 'json');
+    case 'denied':
+      request.log.info({ app: app.id, userId: result.current.user.id, reason: result.decision.reason, reference: request.id }, 'access denied');
+      if (!isBrowserNavigation(request.method, request.headers.accept)) {
+        return sendError(new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), request, reply, 'json');
+      }
+      return reply
+        .status(403)
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(
+          deniedPage({
+            email: result.current.user.email,
+            appName: app.name,
+            reference: request.id,
+            switchAccountUrl: `${services.portalOrigin}${paths.pages.signIn}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`,
+            signOutAction: paths.signOut,
+            csrfToken: appCsrfToken(services, request),
+          }),
+        );
+    case 'public':
+    case 'allowed':
+      return forward(services, request, reply, app, appOrigin, result);
+  }
+}
+
+function forward(services: Services, request: FastifyRequest, reply: FastifyReply, app: AppConfig, appOrigin: string, result: AccessResult) {
+  const upstream = new URL(app.upstream);
+  const target = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}${request.url}`;
+  return reply.from(target, {
+    rewriteRequestHeaders: (_request, headers) =>
+      upstreamRequestHeaders(headers, {
+        clientIp: request.ip,
+        publicOrigin: appOrigin,
+        preserveHost: app.preserveHost,
+        identity: result.kind === 'allowed' ? result.headers : undefined,
+      }),
+    rewriteHeaders: (headers) => withoutOurSetCookies(headers),
+    onError: (_reply, { error }) => {
+      request.log.warn({ app: app.id, err: error }, 'upstream failed');
+      sendError(new AppError('upstream_unavailable', { params: { app: app.name }, cause: error }), request, reply);
+    },
+  });
+}
+
+/** The app host's CSRF token: bound to its own session token, so it is useless on any other host. */
+function appCsrfToken(services: Services, request: FastifyRequest): string {
+  const token = request.cookies[services.cookies.appSession] ?? '';
+  return csrfToken(services.secrets.cookieKey, { secret_hash: `app\u0000${hashSecret(token)}` });
+}
+
+/** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */
+async function appSignOut(services: Services, request: FastifyRequest, reply: FastifyReply) {
+  const app = request.gatehouseApp;
+  const appOrigin = new URL(app.publicUrl).origin;
+  const current = await services.resolver.app(request.cookies[services.cookies.appSession], appOrigin, request);
+  reply.header('cache-control', 'no-store');
+  const signedOut = `${services.portalOrigin}${paths.pages.signedOut}`;
+  if (!current) return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(signedOut, 303);
+  if (!isSameOrigin(request, appOrigin) || presentedToken(request) !== appCsrfToken(services, request)) throw new AppError('csrf_failed');
+  const idToken = services.sessions.idToken(current.session);
+  await services.sessions.revoke(current.session.id, 'sign-out');
+  await services.audit.record({
+    type: 'sign_out',
+    actorUserId: current.user.id,
+    targetUserId: current.user.id,
+    sessionId: current.session.id,
+    providerId: current.session.provider_id,
+    request,
+    details: { everywhere: false, sessions: 1, app: app.id },
+  });
+  const endSession = await idpLogoutUrl(services, current.session.provider_id, idToken).catch(() => undefined);
+  return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(endSession ?? signedOut, 303);
+}

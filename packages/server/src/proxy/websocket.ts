@@ -1,0 +1,90 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { fastifyCookie } from '@fastify/cookie';
+import type { FastifyBaseLogger } from 'fastify';
+import { WebSocket, WebSocketServer } from 'ws';
+import { checkAccess } from '../authorize/checkAccess.js';
+import type { AppConfig } from '../config/schema.js';
+import type { Services } from '../services.js';
+import { upstreamRequestHeaders } from './upstreamHeaders.js';
+
+/** Close code for "the session that opened this socket ended" (RFC 6455 §7.4.1: policy violation). */
+const SESSION_ENDED = 1008;
+
+/**
+ * WebSocket upgrades on app hosts: checked exactly like any request (session, policy), then bridged to
+ * the upstream with the `ws` library, message for message. Each socket is remembered by its session, so
+ * a revocation closes it at once rather than at the next reconnect.
+ */
+export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
+  const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
+  const bySession = new Map<string, Set<WebSocket>>();
+
+  services.sessions.onRevoke((revoked) => {
+    for (const session of revoked) {
+      for (const socket of bySession.get(session.id) ?? []) socket.close(SESSION_ENDED, 'session ended');
+      bySession.delete(session.id);
+    }
+  });
+
+  const remember = (sessionId: string, socket: WebSocket) => {
+    let sockets = bySession.get(sessionId);
+    if (!sockets) bySession.set(sessionId, (sockets = new Set()));
+    sockets.add(socket);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) bySession.delete(sessionId);
+    });
+  };
+
+  return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
+    const appOrigin = new URL(app.publicUrl).origin;
+    const context = { log, ip: request.socket.remoteAddress, headers: request.headers };
+    const token = fastifyCookie.parse(request.headers.cookie ?? '')[services.cookies.appSession];
+    const result = app.websockets
+      ? await checkAccess(services, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false })
+      : undefined;
+    if (!result || result.kind === 'unauthenticated' || result.kind === 'denied') {
+      const status = !result ? '404 Not Found' : result.kind === 'unauthenticated' ? '401 Unauthorized' : '403 Forbidden';
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+
+    const upstream = new URL(app.upstream);
+    upstream.protocol = upstream.protocol === 'https:' ? 'wss:' : 'ws:';
+    const target = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}${request.url ?? '/'}`;
+    const headers = upstreamRequestHeaders(request.headers, {
+      clientIp: request.socket.remoteAddress,
+      publicOrigin: appOrigin,
+      preserveHost: app.preserveHost,
+      identity: result.kind === 'allowed' ? result.headers : undefined,
+    });
+    // The ws client writes its own handshake headers; pass only the end-to-end ones.
+    for (const name of ['host', 'connection', 'upgrade', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol']) {
+      if (name !== 'host' || !app.preserveHost) delete headers[name];
+    }
+    const protocols = request.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim()).filter(Boolean);
+    const toUpstream = new WebSocket(target, protocols, { headers: headers as Record<string, string>, perMessageDeflate: false });
+
+    toUpstream.once('error', (error) => {
+      log.warn({ app: app.id, err: error }, 'WebSocket upstream failed');
+      if (socket.writable) socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    });
+    toUpstream.once('open', () => {
+      server.handleUpgrade(request, socket, head, (client) => {
+        if (result.kind === 'allowed') remember(result.current.session.id, client);
+        client.on('message', (data, isBinary) => toUpstream.readyState === WebSocket.OPEN && toUpstream.send(data, { binary: isBinary }));
+        toUpstream.on('message', (data, isBinary) => client.readyState === WebSocket.OPEN && client.send(data, { binary: isBinary }));
+        client.once('close', (code, reason) => toUpstream.close(validCloseCode(code), reason));
+        toUpstream.once('close', (code, reason) => client.close(validCloseCode(code), reason));
+        client.on('error', () => toUpstream.terminate());
+        toUpstream.on('error', () => client.terminate());
+      });
+    });
+  };
+}
+
+/** 1005/1006 are reported, never sent. */
+function validCloseCode(code: number): number {
+  return code === 1005 || code === 1006 ? 1000 : code;
+}

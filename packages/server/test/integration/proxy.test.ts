@@ -1,0 +1,329 @@
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { ScriptedBrowser } from './support/browser.js';
+import { freePort } from './support/freePort.js';
+import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
+import { startUpstream, type Upstream } from './support/upstream.js';
+
+/**
+ * Gatehouse as a reverse proxy and as a forward-auth endpoint, end to end over HTTP: the one-time
+ * handshake to the app host, the policy, what the upstream receives, and every hostile variation.
+ * The IdP is a controllable one (the sign-in itself is covered elsewhere); the upstream records what
+ * arrives.
+ */
+let idp: HostileIdp;
+let upstream: Upstream;
+let gatehouse: RunningGatehouse;
+let port: number;
+let app: string;
+let closed: string;
+
+beforeAll(async () => {
+  idp = await startHostileIdp('gatehouse');
+  upstream = await startUpstream();
+  port = await freePort();
+  app = `http://echo.localhost:${port}`;
+  closed = `http://closed.localhost:${port}`;
+  gatehouse = await startGatehouse({
+    port,
+    trustedProxies: ['127.0.0.1/8'],
+    providers: [{ id: 'idp', name: 'Test IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 's', createUsers: true }],
+    apps: [
+      { id: 'echo', name: 'Echo', publicUrl: app, upstream: upstream.url, websockets: true, publicPaths: ['/public/*', '/health'], corsPreflight: true, policy: { allow: [{ emails: ['mallory@example.com'] }] } },
+      { id: 'closed', name: 'Closed app', publicUrl: closed, upstream: upstream.url, policy: { allow: [{ groups: ['admins'] }] } },
+    ],
+  });
+});
+
+afterAll(async () => {
+  await gatehouse?.close();
+  await upstream?.close();
+  await idp?.close();
+});
+
+const hosts = () => ['echo.localhost', 'closed.localhost'];
+
+/** A browser signed in at the portal and, through the handshake, at `appOrigin`. */
+async function signedInAt(appOrigin: string, path = '/'): Promise<{ browser: ScriptedBrowser; landing: ReturnType<ScriptedBrowser['request']> extends Promise<infer H> ? H : never }> {
+  const browser = new ScriptedBrowser(hosts());
+  const first = await browser.request(`${appOrigin}${path}`, { headers: { accept: 'text/html' } });
+  expect(first.status).toBe(302);
+  let { hop } = await browser.follow(first);
+  // Signed out at the portal: the person clicks "Sign in with Test IdP" on /sign-in?rd=<app URL>.
+  const signIn = new URL(hop.url);
+  if (signIn.pathname === '/sign-in') {
+    const start = await browser.request(`${gatehouse.url}/.gatehouse/sign-in/idp?rd=${encodeURIComponent(signIn.searchParams.get('rd')!)}`);
+    ({ hop } = await browser.follow(start));
+  }
+  return { browser, landing: hop };
+}
+
+const json = (body: string) => JSON.parse(body) as { headers: Record<string, string>; url: string; bodyLength: number; method: string };
+
+describe('reverse proxy', () => {
+  it('a signed-out browser goes through sign-in and the handshake back to the original URL', async () => {
+    const { browser, landing } = await signedInAt(app, '/deep/page?q=1');
+    expect(landing.url).toBe(`${app}/deep/page?q=1`);
+    expect(landing.status).toBe(200);
+    expect(json(landing.body).url).toBe('/deep/page?q=1');
+    // The app host got its own host-only cookie, distinct from the portal's.
+    const appCookie = browser.cookie('echo.localhost', 'gatehouse_app');
+    expect(appCookie).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(appCookie).not.toBe(browser.cookie('localhost', 'gatehouse_session'));
+    expect(browser.cookieAttributes('echo.localhost', 'gatehouse_app')).toMatch(/HttpOnly/i);
+    expect(browser.cookieAttributes('echo.localhost', 'gatehouse_app')).toMatch(/SameSite=Lax/i);
+    expect(browser.cookieAttributes('echo.localhost', 'gatehouse_app')).not.toMatch(/Domain=/i);
+  });
+
+  it('API-style requests get 401 problem+json, never a redirect', async () => {
+    const browser = new ScriptedBrowser(hosts());
+    const api = await browser.request(`${app}/api/data`, { headers: { accept: 'application/json' } });
+    expect(api.status).toBe(401);
+    expect(api.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const post = await browser.request(`${app}/form`, { method: 'POST', body: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' } });
+    expect(post.status).toBe(401);
+    expect(upstream.last?.url).not.toBe('/form');
+  });
+
+  it('the upstream receives the identity, never Gatehouse cookies, and an assertion it can verify', async () => {
+    const { browser } = await signedInAt(app);
+    browser.setCookie('echo.localhost', 'theme', 'dark');
+    const echoed = json((await browser.request(`${app}/whoami`)).body);
+    expect(echoed.headers['x-gatehouse-email']).toBe('mallory@example.com');
+    expect(echoed.headers['x-gatehouse-user']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(echoed.headers['x-gatehouse-groups']).toBe('');
+    expect(echoed.headers.cookie).toBe('theme=dark');
+    expect(echoed.headers['x-forwarded-host']).toBe(`echo.localhost:${port}`);
+    expect(echoed.headers['x-forwarded-proto']).toBe('http');
+    const jwks = createLocalJWKSet((await (await fetch(`${gatehouse.url}/.gatehouse/jwks.json`)).json()) as JSONWebKeySet);
+    const { payload, protectedHeader } = await jwtVerify(echoed.headers['x-gatehouse-assertion']!, jwks, { issuer: gatehouse.url, audience: app });
+    expect(protectedHeader.alg).toBe('ES256');
+    expect(payload).toMatchObject({ sub: echoed.headers['x-gatehouse-user'], email: 'mallory@example.com' });
+    expect(payload.exp! - payload.iat!).toBe(300);
+    // The same keys are published on the app host too.
+    const appJwks = await browser.request(`${app}/.gatehouse/jwks.json`);
+    expect(JSON.parse(appJwks.body)).toEqual(await (await fetch(`${gatehouse.url}/.gatehouse/jwks.json`)).json());
+  });
+
+  // Threat: header spoofing. A client sends its own identity headers hoping the app believes them.
+  it.each(['X-Gatehouse-Email', 'x-gatehouse-email', 'X-GATEHOUSE-EMAIL', 'X_Gatehouse_Email', 'x_gatehouse_email', 'X-Gatehouse_Email', 'X-Gatehouse-Assertion', 'X-Gatehouse-Anything'])(
+    'incoming %s is removed',
+    async (name) => {
+      const { browser } = await signedInAt(app);
+      const echoed = json((await browser.request(`${app}/`, { headers: { [name]: 'evil@example.com' } })).body);
+      expect(Object.entries(echoed.headers).filter(([, value]) => String(value).includes('evil'))).toEqual([]);
+      // Public paths carry no identity at all, and still no spoofed one.
+      const open = json((await new ScriptedBrowser(hosts()).request(`${app}/public/x`, { headers: { [name]: 'evil@example.com' } })).body);
+      expect(JSON.stringify(open.headers)).not.toContain('evil');
+    },
+  );
+
+  it('an upstream cannot set or clear Gatehouse cookies', async () => {
+    const { browser } = await signedInAt(app);
+    const before = browser.cookie('echo.localhost', 'gatehouse_app');
+    const response = await browser.request(`${app}/set-cookie`);
+    expect(response.headers.getSetCookie()).toEqual(['theme=dark; Path=/']);
+    expect(browser.cookie('echo.localhost', 'gatehouse_app')).toBe(before);
+  });
+
+  it('streams request bodies to the upstream', async () => {
+    const { browser } = await signedInAt(app);
+    const body = 'x'.repeat(1_000_000);
+    const echoed = json((await browser.request(`${app}/upload`, { method: 'PUT', body, headers: { 'content-type': 'application/octet-stream' } })).body);
+    expect(echoed).toMatchObject({ method: 'PUT', url: '/upload', bodyLength: 1_000_000 });
+  });
+
+  it('denies with a page naming the user and the app; API clients get problem+json', async () => {
+    const { browser } = await signedInAt(app);
+    const first = await browser.request(`${closed}/`, { headers: { accept: 'text/html' } });
+    const { hop } = await browser.follow(first);
+    expect(hop.status).toBe(403);
+    expect(hop.body).toContain('You are signed in as <strong>mallory@example.com</strong>, who may not open <strong>Closed app</strong>.');
+    expect(hop.body).toContain('Switch account');
+    expect(hop.body).toMatch(/action="\/\.gatehouse\/sign-out"/);
+    const api = await browser.request(`${closed}/api`, { headers: { accept: 'application/json' } });
+    expect(api.status).toBe(403);
+    expect(JSON.parse(api.body).code).toBe('access_denied');
+  });
+
+  it('signing out on the portal ends the app host session at its next request', async () => {
+    const { browser } = await signedInAt(app);
+    const { csrfToken } = JSON.parse((await browser.request(`${gatehouse.url}/api/csrf`)).body);
+    await browser.request(`${gatehouse.url}/.gatehouse/sign-out`, { form: { csrf_token: csrfToken }, headers: { origin: gatehouse.url } });
+    const after = await browser.request(`${app}/`, { headers: { accept: 'text/html' } });
+    expect(after.status).toBe(302);
+    expect(after.headers.get('location')).toMatch(/^\/\.gatehouse\/start\?rd=/);
+  });
+});
+
+describe('the handshake', () => {
+  /** Starts the handshake and stops before the browser reaches the app host's /complete. */
+  async function completeUrl(browser: ScriptedBrowser): Promise<URL> {
+    const start = await browser.request(`${app}/.gatehouse/start?rd=${encodeURIComponent(`${app}/x`)}`);
+    const { stoppedAt } = await browser.follow(start, (url) => url.pathname === '/.gatehouse/complete');
+    return stoppedAt!;
+  }
+
+  it('a code works once, only with the state cookie of the browser that started it', async () => {
+    const { browser } = await signedInAt(app);
+    const complete = await completeUrl(browser);
+    expect(complete.origin).toBe(app);
+
+    // Threat: a leaked /complete URL. Another browser has no matching state cookie.
+    const thief = new ScriptedBrowser(hosts());
+    expect((await thief.request(complete.href)).status).toBe(400);
+
+    // The code was spent by the failed attempt? No: state is checked before the code is consumed.
+    const ok = await browser.request(complete.href);
+    expect(ok.status).toBe(303);
+    // Replay of the same URL: refused.
+    browser.setCookie('echo.localhost', 'gatehouse_app_state', complete.searchParams.get('state')!);
+    expect((await browser.request(complete.href)).status).toBe(400);
+  });
+
+  it('a code is bound to the app origin it was issued for', async () => {
+    const { browser } = await signedInAt(app);
+    const complete = await completeUrl(browser);
+    const elsewhere = new URL(complete.href.replace(app, closed));
+    browser.setCookie('closed.localhost', 'gatehouse_app_state', complete.searchParams.get('state')!);
+    expect((await browser.request(elsewhere.href)).status).toBe(400);
+  });
+
+  it('return-to stays on the app: another origin falls back to the app root', async () => {
+    const { browser } = await signedInAt(app);
+    const start = await browser.request(`${app}/.gatehouse/start?rd=${encodeURIComponent('https://evil.example/')}`);
+    const authorize = new URL(start.headers.get('location')!);
+    expect(authorize.origin).toBe(gatehouse.url);
+    expect(authorize.searchParams.get('rd')).toBe(`${app}/`);
+  });
+});
+
+describe('public paths match on the normalised path only', () => {
+  it.each([
+    ['/public/file.txt', true],
+    ['/public', true],
+    ['/health', true],
+    ['/health?debug=1', true],
+    ['/healthz', false],
+    ['/public/../secret', false],
+    ['/public/%2E%2E/secret', false],
+    ['/public%2F..%2Fsecret', false],
+    ['/public/..%2Fsecret', false],
+    ['/secret?next=/public/x', false],
+    ['/secret#/public/x', false],
+    ['/publicity', false],
+  ])('%s → public: %s', async (path, isPublic) => {
+    const response = await new ScriptedBrowser(hosts()).request(`${app}${path}`, { headers: { accept: 'application/json' } });
+    expect(response.status).toBe(isPublic ? 200 : 401);
+  });
+
+  it('CORS preflights pass through unauthenticated when the app asks for it', async () => {
+    const response = await new ScriptedBrowser(hosts()).request(`${app}/api/data`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://spa.example', 'access-control-request-method': 'POST' },
+    });
+    expect(response.status).toBe(200);
+    expect(upstream.last?.method).toBe('OPTIONS');
+    expect(upstream.last?.headers['x-gatehouse-email']).toBeUndefined();
+  });
+});
+
+describe('WebSockets', () => {
+  function connect(browser: ScriptedBrowser): Promise<WebSocket> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { host: `echo.localhost:${port}`, cookie: browser.cookieHeader('echo.localhost') } });
+      socket.once('open', () => resolve(socket));
+      socket.once('unexpected-response', (_request, response) => reject(new Error(`upgrade refused: ${response.statusCode}`)));
+      socket.once('error', reject);
+    });
+  }
+
+  it('echoes through the proxy with the identity, and a revocation closes the socket', async () => {
+    const { browser } = await signedInAt(app);
+    const socket = await connect(browser);
+    const reply = await new Promise<string>((resolve) => {
+      socket.once('message', (data) => resolve(data.toString()));
+      socket.send('hello');
+    });
+    expect(reply).toBe('echo from mallory@example.com: hello');
+
+    const closedWith = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    const sessionId = JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
+    await gatehouse.services.sessions.revoke(sessionId, 'revoked-by-admin');
+    expect(await closedWith).toBe(1008);
+  });
+
+  it('refuses an upgrade without a session', async () => {
+    await expect(connect(new ScriptedBrowser(hosts()))).rejects.toThrow('upgrade refused: 401');
+  });
+});
+
+describe('forward-auth', () => {
+  const forwarded = (host: string, uri = '/', extra: Record<string, string> = {}) => ({
+    'x-forwarded-proto': 'http',
+    'x-forwarded-host': host,
+    'x-forwarded-uri': uri,
+    'x-forwarded-method': 'GET',
+    ...extra,
+  });
+
+  it('nginx auth_request: 200 with identity headers, 401 signed out, 403 denied or unknown host; never a redirect', async () => {
+    const { browser } = await signedInAt(app);
+    const cookie = browser.cookieHeader('echo.localhost');
+    const allowed = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded(`echo.localhost:${port}`), cookie } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('x-gatehouse-email')).toBe('mallory@example.com');
+    expect(allowed.headers.get('x-gatehouse-assertion')).toMatch(/^eyJ/);
+
+    const signedOut = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded(`echo.localhost:${port}`), accept: 'text/html' }, redirect: 'manual' });
+    expect(signedOut.status).toBe(401);
+    // Every identity header is present (empty), so the proxy overwrites any client copies.
+    for (const name of ['x-gatehouse-user', 'x-gatehouse-email', 'x-gatehouse-name', 'x-gatehouse-groups', 'x-gatehouse-assertion']) {
+      expect(signedOut.headers.get(name)).toBe('');
+    }
+    // A cookie for one app host is nothing on another: 401 there, not a pass.
+    const otherHost = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded(`closed.localhost:${port}`), cookie } });
+    expect(otherHost.status).toBe(401);
+    const { browser: onClosed } = await signedInAt(closed);
+    const denied = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded(`closed.localhost:${port}`), cookie: onClosed.cookieHeader('closed.localhost') } });
+    expect(denied.status).toBe(403);
+    const unknown = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded('elsewhere.example'), cookie } });
+    expect(unknown.status).toBe(403);
+    const publicPath = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: forwarded(`echo.localhost:${port}`, '/public/a') });
+    expect(publicPath.status).toBe(200);
+    expect(publicPath.headers.get('x-gatehouse-email')).toBe('');
+  });
+
+  it('Traefik/Caddy forward-auth: browsers are redirected to sign in on the app host, APIs get 401', async () => {
+    const browserStyle = await fetch(`${gatehouse.url}/.gatehouse/forward-auth`, {
+      headers: { ...forwarded(`echo.localhost:${port}`, '/page?a=1'), accept: 'text/html' },
+      redirect: 'manual',
+    });
+    expect(browserStyle.status).toBe(302);
+    expect(browserStyle.headers.get('location')).toBe(`${app}/.gatehouse/start?rd=${encodeURIComponent(`${app}/page?a=1`)}`);
+    const apiStyle = await fetch(`${gatehouse.url}/.gatehouse/forward-auth`, { headers: { ...forwarded(`echo.localhost:${port}`), accept: 'application/json' } });
+    expect(apiStyle.status).toBe(401);
+  });
+
+  // Threat: forwarded-header spoofing. Without trusted proxies, X-Forwarded-* are never believed.
+  it('forwarded headers from an untrusted peer are not believed', async () => {
+    const untrustedPort = await freePort();
+    const untrusted = await startGatehouse({
+      port: untrustedPort,
+      providers: [{ id: 'idp', name: 'Test IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 's', createUsers: true }],
+      apps: [{ id: 'echo', name: 'Echo', publicUrl: `http://echo.example:${untrustedPort}`, upstream: upstream.url, publicPaths: ['/public/*'], policy: { allow: [{ anyUser: true }] } }],
+    });
+    try {
+      const response = await fetch(`${untrusted.url}/.gatehouse/auth`, { headers: forwarded(`echo.example:${untrustedPort}`, '/public/x') });
+      expect(response.status).toBe(403);
+      // Nor is X-Forwarded-For: the upstream sees the real peer.
+      const browser = new ScriptedBrowser(['echo.example']);
+      const hop = await browser.request(`http://echo.example:${untrusted.port}/public/x`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+      expect(json(hop.body).headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+    } finally {
+      await untrusted.close();
+    }
+  });
+});

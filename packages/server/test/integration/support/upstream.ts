@@ -1,0 +1,43 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { WebSocketServer } from 'ws';
+import { freePort } from './freePort.js';
+
+export interface Upstream {
+  url: string;
+  port: number;
+  /** What the last request looked like on arrival. */
+  last: { method: string; url: string; headers: IncomingHttpHeaders; bodyLength: number } | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * An app to put behind Gatehouse: answers every request with what it received (method, URL, headers,
+ * body size) as JSON, sets cookies on /set-cookie (one of them named like Gatehouse's), and echoes
+ * WebSocket messages on /ws prefixed with the identity it was given.
+ */
+export async function startUpstream(): Promise<Upstream> {
+  const port = await freePort();
+  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, close: async () => {} };
+  const server: Server = createServer((request, response) => {
+    let bodyLength = 0;
+    request.on('data', (chunk: Buffer) => (bodyLength += chunk.length));
+    request.on('end', () => {
+      state.last = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, bodyLength };
+      const headers: Record<string, string | string[]> = { 'content-type': 'application/json' };
+      if (request.url === '/set-cookie') headers['set-cookie'] = ['gatehouse_app=planted; Path=/', 'theme=dark; Path=/', '__Host-gatehouse_session=x; Path=/; Secure'];
+      response.writeHead(200, headers).end(JSON.stringify(state.last));
+    });
+  });
+  const sockets = new WebSocketServer({ server, path: '/ws' });
+  sockets.on('connection', (socket, request) => {
+    socket.on('message', (data) => socket.send(`echo from ${request.headers['x-gatehouse-email'] || 'nobody'}: ${data.toString()}`));
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  state.close = () =>
+    new Promise((resolve) => {
+      for (const client of sockets.clients) client.terminate();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}

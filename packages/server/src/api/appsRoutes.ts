@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { parseRoles } from '../accounts/roles.js';
 import { evaluatePolicy } from '../authorize/policy.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -8,7 +9,7 @@ import type { Services } from '../services.js';
 export async function appsRoutes(app: FastifyInstance, { services }: { services: Services }) {
   app.get(paths.api.apps, {
     schema: {
-      tags: ['session'],
+      tags: ['account'],
       summary: 'The apps you may open',
       response: {
         200: {
@@ -32,13 +33,7 @@ export async function appsRoutes(app: FastifyInstance, { services }: { services:
       const current = await request.currentSession();
       if (!current) throw new AppError('unauthenticated');
       reply.header('cache-control', 'no-store');
-      let roles: string[] = [];
-      try {
-        roles = JSON.parse(current.user.roles) as string[];
-      } catch {
-        roles = [];
-      }
-      const subject = { email: current.user.email, groups: current.claims.groups, roles, claims: current.claims.extra ?? {} };
+      const subject = { email: current.user.email, groups: current.claims.groups, roles: parseRoles(current.user.roles), claims: current.claims.extra ?? {} };
       return {
         apps: services.apps
           .all()

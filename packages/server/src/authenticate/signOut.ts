@@ -12,7 +12,7 @@ import { isValidCsrf } from '../sessions/csrf.js';
  * post_logout_redirect_uri, which brings the person back to /signed-out.
  */
 export function signOut(services: Services) {
-  const { sessions, providers, audit, cookies, secureCookies, portalOrigin, secrets } = services;
+  const { sessions, audit, cookies, secureCookies, portalOrigin, secrets } = services;
 
   return async function handler(request: FastifyRequest, reply: FastifyReply) {
     const current = await request.currentSession();

@@ -1,3 +1,4 @@
+import { parseRoles } from '../accounts/roles.js';
 import type { AppConfig } from '../config/schema.js';
 import type { Services } from '../services.js';
 import type { CurrentSession, ResolveContext } from '../sessions/sessionResolver.js';
@@ -52,13 +53,4 @@ export async function checkAccess(services: Services, request: ResolveContext, a
     decision,
     headers: identityHeaders({ userId: user.id, email: user.email, name: user.name, groups: claims.groups, assertion }),
   };
-}
-
-function parseRoles(roles: string): string[] {
-  try {
-    const parsed = JSON.parse(roles) as unknown;
-    return Array.isArray(parsed) ? parsed.filter((role): role is string => typeof role === 'string') : [];
-  } catch {
-    return [];
-  }
 }

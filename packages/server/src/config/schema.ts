@@ -113,7 +113,7 @@ export const providerSchema = z
  */
 const publicPath = z
   .string()
-  .regex(/^\/[A-Za-z0-9._~!$&'()+,;=:@%\/-]*(\/\*)?$/, 'must be a path such as /healthz or /static/* (no query, no wildcards elsewhere)')
+  .regex(/^\/[A-Za-z0-9._~!$&'()+,;=:@%/-]*(\/\*)?$/, 'must be a path such as /healthz or /static/* (no query, no wildcards elsewhere)')
   .refine((pattern) => !pattern.includes('..') && !pattern.includes('//') && !pattern.includes('%'), 'must be a plain normalised path');
 
 export const appSchema = z

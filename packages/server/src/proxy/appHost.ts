@@ -31,7 +31,7 @@ declare module 'fastify' {
  * @fastify/reply-from on undici.
  */
 export async function buildAppHost(services: Services, log: FastifyBaseLogger | undefined): Promise<FastifyInstance> {
-  const { apps, cookies, secureCookies, config } = services;
+  const { apps, config } = services;
   const app = Fastify({
     ...(log ? { loggerInstance: log } : { logger: false }),
     genReqId: () => newReference(),

@@ -9,6 +9,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface Stack {
   portalUrl: string;
+  ports: StackPorts;
   idpUrl: string;
   partnerIdpUrl: string;
   demoUrl: string;
@@ -30,8 +31,29 @@ function freePort(): Promise<number> {
  * Starts Gatehouse exactly as `npm start` does (the built server with its development services), but
  * on free ports and with a data folder of its own, from a config file like an operator would write.
  */
-export async function startStack(): Promise<Stack> {
+export interface StackPorts {
+  portal: number;
+  idp: number;
+  partner: number;
+  demo: number;
+}
+
+export interface StackOptions {
+  /** More YAML appended to the generated config (e.g. apps for a proxy in front, trustedProxies). */
+  extraConfig?: (ports: StackPorts) => string;
+  /** Replaces the default apps (whoami and admin-demo on *.localhost at the portal's port). */
+  apps?: (ports: StackPorts) => string;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const [portal, idp, partner, demo] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const ports: StackPorts = { portal, idp, partner, demo };
+  const apps =
+    options.apps?.(ports) ??
+    `apps:
+  - { id: whoami, name: Whoami, publicUrl: "http://whoami.localhost:${portal}", upstream: "http://localhost:${demo}", websockets: true, preserveHost: true, policy: { allow: [{ groups: [staff] }] } }
+  - { id: admin-demo, name: Admin demo, publicUrl: "http://admin-demo.localhost:${portal}", upstream: "http://localhost:${demo}", websockets: true, preserveHost: true, policy: { allow: [{ groups: [admins] }] } }
+`;
   const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-e2e-'));
   const configFile = path.join(dir, 'gatehouse.yaml');
   writeFileSync(
@@ -45,7 +67,7 @@ development:
     - { port: ${idp}, providerId: dev, name: Development IdP, users: default }
     - { port: ${partner}, providerId: partner, name: Partner IdP, users: partner }
   demoApp: { port: ${demo} }
-`,
+${apps}${options.extraConfig?.(ports) ?? ''}`,
   );
   const logFile = path.join(dir, 'gatehouse.log');
   const out = openSync(logFile, 'a');
@@ -71,7 +93,7 @@ development:
       const response = await fetch(`${portalUrl}/readyz`);
       const body = (await response.json()) as { checks: { providers: Array<{ status: string }> } };
       if (response.ok && body.checks.providers.every((provider) => provider.status === 'ready')) {
-        return { portalUrl, idpUrl: `http://localhost:${idp}`, partnerIdpUrl: `http://localhost:${partner}`, demoUrl: `http://localhost:${demo}`, stop };
+        return { portalUrl, ports, idpUrl: `http://localhost:${idp}`, partnerIdpUrl: `http://localhost:${partner}`, demoUrl: `http://localhost:${demo}`, stop };
       }
     } catch {
       // not up yet

@@ -34,6 +34,8 @@ export const apiPaths = {
   providers: '/api/providers',
   session: '/api/session',
   csrf: '/api/csrf',
+  /** GET: the apps the signed-in person may open. */
+  apps: '/api/apps',
   me: {
     /** GET: the signed-in person's active sessions. */
     sessions: '/api/me/sessions',

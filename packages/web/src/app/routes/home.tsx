@@ -3,6 +3,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { Link, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
 import { paths } from '../../config/paths';
+import { appsQueryOptions } from '../../features/apps/api/getApps';
 import { AppLauncher } from '../../features/apps/components/AppLauncher';
 import { RequireSession } from '../RequireSession';
 import { ensureSession } from '../ensureSession';
@@ -14,25 +15,29 @@ export const clientLoader =
   (queryClient: QueryClient) =>
   async ({ request }: LoaderFunctionArgs) => {
     await ensureSession(queryClient, request, signInHref);
+    // Start loading the apps before the page renders, as the account page does with its sections.
+    void queryClient.prefetchQuery(appsQueryOptions());
     return null;
   };
 
-/** `/`: the app launcher. */
+/** `/`: the app launcher, the apps this person may open. */
 export default function HomeRoute() {
   return (
     <Stack gap="xl">
       <PageTitle title="Apps" />
       <RequireSession signedOutHref={signInHref}>
         {({ user }) => (
-          <Group justify="space-between" align="baseline">
-            <Title order={1}>Welcome, {user.name || user.email}</Title>
-            <Anchor component={Link} to={paths.account.getHref()} fw={600}>
-              Your account
-            </Anchor>
-          </Group>
+          <>
+            <Group justify="space-between" align="baseline">
+              <Title order={1}>Welcome, {user.name || user.email}</Title>
+              <Anchor component={Link} to={paths.account.getHref()} fw={600}>
+                Your account
+              </Anchor>
+            </Group>
+            <AppLauncher />
+          </>
         )}
       </RequireSession>
-      <AppLauncher />
     </Stack>
   );
 }

@@ -11,12 +11,13 @@ import { sanitizeReturnTo } from '../../features/auth/utils/returnTo';
 import { readSignInFailure } from '../../features/auth/utils/signInErrors';
 
 /**
- * `/sign-in[?rd=<path>][&error=<code>&ref=<reference>]`: one button per enabled provider, the banner a
- * failed attempt ends on, and a way onward for someone who is signed in already.
+ * `/sign-in[?rd=<path or app URL>][&error=<code>&ref=<reference>]`: one button per enabled provider, the
+ * banner a failed attempt ends on, and a way onward for someone who is signed in already. `rd` is a path
+ * here, or the absolute URL of a protected app that sent the person to sign in.
  */
 export default function SignInRoute() {
   const [search] = useSearchParams();
-  const returnTo = sanitizeReturnTo(search.get('rd'));
+  const returnTo = sanitizeReturnTo(search.get('rd'), undefined, { ownOrigin: window.location.origin });
   const failure = readSignInFailure(search);
   const providers = useProviders();
   // 401 is the expected answer here; it only decides whether to show "You are signed in as …".

@@ -5,7 +5,7 @@ import { signInStartHref } from '../utils/returnTo';
 
 export interface ProviderButtonsProps {
   providers: SignInProvider[];
-  /** Already sanitised path to come back to after signing in. */
+  /** Already sanitised path or app URL to come back to after signing in. */
   returnTo: string;
 }
 

@@ -16,7 +16,7 @@ export interface DemoAppOptions {
 // The page shows request headers: no scripts, no framing, never cached (it differs per user).
 const HTML_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'",
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
 };

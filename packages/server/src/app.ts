@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
@@ -13,7 +14,7 @@ import { sessionRoutes } from './api/sessionRoutes.js';
 import { authenticateRoutes } from './authenticate/index.js';
 import { newReference } from './errors.js';
 import { installErrorHandling } from './http/errorHandler.js';
-import { paths } from './paths.js';
+import { paths, RESERVED_PREFIX } from './paths.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
@@ -44,8 +45,16 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       });
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
         const target = services.apps.forHost(request.headers.host);
-        if (!target || !upgradeToApp) {
-          socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        const reserved = request.url?.startsWith(`${RESERVED_PREFIX}/`) ?? false;
+        if (!target || !upgradeToApp || reserved) {
+          // Not a WebSocket for an app (e.g. a proxy's auth subrequest that kept the client's Upgrade
+          // header): answer it as the plain HTTP request it also is.
+          const response = new ServerResponse(request);
+          response.assignSocket(socket as Socket);
+          response.shouldKeepAlive = false;
+          response.once('finish', () => socket.end());
+          if (target && appHost) appHost.routing(request, response);
+          else portalHandler(request, response);
           return;
         }
         upgradeToApp(request, socket, head, target).catch((error: unknown) => {

@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { csrfToken } from '../src/sessions/csrf.js';
+import { csrfToken, isSameOrigin } from '../src/sessions/csrf.js';
 import { hashSecret, isWellFormedSecret, newPublicId, newSecret } from '../src/sessions/sessionToken.js';
 import { SessionStore } from '../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../src/sessions/tokenCipher.js';
@@ -141,5 +141,23 @@ describe('session store', () => {
     expect(csrfToken(key, a.session)).toBe(csrfToken(key, a.session));
     expect(csrfToken(key, a.session)).not.toBe(csrfToken(key, b.session));
     expect(csrfToken(Buffer.alloc(32, 1), a.session)).not.toBe(csrfToken(key, a.session));
+  });
+});
+
+describe('same-origin check', () => {
+  const request = (headers: Record<string, string>) => ({ headers }) as unknown as Parameters<typeof isSameOrigin>[0];
+  it.each<[Record<string, string>, boolean]>([
+    [{ origin: 'http://localhost:4180' }, true],
+    [{ origin: 'http://localhost:4181' }, false],
+    [{ origin: 'http://localhost:4180', 'sec-fetch-site': 'same-site' }, true],
+    [{ 'sec-fetch-site': 'same-origin' }, true],
+    [{ 'sec-fetch-site': 'same-site' }, false],
+    [{}, false],
+    // A no-referrer page's POST carries Origin: null; only Fetch Metadata can vouch for it then.
+    [{ origin: 'null', 'sec-fetch-site': 'same-origin' }, true],
+    [{ origin: 'null', 'sec-fetch-site': 'cross-site' }, false],
+    [{ origin: 'null' }, false],
+  ])('%j → %s', (headers, expected) => {
+    expect(isSameOrigin(request(headers), 'http://localhost:4180')).toBe(expected);
   });
 });

@@ -3,6 +3,7 @@ import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
 import { checkAccess } from './checkAccess.js';
+import { sendDeniedPage } from './deniedResponse.js';
 import { identityHeaders } from './identityHeaders.js';
 
 type Mode = 'auth_request' | 'redirect';
@@ -42,6 +43,10 @@ export async function forwardAuthRoutes(app: FastifyInstance, { services }: { se
         case 'allowed':
           return reply.status(200).send();
         case 'denied':
+          // Traefik and Caddy pass this answer on to the browser: make it a page a person understands.
+          if (mode === 'redirect' && isBrowserNavigation(original.method, request.headers.accept)) {
+            return sendDeniedPage(services, request, reply, { app, appOrigin: original.origin, email: result.current.user.email, url: `${original.origin}${original.uri}` });
+          }
           return reply.status(403).send();
         case 'unauthenticated':
           if (mode === 'redirect' && isBrowserNavigation(original.method, request.headers.accept)) {

@@ -4,17 +4,16 @@ import replyFrom from '@fastify/reply-from';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { appComplete, appStart } from '../authorize/appHandshake.js';
 import { checkAccess, type AccessResult } from '../authorize/checkAccess.js';
-import { isBrowserNavigation } from '../authorize/forwardAuth.js';
+import { appCsrfToken, sendDeniedPage } from '../authorize/deniedResponse.js';
+import { forwardAuthRoutes, isBrowserNavigation } from '../authorize/forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
 import { installErrorHandling, sendError } from '../http/errorHandler.js';
-import { deniedPage } from '../http/html.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
 import { idpLogoutUrl } from '../authenticate/signOut.js';
 import { cookieOptions } from '../sessions/cookies.js';
-import { csrfToken, isSameOrigin, presentedToken } from '../sessions/csrf.js';
-import { hashSecret } from '../sessions/sessionToken.js';
+import { isSameOrigin, presentedToken } from '../sessions/csrf.js';
 import { upstreamRequestHeaders, withoutOurSetCookies } from './upstreamHeaders.js';
 
 declare module 'fastify' {
@@ -61,6 +60,8 @@ export async function buildAppHost(services: Services, log: FastifyBaseLogger | 
     );
     own.get(paths.jwks, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(services.signingKeys.publicJwks()));
     own.post(paths.signOut, async (request, reply) => appSignOut(services, request, reply));
+    // Proxies that keep the app's Host on the auth subrequest (Caddy's forward_auth does) reach these here.
+    await own.register(forwardAuthRoutes, { services });
     own.all(`${RESERVED_PREFIX}/*`, async () => {
       throw new AppError('not_found');
     });
@@ -106,20 +107,7 @@ async function proxy(services: Services, request: FastifyRequest, reply: Fastify
       if (!isBrowserNavigation(request.method, request.headers.accept)) {
         return sendError(new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), request, reply, 'json');
       }
-      return reply
-        .status(403)
-        .header('cache-control', 'no-store')
-        .type('text/html; charset=utf-8')
-        .send(
-          deniedPage({
-            email: result.current.user.email,
-            appName: app.name,
-            reference: request.id,
-            switchAccountUrl: `${services.portalOrigin}${paths.pages.signIn}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`,
-            signOutAction: paths.signOut,
-            csrfToken: appCsrfToken(services, request),
-          }),
-        );
+      return sendDeniedPage(services, request, reply, { app, appOrigin, email: result.current.user.email, url: `${appOrigin}${request.url}` });
     case 'public':
     case 'allowed':
       return forward(services, request, reply, app, appOrigin, result);
@@ -145,12 +133,6 @@ function forward(services: Services, request: FastifyRequest, reply: FastifyRepl
   });
 }
 
-/** The app host's CSRF token: bound to its own session token, so it is useless on any other host. */
-function appCsrfToken(services: Services, request: FastifyRequest): string {
-  const token = request.cookies[services.cookies.appSession] ?? '';
-  return csrfToken(services.secrets.cookieKey, { secret_hash: `app\u0000${hashSecret(token)}` });
-}
-
 /** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */
 async function appSignOut(services: Services, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
@@ -159,7 +141,7 @@ async function appSignOut(services: Services, request: FastifyRequest, reply: Fa
   reply.header('cache-control', 'no-store');
   const signedOut = `${services.portalOrigin}${paths.pages.signedOut}`;
   if (!current) return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(signedOut, 303);
-  if (!isSameOrigin(request, appOrigin) || presentedToken(request) !== appCsrfToken(services, request)) throw new AppError('csrf_failed');
+  if (!isSameOrigin(request, appOrigin) || presentedToken(request) !== appCsrfToken(services, request.cookies[services.cookies.appSession])) throw new AppError('csrf_failed');
   const idToken = services.sessions.idToken(current.session);
   await services.sessions.revoke(current.session.id, 'sign-out');
   await services.audit.record({

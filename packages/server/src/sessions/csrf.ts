@@ -15,10 +15,13 @@ export function csrfToken(cookieKey: Buffer, session: Pick<Session, 'secret_hash
   return createHmac('sha256', cookieKey).update(`csrf\0${session.secret_hash}`).digest('base64url');
 }
 
-/** The exact Origin, or, where a browser sent none, Fetch Metadata saying same-origin. */
-export function isSameOrigin(request: FastifyRequest, portalOrigin: string): boolean {
+/**
+ * The exact Origin, or, where a browser sent none — or "null", as it must for a POST from a page whose
+ * referrer policy is no-referrer (Fetch §3.1) — Fetch Metadata saying same-origin.
+ */
+export function isSameOrigin(request: FastifyRequest, expectedOrigin: string): boolean {
   const origin = request.headers.origin;
-  if (origin !== undefined) return origin === portalOrigin;
+  if (origin !== undefined && origin !== 'null') return origin === expectedOrigin;
   return request.headers['sec-fetch-site'] === 'same-origin';
 }
 

@@ -1,7 +1,8 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { ScriptedBrowser } from './support/browser.js';
+import { inputValue, ScriptedBrowser } from './support/browser.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
@@ -58,6 +59,23 @@ async function signedInAt(appOrigin: string, path = '/'): Promise<{ browser: Scr
     ({ hop } = await browser.follow(start));
   }
   return { browser, landing: hop };
+}
+
+/** A raw HTTP/1.1 exchange, for requests fetch() will not make (Upgrade headers on a plain GET). */
+function fetchRaw(path: string, headers: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(`GET ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`);
+    });
+    let data = '';
+    socket.on('data', (chunk) => (data += chunk.toString()));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+    setTimeout(() => {
+      socket.destroy();
+      resolve(data);
+    }, 2000);
+  });
 }
 
 const json = (body: string) => JSON.parse(body) as { headers: Record<string, string>; url: string; bodyLength: number; method: string };
@@ -146,6 +164,17 @@ describe('reverse proxy', () => {
     const api = await browser.request(`${closed}/api`, { headers: { accept: 'application/json' } });
     expect(api.status).toBe(403);
     expect(JSON.parse(api.body).code).toBe('access_denied');
+  });
+
+  it('"Sign out" on the denied page ends the session (CSRF-checked)', async () => {
+    const { browser, landing } = await signedInAt(closed);
+    expect(landing.status).toBe(403);
+    const token = inputValue(landing.body, 'csrf_token')!;
+    const forged = await browser.request(`${closed}/.gatehouse/sign-out`, { form: { csrf_token: token }, headers: { origin: 'http://evil.localhost' } });
+    expect(forged.status).toBe(403);
+    const signOut = await browser.request(`${closed}/.gatehouse/sign-out`, { form: { csrf_token: token }, headers: { origin: closed } });
+    expect(signOut.status).toBe(303);
+    expect((await browser.request(`${gatehouse.url}/api/session`)).status).toBe(401);
   });
 
   it('signing out on the portal ends the app host session at its next request', async () => {
@@ -305,6 +334,25 @@ describe('forward-auth', () => {
     expect(browserStyle.headers.get('location')).toBe(`${app}/.gatehouse/start?rd=${encodeURIComponent(`${app}/page?a=1`)}`);
     const apiStyle = await fetch(`${gatehouse.url}/.gatehouse/forward-auth`, { headers: { ...forwarded(`echo.localhost:${port}`), accept: 'application/json' } });
     expect(apiStyle.status).toBe(401);
+  });
+
+  it('works when the proxy keeps the app’s Host on the auth request (Caddy), or the client’s Upgrade header', async () => {
+    const browser = new ScriptedBrowser(hosts());
+    const viaAppHost = await browser.request(`${app}/.gatehouse/forward-auth`, {
+      headers: { ...forwarded(`echo.localhost:${port}`, '/x'), accept: 'text/html' },
+    });
+    expect(viaAppHost.status).toBe(302);
+    const upgrade = await fetchRaw(`/.gatehouse/auth`, { ...forwarded(`echo.localhost:${port}`), connection: 'Upgrade', upgrade: 'websocket', host: `localhost:${port}` });
+    expect(upgrade).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
+  it('Traefik/Caddy: a denied browser gets the access-denied page, not an empty 403', async () => {
+    const { browser: onClosed } = await signedInAt(closed);
+    const denied = await fetch(`${gatehouse.url}/.gatehouse/forward-auth`, {
+      headers: { ...forwarded(`closed.localhost:${port}`, '/x'), accept: 'text/html', cookie: onClosed.cookieHeader('closed.localhost') },
+    });
+    expect(denied.status).toBe(403);
+    expect(await denied.text()).toContain('who may not open <strong>Closed app</strong>');
   });
 
   // Threat: forwarded-header spoofing. Without trusted proxies, X-Forwarded-* are never believed.

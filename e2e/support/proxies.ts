@@ -1,0 +1,234 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, type Page } from '@playwright/test';
+
+/**
+ * Debian's nginx and Caddy in front of a Gatehouse stack, on loopback, each run in the foreground as a
+ * child process of the test. Their configuration is rendered from the very files people copy
+ * (docs/deploy/nginx.conf and docs/deploy/Caddyfile): only the placeholders are substituted, and only
+ * what a test needs besides (temporary paths, loopback only, no admin API, no certificates) is wrapped
+ * around them.
+ */
+
+const deployDir = fileURLToPath(new URL('../../docs/deploy/', import.meta.url));
+
+export interface ProxyOptions {
+  /** The port to listen on (127.0.0.1 only). */
+  port: number;
+  /** The port Gatehouse (the portal) listens on. */
+  gatehousePort: number;
+  /** The port of the app behind the proxy (the demo app). */
+  demoPort: number;
+  /** Host names the proxy answers for. Default: the two test apps. */
+  hosts?: readonly string[];
+}
+
+export interface RunningProxy {
+  /** `http://127.0.0.1:<port>`: for requests that set the Host header themselves. */
+  url: string;
+  port: number;
+  /** `http://<host>:<port>`: what a browser opens (Chromium resolves *.localhost to loopback). */
+  origin(host: string): string;
+  /** The configuration as rendered, and what the proxy logged so far: for failure reports. */
+  config: string;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_HOSTS = ['whoami.localhost', 'admin-demo.localhost'] as const;
+
+/** A port nobody listens on right now, on 127.0.0.1 (the pattern of support/stack.ts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Replaces each placeholder (a whole word such as GATEHOUSE_UPSTREAM) everywhere in a documented
+ * config. A placeholder the file no longer has is an error: the docs and the tests must not drift.
+ */
+export function renderTemplate(file: string, substitutions: Record<string, string>): string {
+  let text = readFileSync(path.join(deployDir, file), 'utf8');
+  for (const [placeholder, value] of Object.entries(substitutions)) {
+    const pattern = new RegExp(`\\b${placeholder}\\b`, 'g');
+    if (!pattern.test(text)) throw new Error(`docs/deploy/${file} has no placeholder ${placeholder}`);
+    text = text.replace(pattern, () => value);
+  }
+  return text;
+}
+
+/** An executable from Debian's package, wherever this machine has it. */
+function executable(name: string, envVariable: string, candidates: readonly string[]): string {
+  const configured = process.env[envVariable];
+  if (configured) return configured;
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found) throw new Error(`${name} is not installed (looked at ${candidates.join(', ')}; set ${envVariable}). scripts/test.sh installs it.`);
+  return found;
+}
+
+/** nginx with docs/deploy/nginx.conf included in a minimal main configuration of the test's own. */
+export async function startNginx(options: ProxyOptions): Promise<RunningProxy> {
+  const nginx = executable('nginx', 'NGINX_PATH', ['/usr/sbin/nginx', '/usr/bin/nginx']);
+  const dir = temporaryDirectory('gatehouse-nginx-');
+  const site = renderTemplate('nginx.conf', {
+    LISTEN: `127.0.0.1:${options.port}`,
+    SERVER_NAME: (options.hosts ?? DEFAULT_HOSTS).join(' '),
+    GATEHOUSE_UPSTREAM: `127.0.0.1:${options.gatehousePort}`,
+    APP_UPSTREAM: `http://127.0.0.1:${options.demoPort}`,
+  });
+  writeFileSync(path.join(dir, 'gatehouse.conf'), site);
+  // Everything nginx writes stays in the temporary folder; nginx creates the temp paths itself (and,
+  // as root, hands them to its worker user).
+  const at = (name: string) => JSON.stringify(path.join(dir, name));
+  writeFileSync(
+    path.join(dir, 'nginx.conf'),
+    `worker_processes 1;
+events { worker_connections 256; }
+http {
+    client_body_temp_path ${at('client_body')};
+    proxy_temp_path ${at('proxy')};
+    fastcgi_temp_path ${at('fastcgi')};
+    uwsgi_temp_path ${at('uwsgi')};
+    scgi_temp_path ${at('scgi')};
+    access_log ${at('access.log')};
+    include ${at('gatehouse.conf')};
+}
+`,
+  );
+  const errorLog = path.join(dir, 'error.log');
+  const child = launch(
+    nginx,
+    ['-p', `${dir}/`, '-e', errorLog, '-c', path.join(dir, 'nginx.conf'), '-g', `daemon off; pid ${path.join(dir, 'nginx.pid')};`],
+    dir,
+    {},
+  );
+  const logs = () => ['nginx.out', 'error.log'].map((name) => readIfThere(path.join(dir, name))).join('');
+  // SIGTERM is nginx's fast shutdown: the master stops its workers and exits.
+  return running(child, options.port, dir, site, logs, 'SIGTERM');
+}
+
+/** Caddy with docs/deploy/Caddyfile, after a global options block of the test's own. */
+export async function startCaddy(options: ProxyOptions): Promise<RunningProxy> {
+  const caddy = executable('caddy', 'CADDY_PATH', ['/usr/bin/caddy', '/usr/local/bin/caddy']);
+  const dir = temporaryDirectory('gatehouse-caddy-');
+  const site = renderTemplate('Caddyfile', {
+    SITE_ADDRESS: (options.hosts ?? DEFAULT_HOSTS).map((host) => `http://${host}:${options.port}`).join(', '),
+    GATEHOUSE_UPSTREAM: `127.0.0.1:${options.gatehousePort}`,
+    APP_UPSTREAM: `127.0.0.1:${options.demoPort}`,
+  });
+  if (/^\{/m.test(site)) throw new Error('docs/deploy/Caddyfile has a global options block; the test adds its own');
+  const config = `{
+	admin off
+	auto_https off
+	default_bind 127.0.0.1
+	storage file_system ${JSON.stringify(path.join(dir, 'data'))}
+}
+
+${site}`;
+  writeFileSync(path.join(dir, 'Caddyfile'), config);
+  const child = launch(caddy, ['run', '--config', path.join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], dir, {
+    // Caddy saves its running config and state under these; keep them in the temporary folder.
+    HOME: dir,
+    XDG_CONFIG_HOME: path.join(dir, 'config'),
+    XDG_DATA_HOME: path.join(dir, 'data'),
+  });
+  const logs = () => readIfThere(path.join(dir, 'caddy.out'));
+  return running(child, options.port, dir, config, logs, 'SIGTERM');
+}
+
+function temporaryDirectory(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  // nginx's workers run as another user when the tests run as root; they must reach their temp paths.
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+function readIfThere(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function launch(command: string, args: string[], dir: string, env: Record<string, string>): ChildProcess {
+  const out = openSync(path.join(dir, `${path.basename(command)}.out`), 'a');
+  return spawn(command, args, { cwd: dir, stdio: ['ignore', out, out], env: { ...process.env, ...env } });
+}
+
+/** Waits until the proxy answers HTTP, and gives the handle to stop it (always, and only once). */
+async function running(
+  child: ChildProcess,
+  port: number,
+  dir: string,
+  config: string,
+  logs: () => string,
+  signal: NodeJS.Signals,
+): Promise<RunningProxy> {
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  let spawnError: Error | undefined;
+  child.once('error', (error) => (spawnError = error));
+  // Should the test process end without afterAll (a crash, Ctrl-C), the proxy ends with it.
+  const onExit = () => {
+    if (child.exitCode === null) child.kill(signal);
+  };
+  process.once('exit', onExit);
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      process.off('exit', onExit);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill(signal);
+        const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(force);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    })());
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline && !spawnError && child.exitCode === null) {
+    try {
+      // Any HTTP answer means it listens; what it answers is the tests' business.
+      await fetch(`${url}/`, { signal: AbortSignal.timeout(1_000), redirect: 'manual' });
+      return { url, port, origin: (host) => `http://${host}:${port}`, config, logs, stop };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const why = spawnError?.message ?? (child.exitCode !== null ? `exited with code ${child.exitCode}` : 'did not answer within 15 s');
+  const output = logs();
+  await stop();
+  throw new Error(`${path.basename(String(child.spawnfile))} ${why}:\n${output}\n--- configuration ---\n${config}`);
+}
+
+/**
+ * A signed-out browser opens a URL on an app host (behind a proxy, or Gatehouse itself) and signs in as a
+ * person would: the app host sends it to the portal's sign-in page, "Sign in with Development IdP", the
+ * IdP's login form, and back through the app host's handshake to the very URL it asked for.
+ */
+export async function signInAtApp(page: Page, url: string, portalUrl: string, login: string, password: string): Promise<void> {
+  await page.goto(url);
+  await expect(page).toHaveURL((current) => current.origin === new URL(portalUrl).origin && current.pathname === '/sign-in');
+  const devIdp = 'Sign in with Development IdP';
+  await page.getByRole('link', { name: devIdp }).or(page.getByRole('button', { name: devIdp })).click();
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(url);
+}

@@ -1,0 +1,38 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '../config/schema.js';
+import { deniedPage } from '../http/html.js';
+import { paths } from '../paths.js';
+import type { Services } from '../services.js';
+import { csrfToken } from '../sessions/csrf.js';
+import { hashSecret } from '../sessions/sessionToken.js';
+
+/** An app host's CSRF token: bound to its own session token, so it is useless on any other host. */
+export function appCsrfToken(services: Services, appToken: string | undefined): string {
+  return csrfToken(services.secrets.cookieKey, { secret_hash: `app\u0000${hashSecret(appToken ?? '')}` });
+}
+
+/**
+ * The 403 page a person sees on an app host (directly behind Gatehouse, or through a proxy that passes
+ * the forward-auth answer on): who is signed in, which app said no, "Switch account" and "Sign out".
+ */
+export function sendDeniedPage(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { app, appOrigin, email, url }: { app: AppConfig; appOrigin: string; email: string; url: string },
+): FastifyReply {
+  return reply
+    .status(403)
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(
+      deniedPage({
+        email,
+        appName: app.name,
+        reference: request.id,
+        switchAccountUrl: `${services.portalOrigin}${paths.pages.signIn}?rd=${encodeURIComponent(url)}`,
+        signOutAction: paths.signOut,
+        csrfToken: appCsrfToken(services, request.cookies[services.cookies.appSession]),
+      }),
+    );
+}

@@ -36,3 +36,15 @@ export class AppRegistry {
     return this.byId.size;
   }
 }
+
+const origins = new WeakMap<AppConfig, string>();
+
+/** An app's public origin (parsed once per app: it is needed on every proxied request). */
+export function originOf(app: AppConfig): string {
+  let origin = origins.get(app);
+  if (origin === undefined) {
+    origin = new URL(app.publicUrl).origin;
+    origins.set(app, origin);
+  }
+  return origin;
+}

@@ -19,7 +19,7 @@ export function sendDeniedPage(
   services: Services,
   request: FastifyRequest,
   reply: FastifyReply,
-  { app, appOrigin, email, url }: { app: AppConfig; appOrigin: string; email: string; url: string },
+  { app, email, url }: { app: AppConfig; email: string; url: string },
 ): FastifyReply {
   return reply
     .status(403)

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
+import { originOf } from './appRegistry.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
 import { checkAccess } from './checkAccess.js';
 import { sendDeniedPage } from './deniedResponse.js';
@@ -26,7 +27,7 @@ export async function forwardAuthRoutes(app: FastifyInstance, { services }: { se
       reply.header('cache-control', 'no-store');
       const original = isTrusted(request.socket.remoteAddress) ? forwardedRequest(request) : undefined;
       const app = original ? apps.forHost(original.host) : undefined;
-      if (!original || !app || original.origin !== new URL(app.publicUrl).origin) {
+      if (!original || !app || original.origin !== originOf(app)) {
         return reply.status(403).headers(forbidden).send();
       }
       const result = await checkAccess(services, request, {
@@ -45,7 +46,7 @@ export async function forwardAuthRoutes(app: FastifyInstance, { services }: { se
         case 'denied':
           // Traefik and Caddy pass this answer on to the browser: make it a page a person understands.
           if (mode === 'redirect' && isBrowserNavigation(original.method, request.headers.accept)) {
-            return sendDeniedPage(services, request, reply, { app, appOrigin: original.origin, email: result.current.user.email, url: `${original.origin}${original.uri}` });
+            return sendDeniedPage(services, request, reply, { app, email: result.current.user.email, url: `${original.origin}${original.uri}` });
           }
           return reply.status(403).send();
         case 'unauthenticated':
@@ -57,9 +58,11 @@ export async function forwardAuthRoutes(app: FastifyInstance, { services }: { se
       }
     };
 
-  // Logged at warn only: this is the hot path of every proxied request.
-  app.get(paths.forwardAuth, { logLevel: 'warn' }, handler('auth_request'));
-  app.get(paths.forwardAuthRedirect, { logLevel: 'warn' }, handler('redirect'));
+  // The hot path of every request behind a proxy: logged at warn only, and without the security
+  // headers meant for pages (the proxy never shows this answer's headers to a browser as a page).
+  const hot = { logLevel: 'warn', helmet: false } as const;
+  app.get(paths.forwardAuth, hot, handler('auth_request'));
+  app.get(paths.forwardAuthRedirect, hot, handler('redirect'));
 }
 
 interface ForwardedRequest {

@@ -11,6 +11,7 @@ import { AppError, newReference } from '../errors.js';
 import { installErrorHandling, sendError } from '../http/errorHandler.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
+import { originOf } from '../authorize/appRegistry.js';
 import { idpLogoutUrl } from '../authenticate/signOut.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isSameOrigin, presentedToken } from '../sessions/csrf.js';
@@ -85,7 +86,7 @@ export async function buildAppHost(services: Services, log: FastifyBaseLogger | 
 
 async function proxy(services: Services, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
-  const appOrigin = new URL(app.publicUrl).origin;
+  const appOrigin = originOf(app);
   const result = await checkAccess(services, request, {
     app,
     appOrigin,
@@ -107,16 +108,27 @@ async function proxy(services: Services, request: FastifyRequest, reply: Fastify
       if (!isBrowserNavigation(request.method, request.headers.accept)) {
         return sendError(new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), request, reply, 'json');
       }
-      return sendDeniedPage(services, request, reply, { app, appOrigin, email: result.current.user.email, url: `${appOrigin}${request.url}` });
+      return sendDeniedPage(services, request, reply, { app, email: result.current.user.email, url: `${appOrigin}${request.url}` });
     case 'public':
     case 'allowed':
       return forward(services, request, reply, app, appOrigin, result);
   }
 }
 
+/** Upstream base URL per app ("http://host:port/prefix" without a trailing slash), parsed once. */
+const upstreamBases = new WeakMap<AppConfig, string>();
+function upstreamBase(app: AppConfig): string {
+  let base = upstreamBases.get(app);
+  if (base === undefined) {
+    const upstream = new URL(app.upstream);
+    base = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}`;
+    upstreamBases.set(app, base);
+  }
+  return base;
+}
+
 function forward(services: Services, request: FastifyRequest, reply: FastifyReply, app: AppConfig, appOrigin: string, result: AccessResult) {
-  const upstream = new URL(app.upstream);
-  const target = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}${request.url}`;
+  const target = `${upstreamBase(app)}${request.url}`;
   return reply.from(target, {
     rewriteRequestHeaders: (_request, headers) =>
       upstreamRequestHeaders(headers, {
@@ -136,7 +148,7 @@ function forward(services: Services, request: FastifyRequest, reply: FastifyRepl
 /** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */
 async function appSignOut(services: Services, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
-  const appOrigin = new URL(app.publicUrl).origin;
+  const appOrigin = originOf(app);
   const current = await services.resolver.app(request.cookies[services.cookies.appSession], appOrigin, request);
   reply.header('cache-control', 'no-store');
   const signedOut = `${services.portalOrigin}${paths.pages.signedOut}`;

@@ -6,6 +6,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { checkAccess } from '../authorize/checkAccess.js';
 import type { AppConfig } from '../config/schema.js';
 import type { Services } from '../services.js';
+import { originOf } from '../authorize/appRegistry.js';
 import { upstreamRequestHeaders } from './upstreamHeaders.js';
 
 /** Close code for "the session that opened this socket ended" (RFC 6455 §7.4.1: policy violation). */
@@ -38,7 +39,7 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
   };
 
   return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
-    const appOrigin = new URL(app.publicUrl).origin;
+    const appOrigin = originOf(app);
     const context = { log, ip: request.socket.remoteAddress, headers: request.headers };
     const token = fastifyCookie.parse(request.headers.cookie ?? '')[services.cookies.appSession];
     const result = app.websockets

@@ -1,6 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
 import { expectAccessible, portalUrl } from './support/fixtures.js';
 
+interface WhoamiJson {
+  headers: Record<string, string>;
+  identity: { email: string | null };
+}
+
 /** The apps behind Gatehouse's own reverse proxy, reached by browsers at *.localhost on the portal's port. */
 const appUrl = (app: 'whoami' | 'admin-demo', path = '/') => {
   const portal = new URL(portalUrl());
@@ -38,7 +43,7 @@ test('signed out → sign-in → the app, with identity headers and a verified a
   expect(cookies.find((cookie) => cookie.name === 'gatehouse_app')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
   // Requests made by the page itself (the browser resolves *.localhost; Node does not).
   const getJson = (headers: Record<string, string> = {}) =>
-    page.evaluate(async (init) => (await fetch('/?format=json', { headers: init })).json(), headers);
+    page.evaluate(async (init) => (await fetch('/?format=json', { headers: init })).json() as Promise<WhoamiJson>, headers);
   const json = await getJson();
   expect(json.identity.email).toBe('alice@example.com');
   expect(String(json.headers.cookie ?? '')).not.toMatch(/gatehouse_/);

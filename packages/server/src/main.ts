@@ -10,6 +10,8 @@ import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { openDatabase } from './storage/database.js';
+import { SigningKeys } from './authorize/signingKeys.js';
+import { createTokenCipher } from './sessions/tokenCipher.js';
 
 const USAGE = `Usage: gatehouse [command] [--config <file>]
 
@@ -17,6 +19,10 @@ Commands:
   start          run Gatehouse (default)
   check-config   validate the configuration and exit
   migrate        bring the database schema up to date and exit
+  rotate-signing-key
+                 make a new key sign identity assertions; the old one stays published in
+                 /.gatehouse/jwks.json for 24 hours so assertions in flight still verify
+                 (restart or roll the nodes afterwards so all of them sign with the new key)
 
 The configuration file is --config, else $GATEHOUSE_CONFIG, else ./gatehouse.yaml if it exists,
 else the built-in development defaults.`;
@@ -32,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = positionals[0] ?? 'start';
-  if (!['start', 'check-config', 'migrate'].includes(command)) {
+  if (!['start', 'check-config', 'migrate', 'rotate-signing-key'].includes(command)) {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);
     return 2;
   }
@@ -61,6 +67,17 @@ async function main(argv: string[]): Promise<number> {
       throw error;
     }
     console.log(`Configuration OK (${file ?? 'built-in defaults'}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}`);
+    return 0;
+  }
+  if (command === 'rotate-signing-key') {
+    const database = await openDatabase(config);
+    try {
+      const keys = new SigningKeys(database.db, createTokenCipher(loadSecrets(config)));
+      await keys.load();
+      console.log(`New assertion signing key: ${await keys.rotate()}`);
+    } finally {
+      await database.close();
+    }
     return 0;
   }
   if (command === 'migrate') {

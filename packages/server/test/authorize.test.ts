@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../src/config/load.js';
+import { encodeHeaderValue, identityHeaders, isIdentityHeader, stripIdentityHeaders } from '../src/authorize/identityHeaders.js';
+import { evaluatePolicy, policySchema, type PolicySubject } from '../src/authorize/policy.js';
+import { isPublicPath, normalisePath } from '../src/authorize/publicPaths.js';
+import { upstreamRequestHeaders, withoutOurCookies, withoutOurSetCookies } from '../src/proxy/upstreamHeaders.js';
+
+const alice: PolicySubject = { email: 'alice@example.com', groups: ['staff', 'admins'], roles: [], claims: { department: 'eng', level: 3, tags: ['a', 'b'] } };
+const bob: PolicySubject = { email: 'Bob@Corp.example', groups: ['staff'], roles: ['admin'], claims: { department: 'ops' } };
+
+describe('policy evaluation (deny wins; default deny; the deciding rule is named)', () => {
+  const policy = (input: unknown) => policySchema.parse(input);
+
+  it.each<[string, unknown, PolicySubject, boolean, string]>([
+    ['any signed-in user', { allow: [{ anyUser: true }] }, alice, true, 'allowed by allow[0]: any signed-in user'],
+    ['email match (case-insensitive)', { allow: [{ emails: ['BOB@corp.example'] }] }, bob, true, 'allowed by allow[0]: emails bob@corp.example'],
+    ['email miss', { allow: [{ emails: ['carol@example.com'] }] }, alice, false, 'denied: no allow rule matched'],
+    ['domain match', { allow: [{ domains: ['corp.example'] }] }, bob, true, 'allowed by allow[0]: domains corp.example'],
+    ['a sub-domain is not the domain', { allow: [{ domains: ['example.com'] }] }, { ...alice, email: 'a@evil-example.com' }, false, 'denied: no allow rule matched'],
+    ['group match', { allow: [{ groups: ['admins'] }] }, alice, true, 'allowed by allow[0]: groups admins'],
+    ['group miss', { allow: [{ groups: ['admins'] }] }, bob, false, 'denied: no allow rule matched'],
+    ['groups are case-sensitive', { allow: [{ groups: ['Admins'] }] }, alice, false, 'denied: no allow rule matched'],
+    ['role match', { allow: [{ roles: ['admin'] }] }, bob, true, 'allowed by allow[0]: roles admin'],
+    ['claim = value', { allow: [{ claim: { name: 'department', value: 'eng' } }] }, alice, true, 'allowed by allow[0]: claim department = "eng"'],
+    ['claim type matters', { allow: [{ claim: { name: 'level', value: '3' } }] }, alice, false, 'denied: no allow rule matched'],
+    ['claim array contains', { allow: [{ claim: { name: 'tags', value: 'b' } }] }, alice, true, 'allowed by allow[0]: claim tags = "b"'],
+    ['missing claim', { allow: [{ claim: { name: 'nope', value: 'x' } }] }, alice, false, 'denied: no allow rule matched'],
+    ['deny wins over allow', { allow: [{ anyUser: true }], deny: [{ groups: ['admins'] }] }, alice, false, 'denied by deny[0]: groups admins'],
+    ['deny not matching leaves allow', { allow: [{ anyUser: true }], deny: [{ emails: ['carol@example.com'] }] }, alice, true, 'allowed by allow[0]: any signed-in user'],
+    ['first matching allow rule decides', { allow: [{ emails: ['x@y.example'] }, { groups: ['staff'] }, { anyUser: true }] }, bob, true, 'allowed by allow[1]: groups staff'],
+  ])('%s', (_name, input, subject, allow, reason) => {
+    const decision = evaluatePolicy(policy(input), subject);
+    expect(decision.allow).toBe(allow);
+    expect(decision.reason).toBe(reason);
+  });
+
+  function problems(policyInput: unknown): string[] {
+    try {
+      parseConfig({ apps: [{ id: 'a', name: 'A', publicUrl: 'http://a.localhost:4180', upstream: 'http://localhost:1', policy: policyInput }] }, { env: {} });
+      return [];
+    } catch (error) {
+      return (error as ConfigError).problems;
+    }
+  }
+
+  // Nothing misconfigured ever allows: a policy Gatehouse cannot evaluate fails at load.
+  it.each([
+    ['unknown rule kind', { allow: [{ everyone: true }] }],
+    ['two kinds in one rule', { allow: [{ groups: ['a'], emails: ['a@b.example'] }] }],
+    ['empty allow list', { allow: [] }],
+    ['empty group list', { allow: [{ groups: [] }] }],
+    ['unknown role', { allow: [{ roles: ['superuser'] }] }],
+    ['not an email', { allow: [{ emails: ['alice'] }] }],
+    ['anyUser false', { allow: [{ anyUser: false }] }],
+    ['unknown top-level key', { allow: [{ anyUser: true }], mode: 'permissive' }],
+  ])('%s fails at config load', (_name, input) => {
+    expect(problems(input)[0]).toMatch(/^apps\[0\]\.policy/);
+  });
+});
+
+describe('identity headers', () => {
+  // Threat: header spoofing. Every spelling an upstream framework might read as ours is removed.
+  it.each(['x-gatehouse-user', 'X-Gatehouse-User', 'X-GATEHOUSE-EMAIL', 'x_gatehouse_user', 'X_Gatehouse_Groups', 'x-gatehouse_assertion', 'x-gatehouse-whatever'])(
+    '%s is ours',
+    (name) => expect(isIdentityHeader(name)).toBe(true),
+  );
+  it.each(['x-gatehouses', 'x-gate-house-user', 'gatehouse-user', 'x-forwarded-user', 'x-gatehouse'])('%s is not ours', (name) => {
+    expect(isIdentityHeader(name)).toBe(false);
+  });
+
+  it('strips every incoming copy before adding the real ones', () => {
+    const incoming = { 'x-gatehouse-email': 'evil', x_gatehouse_user: 'evil', 'x-gatehouse_groups': 'admins', accept: '*/*' };
+    stripIdentityHeaders(incoming);
+    expect(incoming).toEqual({ accept: '*/*' });
+  });
+
+  it('encodes values that are not plain ASCII (RFC 8187 ext-value), never failing', () => {
+    expect(encodeHeaderValue('Alice Example')).toBe('Alice Example');
+    expect(encodeHeaderValue('李雷')).toBe("UTF-8''%E6%9D%8E%E9%9B%B7");
+    expect(encodeHeaderValue('Zoë\r\nX-Injected: 1')).toBe("UTF-8''Zo%C3%AB%0D%0AX-Injected%3A%201");
+    const headers = identityHeaders({ userId: 'u1', email: 'li@example.com', name: '李雷', groups: ['staff', 'a,b', 'équipe'], assertion: 'jwt' });
+    expect(headers['x-gatehouse-name']).toBe("UTF-8''%E6%9D%8E%E9%9B%B7");
+    expect(headers['x-gatehouse-groups']).toBe("staff,UTF-8''a%2Cb,UTF-8''%C3%A9quipe");
+  });
+
+  it('passes at most 100 groups upstream', () => {
+    const groups = Array.from({ length: 150 }, (_, i) => `g${i}`);
+    expect(identityHeaders({ userId: 'u', email: 'e@x.example', name: 'n', groups, assertion: '' })['x-gatehouse-groups']!.split(',')).toHaveLength(100);
+  });
+
+  it('all five headers are always present, empty without a user', () => {
+    expect(identityHeaders(undefined)).toEqual({ 'x-gatehouse-user': '', 'x-gatehouse-email': '', 'x-gatehouse-name': '', 'x-gatehouse-groups': '', 'x-gatehouse-assertion': '' });
+  });
+});
+
+describe('what goes upstream', () => {
+  it('removes Gatehouse cookies in both spellings, keeps the app’s own', () => {
+    expect(withoutOurCookies('gatehouse_app=x; theme=dark; __Host-gatehouse_session=y; gatehouse_app_state=z; lang=en')).toBe('theme=dark; lang=en');
+    expect(withoutOurCookies('gatehouse_app=x')).toBeUndefined();
+  });
+
+  it('drops upstream Set-Cookie lines using Gatehouse names', () => {
+    expect(withoutOurSetCookies({ 'set-cookie': ['gatehouse_app=planted; Path=/', 'theme=dark', '__Host-gatehouse_session=x'] })['set-cookie']).toEqual(['theme=dark']);
+  });
+
+  // Threat: forwarded-header spoofing. X-Forwarded-* describe the request as Gatehouse saw it.
+  it('sets X-Forwarded-* itself and drops Forwarded', () => {
+    const headers = upstreamRequestHeaders(
+      { host: 'a.example', forwarded: 'for=1.2.3.4;host=evil', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-gatehouse-email': 'evil' },
+      { clientIp: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: { 'x-gatehouse-email': 'alice@example.com' } },
+    );
+    expect(headers['x-forwarded-host']).toBe('app.localhost:4180');
+    expect(headers['x-forwarded-proto']).toBe('http');
+    expect(headers.forwarded).toBeUndefined();
+    expect(headers['x-gatehouse-email']).toBe('alice@example.com');
+  });
+});
+
+describe('public paths match on the normalised path only', () => {
+  it.each<[string, string | undefined]>([
+    ['/a/b', '/a/b'],
+    ['//a//b', '/a/b'],
+    ['/a/./b', '/a/b'],
+    ['/a/../b', '/b'],
+    ['/../../b', '/b'],
+    ['/a\\b', '/a/b'],
+    ['/a/b/', '/a/b/'],
+    ['/%61/b', '/a/b'],
+    ['/a%2Fb', undefined],
+    ['/a%2fb', undefined],
+    ['/a%5Cb', undefined],
+    ['/a%00b', undefined],
+    ['/a%zz', undefined],
+    ['a/b', undefined],
+    ['/a?x=/public', '/a'],
+  ])('%s → %s', (raw, normalised) => {
+    expect(normalisePath(raw)).toBe(normalised);
+  });
+
+  it.each<[string, boolean]>([
+    ['/public/x', true],
+    ['//public//x', true],
+    ['/public/./x', true],
+    ['/public/../admin', false],
+    ['/public%2F..%2Fadmin', false],
+    ['/public\\..\\admin', false],
+    ['/admin?/public/x', false],
+    ['/PUBLIC/x', false],
+    ['/publicx', false],
+    ['/health', true],
+    ['/health/', false],
+  ])('%s public: %s', (path, expected) => {
+    expect(isPublicPath(path, ['/public/*', '/health'])).toBe(expected);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config/load.js';
+import { type ConfigError, parseConfig } from '../src/config/load.js';
 import { encodeHeaderValue, identityHeaders, isIdentityHeader, stripIdentityHeaders } from '../src/authorize/identityHeaders.js';
 import { evaluatePolicy, policySchema, type PolicySubject } from '../src/authorize/policy.js';
 import { isPublicPath, normalisePath } from '../src/authorize/publicPaths.js';

@@ -50,7 +50,8 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   const sessions = new SessionStore(database.db, cipher, config.session);
   const accounts = new AccountStore(database.db);
   const audit = new AuditLog(database.db);
-  const claims = new ClaimsRefresher({ providers, sessions, accounts, audit }, config.session.claimsRefreshInterval);
+  const apps = new AppRegistry(config.apps);
+  const claims = new ClaimsRefresher({ providers, sessions, accounts, audit, apps }, config.session.claimsRefreshInterval);
   const appSessions = new AppSessions(database.db);
   const resolver = new SessionResolver({ sessions, accounts, claims, appSessions });
   const signingKeys = new SigningKeys(database.db, cipher);
@@ -70,7 +71,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     claims,
     resolver,
     appSessions,
-    apps: new AppRegistry(config.apps),
+    apps,
     signingKeys,
     assertions,
     portalOrigin,

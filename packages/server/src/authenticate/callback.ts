@@ -7,6 +7,7 @@ import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import type { SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
+import type { NewSession } from '../sessions/sessionStore.js';
 import { fromOidcError } from './oidcErrors.js';
 
 interface CallbackRequest {
@@ -92,7 +93,12 @@ export function callback(services: Services) {
       }
     }
     try {
-      return { ...mapClaims(provider, idClaims, userinfo), idToken: tokens.id_token, refreshToken: tokens.refresh_token };
+      return {
+        ...mapClaims(provider, idClaims, userinfo),
+        idToken: tokens.id_token,
+        refreshToken: tokens.refresh_token,
+        accessToken: keptAccessToken(services, tokens),
+      };
     } catch (error) {
       throw new AppError('invalid_response', { params: { provider: provider.name }, cause: error });
     }
@@ -111,6 +117,7 @@ export function callback(services: Services) {
       idpSid: profile.sid,
       idToken: profile.idToken,
       refreshToken: profile.refreshToken,
+      accessToken: profile.accessToken,
       ip: request.ip,
       userAgent: request.headers['user-agent'],
     });
@@ -158,4 +165,14 @@ export function callback(services: Services) {
   }
 }
 
-type VerifiedProfile = IdentityProfile & { idToken: string | undefined; refreshToken: string | undefined };
+type VerifiedProfile = IdentityProfile & {
+  idToken: string | undefined;
+  refreshToken: string | undefined;
+  accessToken: NewSession['accessToken'];
+};
+
+/** The access token is kept only when an app is configured to receive it (passAccessToken). */
+export function keptAccessToken(services: Pick<Services, 'apps'>, tokens: { access_token: string; expires_in?: number | undefined }): NewSession['accessToken'] {
+  if (!services.apps.passesAccessTokens) return undefined;
+  return { value: tokens.access_token, expiresAt: tokens.expires_in ? Date.now() + tokens.expires_in * 1000 : undefined };
+}

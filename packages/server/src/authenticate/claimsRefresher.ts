@@ -6,8 +6,13 @@ import type { AuditLog, RequestContext } from '../audit/auditLog.js';
 import { AppError } from '../errors.js';
 import type { Identity } from '../storage/schema.js';
 import type { Session, SessionStore } from '../sessions/sessionStore.js';
+import type { AppRegistry } from '../authorize/appRegistry.js';
+import { keptAccessToken } from './callback.js';
 import { fromOidcError } from './oidcErrors.js';
 import type { ProviderRegistry } from './providerRegistry.js';
+
+/** A kept access token is renewed when it has less than this left (apps must never get a dead one). */
+const ACCESS_TOKEN_MARGIN_MS = 60_000;
 
 /** When an IdP cannot be reached, try again after this long rather than at every request. */
 const RETRY_UNREACHABLE_MS = 60_000;
@@ -26,13 +31,16 @@ export class ClaimsRefresher {
   private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
 
   constructor(
-    private readonly deps: { providers: ProviderRegistry; sessions: SessionStore; accounts: AccountStore; audit: AuditLog },
+    private readonly deps: { providers: ProviderRegistry; sessions: SessionStore; accounts: AccountStore; audit: AuditLog; apps: AppRegistry },
     private readonly intervalMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Due for a re-check: the interval passed, or a kept access token is about to expire. */
   isStale(session: Session): boolean {
-    return this.now() - session.claims_checked_at >= this.intervalMs;
+    const now = this.now();
+    if (now - session.claims_checked_at >= this.intervalMs) return true;
+    return session.access_token_expires_at !== null && session.access_token_expires_at - now < ACCESS_TOKEN_MARGIN_MS;
   }
 
   /** Re-checks the claims if they are due; the session and identity rows must then be read again. */
@@ -79,7 +87,12 @@ export class ClaimsRefresher {
         : {};
       const profile = mapClaims(provider, { ...(idClaims ?? {}), sub: identity.subject, sid: idClaims?.sid ?? session.idp_sid ?? undefined }, userinfo);
       await accounts.updateClaims(identity, profile);
-      await sessions.storeRefreshedTokens(session, { idToken: tokens.id_token, refreshToken: tokens.refresh_token, checkedAt: startedAt });
+      await sessions.storeRefreshedTokens(session, {
+        idToken: tokens.id_token,
+        refreshToken: tokens.refresh_token,
+        accessToken: keptAccessToken(this.deps, tokens),
+        checkedAt: startedAt,
+      });
       log.debug({ sessionId: session.id, provider: provider.id }, 'claims refreshed');
       return 'refreshed';
     } catch (error) {

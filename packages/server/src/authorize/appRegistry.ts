@@ -5,6 +5,8 @@ export class AppRegistry {
   private readonly byHost = new Map<string, AppConfig>();
   private readonly byId = new Map<string, AppConfig>();
   private readonly appOrigins: ReadonlySet<string>;
+  /** Whether any app receives the IdP access token (only then are access tokens kept at all). */
+  readonly passesAccessTokens: boolean;
 
   constructor(apps: readonly AppConfig[]) {
     for (const app of apps) {
@@ -12,6 +14,7 @@ export class AppRegistry {
       this.byId.set(app.id, app);
     }
     this.appOrigins = new Set(apps.map((app) => new URL(app.publicUrl).origin));
+    this.passesAccessTokens = apps.some((app) => app.passAccessToken);
   }
 
   /** The app for a Host header value (host[:port], compared case-insensitively). */

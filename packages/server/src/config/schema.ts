@@ -131,6 +131,11 @@ export const appSchema = z
     corsPreflight: z.boolean().default(false),
     /** Send the app's public Host upstream instead of the upstream's own. */
     preserveHost: z.boolean().default(false),
+    /**
+     * Pass the IdP access token upstream as Authorization: Bearer, for apps that call APIs as the user.
+     * Off by default: an access token is a credential, and most apps only need the identity headers.
+     */
+    passAccessToken: z.boolean().default(false),
   })
   .strict();
 

@@ -130,13 +130,21 @@ function upstreamBase(app: AppConfig): string {
 function forward(services: Services, request: FastifyRequest, reply: FastifyReply, app: AppConfig, appOrigin: string, result: AccessResult) {
   const target = `${upstreamBase(app)}${request.url}`;
   return reply.from(target, {
-    rewriteRequestHeaders: (_request, headers) =>
-      upstreamRequestHeaders(headers, {
+    rewriteRequestHeaders: (_request, headers) => {
+      const upstreamHeaders = upstreamRequestHeaders(headers, {
         clientIp: request.ip,
         publicOrigin: appOrigin,
         preserveHost: app.preserveHost,
         identity: result.kind === 'allowed' ? result.headers : undefined,
-      }),
+      });
+      if (app.passAccessToken) {
+        // Only Gatehouse's own token for the user, never one the client brought along.
+        const accessToken = result.kind === 'allowed' ? services.sessions.accessToken(result.current.session) : undefined;
+        if (accessToken) upstreamHeaders.authorization = `Bearer ${accessToken}`;
+        else delete upstreamHeaders.authorization;
+      }
+      return upstreamHeaders;
+    },
     rewriteHeaders: (headers) => withoutOurSetCookies(headers),
     onError: (_reply, { error }) => {
       request.log.warn({ app: app.id, err: error }, 'upstream failed');

@@ -18,6 +18,8 @@ export interface NewSession {
   idpSid?: string | undefined;
   idToken?: string | undefined;
   refreshToken?: string | undefined;
+  /** Kept only when some app needs it passed upstream. */
+  accessToken?: { value: string; expiresAt: number | undefined } | undefined;
   ip?: string | undefined;
   userAgent?: string | undefined;
 }
@@ -70,6 +72,8 @@ export class SessionStore {
       revoked_at: null,
       revoked_reason: null,
       claims_checked_at: now,
+      access_token_enc: input.accessToken ? this.cipher.encrypt(input.accessToken.value, tokenContext(id, 'access_token')) : null,
+      access_token_expires_at: input.accessToken?.expiresAt ?? null,
     };
     await this.db.insertInto('sessions').values(session).execute();
     return { secret, session };
@@ -177,13 +181,22 @@ export class SessionStore {
   }
 
   /** Stores what a refresh returned (rotated refresh token, new ID token); absent values are kept. */
-  async storeRefreshedTokens(session: Session, tokens: { idToken?: string | undefined; refreshToken?: string | undefined; checkedAt: number }): Promise<void> {
+  async storeRefreshedTokens(
+    session: Session,
+    tokens: { idToken?: string | undefined; refreshToken?: string | undefined; accessToken?: NewSession['accessToken']; checkedAt: number },
+  ): Promise<void> {
     await this.db
       .updateTable('sessions')
       .set({
         claims_checked_at: tokens.checkedAt,
         ...(tokens.idToken ? { id_token_enc: this.cipher.encrypt(tokens.idToken, tokenContext(session.id, 'id_token')) } : {}),
         ...(tokens.refreshToken ? { refresh_token_enc: this.cipher.encrypt(tokens.refreshToken, tokenContext(session.id, 'refresh_token')) } : {}),
+        ...(tokens.accessToken
+          ? {
+              access_token_enc: this.cipher.encrypt(tokens.accessToken.value, tokenContext(session.id, 'access_token')),
+              access_token_expires_at: tokens.accessToken.expiresAt ?? null,
+            }
+          : {}),
       })
       .where('id', '=', session.id)
       .where('revoked_at', 'is', null)
@@ -203,7 +216,7 @@ export class SessionStore {
     const revoked = await filter(
       this.db
         .updateTable('sessions')
-        .set({ revoked_at: this.now(), revoked_reason: reason, refresh_token_enc: null, id_token_enc: null })
+        .set({ revoked_at: this.now(), revoked_reason: reason, refresh_token_enc: null, id_token_enc: null, access_token_enc: null })
         .where('revoked_at', 'is', null),
     )
       .returningAll()
@@ -222,6 +235,12 @@ export class SessionStore {
       : undefined;
   }
 
+  /** The IdP access token while it is still valid (for apps with passAccessToken). */
+  accessToken(session: Session): string | undefined {
+    if (!session.access_token_enc || (session.access_token_expires_at !== null && session.access_token_expires_at <= this.now())) return undefined;
+    return this.cipher.decrypt(session.access_token_enc, tokenContext(session.id, 'access_token'));
+  }
+
   /** When the session ends by itself: the earlier of the idle and absolute expiries. */
   static expiresAt(session: Session): number {
     return Math.min(session.idle_expires_at, session.absolute_expires_at);
@@ -232,6 +251,6 @@ export function isActive(session: Session, now: number): boolean {
   return session.revoked_at === null && now < session.idle_expires_at && now < session.absolute_expires_at;
 }
 
-function tokenContext(sessionId: string, purpose: 'id_token' | 'refresh_token'): string {
+function tokenContext(sessionId: string, purpose: 'id_token' | 'refresh_token' | 'access_token'): string {
   return `gatehouse/session/${sessionId}/${purpose}`;
 }

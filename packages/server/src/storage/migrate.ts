@@ -2,6 +2,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as initial from './migrations/0001_initial.js';
 import * as sessionsAudit from './migrations/0002_sessions_audit.js';
 import * as apps from './migrations/0003_apps.js';
+import * as accessTokens from './migrations/0004_access_tokens.js';
 import type { Database } from './schema.js';
 
 /** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
@@ -9,6 +10,7 @@ const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_sessions_audit': sessionsAudit,
   '0003_apps': apps,
+  '0004_access_tokens': accessTokens,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -100,6 +100,9 @@ export interface SessionsTable {
   revoked_reason: string | null;
   /** When the IdP last confirmed this session's claims (sign-in or refresh). */
   claims_checked_at: number;
+  /** The IdP access token (AES-GCM like the others), only for apps with passAccessToken. */
+  access_token_enc: string | null;
+  access_token_expires_at: number | null;
 }
 
 export interface SignInAttemptsTable {

@@ -20,6 +20,7 @@ let gatehouse: RunningGatehouse;
 let port: number;
 let app: string;
 let closed: string;
+let tokens: string;
 
 beforeAll(async () => {
   idp = await startHostileIdp('gatehouse');
@@ -27,6 +28,7 @@ beforeAll(async () => {
   port = await freePort();
   app = `http://echo.localhost:${port}`;
   closed = `http://closed.localhost:${port}`;
+  tokens = `http://tokens.localhost:${port}`;
   gatehouse = await startGatehouse({
     port,
     trustedProxies: ['127.0.0.1/8'],
@@ -34,6 +36,7 @@ beforeAll(async () => {
     apps: [
       { id: 'echo', name: 'Echo', publicUrl: app, upstream: upstream.url, websockets: true, publicPaths: ['/public/*', '/health'], corsPreflight: true, policy: { allow: [{ emails: ['mallory@example.com'] }] } },
       { id: 'closed', name: 'Closed app', publicUrl: closed, upstream: upstream.url, policy: { allow: [{ groups: ['admins'] }] } },
+      { id: 'tokens', name: 'Token app', publicUrl: tokens, upstream: upstream.url, passAccessToken: true, policy: { allow: [{ anyUser: true }] } },
     ],
   });
 });
@@ -44,7 +47,7 @@ afterAll(async () => {
   await idp?.close();
 });
 
-const hosts = () => ['echo.localhost', 'closed.localhost'];
+const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost'];
 
 /** A browser signed in at the portal and, through the handshake, at `appOrigin`. */
 async function signedInAt(appOrigin: string, path = '/'): Promise<{ browser: ScriptedBrowser; landing: ReturnType<ScriptedBrowser['request']> extends Promise<infer H> ? H : never }> {
@@ -137,6 +140,19 @@ describe('reverse proxy', () => {
       expect(JSON.stringify(open.headers)).not.toContain('evil');
     },
   );
+
+  it('passes the IdP access token only to apps that ask for it, never a client-supplied one', async () => {
+    const { browser } = await signedInAt(tokens);
+    const toTokenApp = json((await browser.request(`${tokens}/`, { headers: { authorization: 'Bearer forged' } })).body);
+    expect(toTokenApp.headers.authorization).toBe('Bearer at');
+    const { browser: onEcho } = await signedInAt(app);
+    const toEcho = json((await onEcho.request(`${app}/`, { headers: { authorization: 'Basic app-own' } })).body);
+    expect(toEcho.headers.authorization).toBe('Basic app-own');
+    // The access token is stored encrypted, and never shown by the API.
+    const rows = await gatehouse.services.database.db.selectFrom('sessions').select(['access_token_enc']).execute();
+    expect(rows.some((row) => row.access_token_enc?.startsWith('v1.'))).toBe(true);
+    expect(JSON.stringify(rows)).not.toContain('"at"');
+  });
 
   it('an upstream cannot set or clear Gatehouse cookies', async () => {
     const { browser } = await signedInAt(app);

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, type Page } from '@playwright/test';
+import { freePort } from './stack.js';
+
+export { freePort };
 
 /**
  * Debian's nginx and Caddy in front of a Gatehouse stack, on loopback, each run in the foreground as a
@@ -40,18 +42,6 @@ export interface RunningProxy {
 }
 
 const DEFAULT_HOSTS = ['whoami.localhost', 'admin-demo.localhost'] as const;
-
-/** A port nobody listens on right now, on 127.0.0.1 (the pattern of support/stack.ts). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * Replaces each placeholder (a whole word such as GATEHOUSE_UPSTREAM) everywhere in a documented

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identityClaims } from '../accounts/accountStore.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -21,6 +21,10 @@ const idParam = (name: string) =>
 export async function meRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { sessions, accounts, audit, providers } = services;
   const providerName = (id: string) => providers.get(id)?.name ?? id;
+
+  /** A person ended one of their own sessions (from `currentId`). */
+  const recordRevokedByUser = (request: FastifyRequest, userId: string, currentId: string, sessionId: string, reason: string) =>
+    audit.record({ type: 'session_revoked', actorUserId: userId, targetUserId: userId, sessionId: currentId, request, details: { by: 'user', reason, sessionId } });
 
   app.addHook('preHandler', requireSession(services));
   app.addHook('onSend', async (_request, reply) => {
@@ -94,14 +98,7 @@ export async function meRoutes(app: FastifyInstance, { services }: { services: S
       // The current session ends through sign-out (which also logs out at the IdP), not here.
       if (sessionId === current.id) throw new AppError('bad_request', { params: { reason: 'use Sign out to end this session' } });
       if (!(await sessions.revokeForUser(user.id, sessionId, 'revoked-by-user'))) throw new AppError('not_found');
-      await audit.record({
-        type: 'session_revoked',
-        actorUserId: user.id,
-        targetUserId: user.id,
-        sessionId: current.id,
-        request,
-        details: { by: 'user', reason: 'revoked-by-user', sessionId },
-      });
+      await recordRevokedByUser(request, user.id, current.id, sessionId, 'revoked-by-user');
       return reply.status(204).send();
     },
   });
@@ -115,16 +112,7 @@ export async function meRoutes(app: FastifyInstance, { services }: { services: S
     handler: async (request) => {
       const { user, session: current } = await sessionOf(request);
       const revoked = await sessions.revokeAllForUser(user.id, 'revoked-by-user', current.id);
-      for (const session of revoked) {
-        await audit.record({
-          type: 'session_revoked',
-          actorUserId: user.id,
-          targetUserId: user.id,
-          sessionId: current.id,
-          request,
-          details: { by: 'user', reason: 'sign-out-everywhere-else', sessionId: session.id },
-        });
-      }
+      for (const session of revoked) await recordRevokedByUser(request, user.id, current.id, session.id, 'revoked-by-user');
       return { revoked: revoked.length };
     },
   });

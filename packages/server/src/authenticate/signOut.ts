@@ -5,6 +5,7 @@ import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isValidCsrf } from '../sessions/csrf.js';
+import type { CurrentSession } from '../sessions/sessionResolver.js';
 
 /**
  * Ends the Gatehouse session first (so it is dead whatever happens next), then sends the browser to the
@@ -12,7 +13,7 @@ import { isValidCsrf } from '../sessions/csrf.js';
  * post_logout_redirect_uri, which brings the person back to /signed-out.
  */
 export function signOut(services: Services) {
-  const { sessions, audit, cookies, secureCookies, portalOrigin, secrets } = services;
+  const { cookies, secureCookies, portalOrigin, secrets } = services;
 
   return async function handler(request: FastifyRequest, reply: FastifyReply) {
     const current = await request.currentSession();
@@ -22,30 +23,44 @@ export function signOut(services: Services) {
     if (!isValidCsrf(request, portalOrigin, secrets.cookieKey, current.session)) throw new AppError('csrf_failed');
     reply.clearCookie(cookies.session, cookieOptions(secureCookies));
 
-    const idToken = sessions.idToken(current.session);
     // "Sign out everywhere" ends every session of the person, then logs out at this session's IdP.
     const everywhere = (request.body as Record<string, unknown> | undefined)?.everywhere === 'true';
-    const ended = everywhere
-      ? (await sessions.revokeAllForUser(current.user.id, 'sign-out-everywhere')).length
-      : Number(await sessions.revoke(current.session.id, 'sign-out'));
-    await audit.record({
-      type: 'sign_out',
-      actorUserId: current.user.id,
-      targetUserId: current.user.id,
-      sessionId: current.session.id,
-      providerId: current.session.provider_id,
-      request,
-      details: { everywhere, sessions: ended },
-    });
-    request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended }, 'signed out');
-
-    const endSessionUrl = await idpLogoutUrl(services, current.session.provider_id, idToken).catch((error: unknown) => {
-      // The local session is already over; an unreachable IdP only means its own session stays.
-      request.log.warn({ err: error, provider: current.session.provider_id }, 'RP-initiated logout skipped');
-      return undefined;
-    });
-    return reply.redirect(endSessionUrl ?? paths.pages.signedOut, 303);
+    return reply.redirect(await endSession(services, request, current, { everywhere }), 303);
   };
+}
+
+/**
+ * Ends a session (or all of the person's) and records it, then answers where the browser goes next:
+ * the IdP's end-session URL when it has one, else /signed-out. Used on the portal and on app hosts.
+ */
+export async function endSession(
+  services: Services,
+  request: FastifyRequest,
+  current: CurrentSession,
+  { everywhere, appId }: { everywhere: boolean; appId?: string },
+): Promise<string> {
+  const { sessions, audit } = services;
+  // Read before revoking: revocation erases the stored tokens.
+  const idToken = sessions.idToken(current.session);
+  const ended = everywhere
+    ? (await sessions.revokeAllForUser(current.user.id, 'sign-out-everywhere')).length
+    : Number(await sessions.revoke(current.session.id, 'sign-out'));
+  await audit.record({
+    type: 'sign_out',
+    actorUserId: current.user.id,
+    targetUserId: current.user.id,
+    sessionId: current.session.id,
+    providerId: current.session.provider_id,
+    request,
+    details: { everywhere, sessions: ended, ...(appId ? { app: appId } : {}) },
+  });
+  request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended }, 'signed out');
+  const endSessionUrl = await idpLogoutUrl(services, current.session.provider_id, idToken).catch((error: unknown) => {
+    // The local session is already over; an unreachable IdP only means its own session stays.
+    request.log.warn({ err: error, provider: current.session.provider_id }, 'RP-initiated logout skipped');
+    return undefined;
+  });
+  return endSessionUrl ?? `${services.portalOrigin}${paths.pages.signedOut}`;
 }
 
 /** The IdP's end-session URL for a session (RP-Initiated Logout), when the IdP has one. */

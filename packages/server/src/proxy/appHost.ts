@@ -12,9 +12,9 @@ import { installErrorHandling, sendError } from '../http/errorHandler.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
 import { originOf } from '../authorize/appRegistry.js';
-import { idpLogoutUrl } from '../authenticate/signOut.js';
+import { endSession } from '../authenticate/signOut.js';
 import { cookieOptions } from '../sessions/cookies.js';
-import { isSameOrigin, presentedToken } from '../sessions/csrf.js';
+import { isSameOrigin, presentedToken, tokensMatch } from '../sessions/csrf.js';
 import { upstreamRequestHeaders, withoutOurSetCookies } from './upstreamHeaders.js';
 
 declare module 'fastify' {
@@ -161,18 +161,8 @@ async function appSignOut(services: Services, request: FastifyRequest, reply: Fa
   reply.header('cache-control', 'no-store');
   const signedOut = `${services.portalOrigin}${paths.pages.signedOut}`;
   if (!current) return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(signedOut, 303);
-  if (!isSameOrigin(request, appOrigin) || presentedToken(request) !== appCsrfToken(services, request.cookies[services.cookies.appSession])) throw new AppError('csrf_failed');
-  const idToken = services.sessions.idToken(current.session);
-  await services.sessions.revoke(current.session.id, 'sign-out');
-  await services.audit.record({
-    type: 'sign_out',
-    actorUserId: current.user.id,
-    targetUserId: current.user.id,
-    sessionId: current.session.id,
-    providerId: current.session.provider_id,
-    request,
-    details: { everywhere: false, sessions: 1, app: app.id },
-  });
-  const endSession = await idpLogoutUrl(services, current.session.provider_id, idToken).catch(() => undefined);
-  return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(endSession ?? signedOut, 303);
+  const expected = appCsrfToken(services, request.cookies[services.cookies.appSession]);
+  if (!isSameOrigin(request, appOrigin) || !tokensMatch(presentedToken(request), expected)) throw new AppError('csrf_failed');
+  const next = await endSession(services, request, current, { everywhere: false, appId: app.id });
+  return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(next, 303);
 }

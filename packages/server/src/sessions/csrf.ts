@@ -35,9 +35,13 @@ export function presentedToken(request: FastifyRequest): string | undefined {
 
 export function isValidCsrf(request: FastifyRequest, portalOrigin: string, cookieKey: Buffer, session: Session): boolean {
   if (!isSameOrigin(request, portalOrigin)) return false;
-  const presented = presentedToken(request);
+  return tokensMatch(presentedToken(request), csrfToken(cookieKey, session));
+}
+
+/** Constant-time comparison of a presented token with the expected one. */
+export function tokensMatch(presented: string | undefined, expected: string): boolean {
   if (!presented) return false;
-  const expected = Buffer.from(csrfToken(cookieKey, session));
   const actual = Buffer.from(presented);
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  const wanted = Buffer.from(expected);
+  return actual.length === wanted.length && timingSafeEqual(actual, wanted);
 }

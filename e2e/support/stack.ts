@@ -63,6 +63,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 listen: { host: localhost, port: ${portal} }
 dataDir: ${JSON.stringify(path.join(dir, 'data'))}
 log: { level: warn, format: json }
+admins: { groups: [admins] }
 development:
   idps:
     - { port: ${idp}, providerId: dev, name: Development IdP, users: default }

@@ -6,6 +6,7 @@ import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { adminRoutes } from './admin/adminRoutes.js';
 import { appsRoutes } from './api/appsRoutes.js';
 import { meRoutes } from './api/meRoutes.js';
 import { appAuthorize } from './authorize/appHandshake.js';
@@ -135,9 +136,10 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(sessionRoutes, { services });
   await app.register(meRoutes, { services });
   await app.register(appsRoutes, { services });
+  await app.register(adminRoutes, { services });
   await app.register(forwardAuthRoutes, { services });
   app.get(paths.appAuthorize, appAuthorize(services));
   app.get(paths.jwks, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(services.signingKeys.publicJwks()));
-  await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT });
+  await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT, services });
   return app;
 }

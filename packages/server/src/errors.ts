@@ -63,6 +63,21 @@ export const catalogue = {
     title: 'Not signed in',
     message: () => 'You are not signed in.',
   },
+  forbidden: {
+    status: 403,
+    title: 'Not allowed',
+    message: () => 'You do not have access to this. It needs an administrator.',
+  },
+  admin_from_config: {
+    status: 409,
+    title: 'Set in the configuration',
+    message: () => 'This person is an administrator by the configuration file; change it there.',
+  },
+  last_admin: {
+    status: 409,
+    title: 'Last administrator',
+    message: () => 'There must be at least one administrator left.',
+  },
   csrf_failed: {
     status: 403,
     title: 'Request not verified',

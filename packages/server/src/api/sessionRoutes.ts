@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { adminStatus } from '../accounts/admins.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
@@ -65,6 +66,7 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
                 name: { type: 'string' },
                 picture: { type: ['string', 'null'] },
                 groups: { type: 'array', items: { type: 'string' } },
+                admin: { type: 'boolean' },
               },
             },
             session: {
@@ -87,7 +89,14 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
       if (!current) throw new AppError('unauthenticated');
       const { user, session, claims } = current;
       return {
-        user: { id: user.id, email: user.email, name: user.name, picture: user.picture, groups: claims.groups },
+        user: {
+          id: user.id,
+          email: user.email,
+          name: user.name,
+          picture: user.picture,
+          groups: claims.groups,
+          admin: adminStatus(config.admins, user, claims.groups).admin,
+        },
         session: {
           id: session.id,
           createdAt: new Date(session.created_at).toISOString(),

@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Db } from '../storage/database.js';
 import type { AuditEventRow } from '../storage/schema.js';
 
 /** What happened. Names are stable: the admin console filters on them and exports them. */
 export type AuditType =
+  | 'access_denied'
+  | 'user_suspended'
+  | 'user_reactivated'
+  | 'admin_granted'
+  | 'admin_revoked'
   | 'sign_in'
   | 'sign_in_failed'
   | 'sign_out'
@@ -20,6 +26,7 @@ export interface AuditEvent {
   targetUserId?: string | null | undefined;
   sessionId?: string | null | undefined;
   providerId?: string | null | undefined;
+  appId?: string | null | undefined;
   /** The request it came from, for IP and user agent. */
   request?: RequestContext | undefined;
   /** Plain facts only: never a token, secret or cookie value. */
@@ -32,6 +39,15 @@ export interface RequestContext {
   headers: IncomingHttpHeaders;
 }
 
+export interface AuditFilter {
+  type?: string | undefined;
+  outcome?: 'success' | 'failure' | undefined;
+  userId?: string | undefined;
+  appId?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
 export interface AuditEntry {
   id: string;
   time: number;
@@ -41,6 +57,7 @@ export interface AuditEntry {
   targetUserId: string | null;
   sessionId: string | null;
   providerId: string | null;
+  appId: string | null;
   ip: string | null;
   userAgent: string | null;
   details: Record<string, unknown>;
@@ -65,11 +82,56 @@ export class AuditLog {
         target_user_id: event.targetUserId ?? null,
         session_id: event.sessionId ?? null,
         provider_id: event.providerId ?? null,
+        app_id: event.appId ?? null,
         ip: event.request?.ip ?? null,
         user_agent: event.request?.headers['user-agent']?.slice(0, 512) ?? null,
         details: JSON.stringify(event.details ?? {}),
       })
       .execute();
+  }
+
+  /** Events matching the filters, newest first, a page at a time, with the total count. */
+  async query(filter: AuditFilter, page: number, pageSize: number): Promise<{ events: AuditEntry[]; total: number }> {
+    const base = this.filtered(filter);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('time', 'desc').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
+      base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { events: rows.map(toEntry), total: Number(count.n) };
+  }
+
+  /** Every matching event, newest first, in batches (for CSV export without loading all at once). */
+  async *stream(filter: AuditFilter, batch = 1000): AsyncGenerator<AuditEntry[]> {
+    for (let offset = 0; ; offset += batch) {
+      const rows = await this.filtered(filter).selectAll().orderBy('time', 'desc').orderBy('id').limit(batch).offset(offset).execute();
+      if (rows.length === 0) return;
+      yield rows.map(toEntry);
+      if (rows.length < batch) return;
+    }
+  }
+
+  /** Counts per time bucket of the given types since `from` (bucket = floor(time / size)). */
+  async countsByBucket(types: readonly string[], from: number, bucketMs: number): Promise<Array<{ bucket: number; type: string; n: number }>> {
+    const bucket = sql<number>`(time / ${bucketMs})`;
+    const rows = await this.db
+      .selectFrom('audit_events')
+      .select([bucket.as('bucket'), 'type', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .where('time', '>=', from)
+      .where('type', 'in', [...types])
+      .groupBy([bucket, 'type'])
+      .execute();
+    return rows.map((row) => ({ bucket: Math.floor(Number(row.bucket)), type: row.type, n: Number(row.n) }));
+  }
+
+  private filtered(filter: AuditFilter) {
+    let query = this.db.selectFrom('audit_events');
+    if (filter.type) query = query.where('type', '=', filter.type);
+    if (filter.outcome) query = query.where('outcome', '=', filter.outcome);
+    if (filter.userId) query = query.where((eb) => eb.or([eb('target_user_id', '=', filter.userId!), eb('actor_user_id', '=', filter.userId!)]));
+    if (filter.appId) query = query.where('app_id', '=', filter.appId);
+    if (filter.from !== undefined) query = query.where('time', '>=', filter.from);
+    if (filter.to !== undefined) query = query.where('time', '<', filter.to);
+    return query;
   }
 
   /** The most recent events about a user's account, newest first. */
@@ -102,6 +164,7 @@ function toEntry(row: AuditEventRow): AuditEntry {
     targetUserId: row.target_user_id,
     sessionId: row.session_id,
     providerId: row.provider_id,
+    appId: row.app_id,
     ip: row.ip,
     userAgent: row.user_agent,
     details,

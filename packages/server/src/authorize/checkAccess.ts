@@ -1,4 +1,4 @@
-import { parseRoles } from '../accounts/roles.js';
+import { effectiveRoles } from '../accounts/admins.js';
 import type { AppConfig } from '../config/schema.js';
 import type { Services } from '../services.js';
 import type { CurrentSession, ResolveContext } from '../sessions/sessionResolver.js';
@@ -40,8 +40,16 @@ export async function checkAccess(services: Services, request: ResolveContext, a
   if (!current) return { kind: 'unauthenticated', headers: NO_IDENTITY };
 
   const { user, claims, session } = current;
-  const decision = evaluatePolicy(app.policy, { email: user.email, groups: claims.groups, roles: parseRoles(user.roles), claims: claims.extra ?? {} });
-  if (!decision.allow) return { kind: 'denied', current, decision, headers: NO_IDENTITY };
+  const decision = evaluatePolicy(app.policy, {
+    email: user.email,
+    groups: claims.groups,
+    roles: effectiveRoles(services.config.admins, user, claims.groups),
+    claims: claims.extra ?? {},
+  });
+  if (!decision.allow) {
+    await recordDenial(services, request, current, app, decision);
+    return { kind: 'denied', current, decision, headers: NO_IDENTITY };
+  }
 
   const assertion = await services.assertions.assertion(
     { sessionId: session.id, userId: user.id, email: user.email, name: user.name, groups: claims.groups },
@@ -53,4 +61,26 @@ export async function checkAccess(services: Services, request: ResolveContext, a
     decision,
     headers: identityHeaders({ userId: user.id, email: user.email, name: user.name, groups: claims.groups, assertion }),
   };
+}
+
+/** One access_denied audit event per (session, app) per minute: a refused browser retries a lot. */
+const DENIAL_RECORD_INTERVAL_MS = 60_000;
+const lastDenial = new Map<string, number>();
+
+async function recordDenial(services: Services, request: ResolveContext, current: CurrentSession, app: AppConfig, decision: PolicyDecision): Promise<void> {
+  const key = `${current.session.id}\u0000${app.id}`;
+  const now = Date.now();
+  if (now - (lastDenial.get(key) ?? 0) < DENIAL_RECORD_INTERVAL_MS) return;
+  if (lastDenial.size >= 10_000) lastDenial.clear();
+  lastDenial.set(key, now);
+  await services.audit.record({
+    type: 'access_denied',
+    outcome: 'failure',
+    actorUserId: current.user.id,
+    targetUserId: current.user.id,
+    sessionId: current.session.id,
+    appId: app.id,
+    request,
+    details: { app: { id: app.id, name: app.name }, reason: decision.reason },
+  });
 }

@@ -7,6 +7,8 @@ import type { ConfigInput } from './schema.js';
  */
 export const builtInDefaults: ConfigInput = {
   mode: 'development',
+  // alice is an admin through her IdP group.
+  admins: { groups: ['admins'] },
   development: {
     idps: [
       { port: 4181, providerId: 'dev', name: 'Development IdP', users: 'default' },

@@ -223,6 +223,14 @@ export const configSchema = z
       .strict()
       .prefault({}),
     providers: z.array(providerSchema).default([]),
+    /** Who is an admin because the config says so (more can be granted in the console). */
+    admins: z
+      .object({
+        emails: z.array(z.string().trim().toLowerCase().pipe(z.email({ error: 'must be an email address' }))).default([]),
+        groups: z.array(z.string().min(1).max(256)).default([]),
+      })
+      .strict()
+      .prefault({}),
     /** Apps behind Gatehouse (reverse proxy or forward-auth). */
     apps: z.array(appSchema).default([]),
     /** Proxies whose X-Forwarded-* headers are believed (CIDRs or addresses). */

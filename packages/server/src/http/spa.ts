@@ -3,14 +3,19 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { paths } from '../paths.js';
+import { adminStatus } from '../accounts/admins.js';
+import { AppError } from '../errors.js';
+import type { Services } from '../services.js';
 import { htmlPage } from './html.js';
 
 /** Routes the React app renders; anything else unknown is a real 404 from the server. */
 const SPA_PAGES = [paths.pages.home, paths.pages.signIn, paths.pages.account, paths.pages.signedOut];
+/** The admin console's pages (the React router has the detail). */
+const ADMIN_PAGES = ['/admin', '/admin/*'];
 /** Pages that need a session: without one, the server sends the person to sign in (works without JS). */
 const SIGNED_IN_PAGES = new Set<string>([paths.pages.home, paths.pages.account]);
 
-export async function spaRoutes(app: FastifyInstance, { webRoot }: { webRoot: string }) {
+export async function spaRoutes(app: FastifyInstance, { webRoot, services }: { webRoot: string; services: Services }) {
   const indexFile = path.join(webRoot, 'index.html');
   const built = existsSync(indexFile);
   if (!built) app.log.warn({ webRoot }, 'front end not built: run `npm run build`');
@@ -32,6 +37,18 @@ export async function spaRoutes(app: FastifyInstance, { webRoot }: { webRoot: st
 
   const sendIndex = (reply: FastifyReply) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml);
+
+  // The admin console: only admins get the page at all; others get a 403 page from the server.
+  for (const page of ADMIN_PAGES) {
+    app.get(page, async (request, reply) => {
+      const current = await request.currentSession();
+      if (!current) {
+        return reply.header('cache-control', 'no-store').redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(request.url)}`, 303);
+      }
+      if (!adminStatus(services.config.admins, current.user, current.claims.groups).admin) throw new AppError('forbidden');
+      return sendIndex(reply);
+    });
+  }
 
   for (const page of SPA_PAGES) {
     app.get(page, async (request, reply) => {

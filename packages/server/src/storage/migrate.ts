@@ -3,6 +3,7 @@ import * as initial from './migrations/0001_initial.js';
 import * as sessionsAudit from './migrations/0002_sessions_audit.js';
 import * as apps from './migrations/0003_apps.js';
 import * as accessTokens from './migrations/0004_access_tokens.js';
+import * as auditApp from './migrations/0005_audit_app.js';
 import type { Database } from './schema.js';
 
 /** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002_sessions_audit': sessionsAudit,
   '0003_apps': apps,
   '0004_access_tokens': accessTokens,
+  '0005_audit_app': auditApp,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

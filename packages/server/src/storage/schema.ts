@@ -134,6 +134,8 @@ export interface AuditEventsTable {
   target_user_id: string | null;
   session_id: string | null;
   provider_id: string | null;
+  /** The app an event is about (access denials). */
+  app_id: string | null;
   ip: string | null;
   user_agent: string | null;
   /** JSON object; never a token or secret. */

@@ -94,7 +94,7 @@ describe('authorization code flow with the development IdP', () => {
     expect(me.status).toBe(200);
     const body = JSON.parse(me.body);
     expect(body).toEqual({
-      user: { id: expect.any(String), email: 'alice@example.com', name: 'Alice Example', picture: null, groups: ['staff', 'admins'] },
+      user: { id: expect.any(String), email: 'alice@example.com', name: 'Alice Example', picture: null, groups: ['staff', 'admins'], admin: false },
       session: { id: expect.any(String), createdAt: expect.any(String), expiresAt: expect.any(String), provider: { id: 'dev', name: 'Development IdP' } },
     });
     const secret = browser.cookie('localhost', 'gatehouse_session')!;

@@ -1,0 +1,105 @@
+import { sql } from 'kysely';
+import { identityClaims } from '../accounts/accountStore.js';
+import { adminStatus } from '../accounts/admins.js';
+import type { Config } from '../config/schema.js';
+import type { Db } from '../storage/database.js';
+import type { User } from '../storage/schema.js';
+
+export interface UserSummary {
+  id: string;
+  email: string;
+  name: string;
+  status: 'active' | 'suspended';
+  admin: boolean;
+  adminFromConfig: boolean;
+  createdAt: number;
+  lastSignInAt: number | null;
+  activeSessions: number;
+}
+
+/** The admin console's view of users: server-side search and paging that stays quick with thousands. */
+export class UserDirectory {
+  constructor(
+    private readonly db: Db,
+    private readonly admins: Config['admins'],
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async search(
+    { query, status }: { query?: string | undefined; status?: 'active' | 'suspended' | undefined },
+    page: number,
+    pageSize: number,
+  ): Promise<{ users: UserSummary[]; total: number }> {
+    let base = this.db.selectFrom('users');
+    if (query) {
+      // LIKE with the wildcards in the value escaped: a search for "50%" means the text "50%".
+      const pattern = `%${query.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+      base = base.where((eb) =>
+        eb.or([eb(sql`lower(email)`, 'like', sql`${pattern} escape '\\'`), eb(sql`lower(name)`, 'like', sql`${pattern} escape '\\'`)]),
+      );
+    }
+    if (status) base = base.where('status', '=', status);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('email').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
+      base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { users: await this.summaries(rows), total: Number(count.n) };
+  }
+
+  async get(id: string): Promise<UserSummary | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? (await this.summaries([row]))[0] : undefined;
+  }
+
+  /** Everyone who is an admin now (config or console), for the "last admin" rule. */
+  async adminCount(): Promise<number> {
+    const candidates = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('status', '=', 'active')
+      .where((eb) =>
+        eb.or([
+          eb('roles', 'like', '%"admin"%'),
+          ...(this.admins.emails.length > 0 ? [eb('email', 'in', this.admins.emails)] : []),
+          ...(this.admins.groups.length > 0 ? [eb.exists(eb.selectFrom('identities').select('id').whereRef('identities.user_id', '=', 'users.id'))] : []),
+        ]),
+      )
+      .execute();
+    return (await this.summaries(candidates)).filter((user) => user.admin).length;
+  }
+
+  private async summaries(users: User[]): Promise<UserSummary[]> {
+    if (users.length === 0) return [];
+    const ids = users.map((user) => user.id);
+    const now = this.now();
+    const [identities, sessions] = await Promise.all([
+      this.db.selectFrom('identities').select(['user_id', 'claims']).where('user_id', 'in', ids).execute(),
+      this.db
+        .selectFrom('sessions')
+        .select(['user_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+        .where('user_id', 'in', ids)
+        .where('revoked_at', 'is', null)
+        .where('idle_expires_at', '>', now)
+        .where('absolute_expires_at', '>', now)
+        .groupBy('user_id')
+        .execute(),
+    ]);
+    const groupsOf = new Map<string, string[]>();
+    for (const identity of identities) groupsOf.set(identity.user_id, [...(groupsOf.get(identity.user_id) ?? []), ...identityClaims(identity).groups]);
+    const sessionsOf = new Map(sessions.map((row) => [row.user_id, Number(row.n)]));
+    return users.map((user) => {
+      const status = adminStatus(this.admins, user, groupsOf.get(user.id) ?? []);
+      return {
+        id: user.id,
+        email: user.email,
+        name: user.name,
+        status: user.status,
+        admin: status.admin,
+        adminFromConfig: status.fromConfig,
+        createdAt: user.created_at,
+        lastSignInAt: user.last_sign_in_at,
+        activeSessions: sessionsOf.get(user.id) ?? 0,
+      };
+    });
+  }
+}

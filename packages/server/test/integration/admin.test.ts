@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvField } from '../../src/admin/adminRoutes.js';
+import { ScriptedBrowser } from './support/browser.js';
+import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
+import { formAction } from './support/browser.js';
+import { freePort } from './support/freePort.js';
+import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+
+/** The admin API against the real development IdP: role checks, CSRF, suspension, paging, audit. */
+let idp: DevIdpProcess;
+let gatehouse: RunningGatehouse;
+let portal: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  portal = `http://localhost:${port}`;
+  idp = await startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/dev`], postLogoutRedirectUris: [`${portal}/signed-out`] });
+  gatehouse = await startGatehouse({
+    port,
+    admins: { groups: ['admins'] },
+    providers: [{ id: 'dev', name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, scopes: ['openid', 'email', 'profile', 'groups'], pushedAuthorizationRequests: 'never' }],
+  });
+});
+afterAll(async () => {
+  await gatehouse?.close();
+  await idp?.close();
+});
+
+async function signIn(login: string, password: string) {
+  const browser = new ScriptedBrowser();
+  const first = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev`), (url) => url.pathname.startsWith('/.gatehouse/callback/'));
+  let callback = first.stoppedAt;
+  if (!callback) {
+    const posted = await browser.request(new URL(formAction(first.hop.body)!, first.hop.url).href, { form: { login, password } });
+    callback = (await browser.follow(posted, (url) => url.pathname.startsWith('/.gatehouse/callback/'))).stoppedAt;
+  }
+  const done = await browser.request(callback!.href);
+  const csrf = JSON.parse((await browser.request(`${portal}/api/csrf`)).body).csrfToken as string;
+  const me = JSON.parse((await browser.request(`${portal}/api/session`)).body);
+  return { browser, csrf, me, done };
+}
+
+const send = (browser: ScriptedBrowser, method: string, path: string, csrf?: string, body?: unknown) =>
+  browser.request(`${portal}${path}`, {
+    method,
+    headers: { origin: portal, ...(csrf ? { 'x-csrf-token': csrf } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+
+describe('admin API', () => {
+  it('admins by config group; /api/session says so', async () => {
+    const alice = await signIn('alice@example.com', 'alice');
+    expect(alice.me.user.admin).toBe(true);
+    const bob = await signIn('bob@example.com', 'bob');
+    expect(bob.me.user.admin).toBe(false);
+  });
+
+  // Threat: privilege escalation. Every admin route refuses non-admins, and every change needs CSRF proof.
+  const routes: Array<[string, string, unknown?]> = [
+    ['GET', '/api/admin/dashboard'],
+    ['GET', '/api/admin/users'],
+    ['GET', '/api/admin/users/x'],
+    ['POST', '/api/admin/users/x/suspend'],
+    ['POST', '/api/admin/users/x/reactivate'],
+    ['PUT', '/api/admin/users/x/admin', { admin: true }],
+    ['DELETE', '/api/admin/sessions/x'],
+    ['GET', '/api/admin/audit'],
+    ['GET', '/api/admin/audit.csv'],
+  ];
+  it.each(routes)('%s %s: 401 signed out, 403 for bob, CSRF for changes', async (method, path, body) => {
+    expect((await send(new ScriptedBrowser(), method, path, undefined, body)).status).toBe(401);
+    const bob = await signIn('bob@example.com', 'bob');
+    const refused = await send(bob.browser, method, path, bob.csrf, body);
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).code).toBe('forbidden');
+    if (method !== 'GET') {
+      const alice = await signIn('alice@example.com', 'alice');
+      const noToken = await send(alice.browser, method, path, undefined, body);
+      expect(noToken.status).toBe(403);
+      expect(JSON.parse(noToken.body).code).toBe('csrf_failed');
+      const wrongOrigin = await alice.browser.request(`${portal}${path}`, { method, headers: { origin: 'http://localhost:1', 'x-csrf-token': alice.csrf } });
+      expect(wrongOrigin.status).toBe(403);
+    }
+  });
+
+  it('pages through thousands of users with server-side search', async () => {
+    const now = Date.now();
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      id: `gen-${i}`,
+      email: `user${String(i).padStart(4, '0')}@generated.example`,
+      name: `Generated ${i}`,
+      picture: null,
+      status: 'active' as const,
+      roles: '[]',
+      primary_identity_id: null,
+      created_at: now,
+      updated_at: now,
+      last_sign_in_at: null,
+    }));
+    for (let i = 0; i < rows.length; i += 500) await gatehouse.services.database.db.insertInto('users').values(rows.slice(i, i + 500)).execute();
+    const alice = await signIn('alice@example.com', 'alice');
+    const page2 = JSON.parse((await alice.browser.request(`${portal}/api/admin/users?page=2&pageSize=100`)).body);
+    expect(page2.users).toHaveLength(100);
+    expect(page2.total).toBeGreaterThanOrEqual(3000);
+    const search = JSON.parse((await alice.browser.request(`${portal}/api/admin/users?query=user0042`)).body);
+    expect(search.users.map((u: { email: string }) => u.email)).toEqual(['user0042@generated.example']);
+    // LIKE wildcards in the search are literal.
+    expect(JSON.parse((await alice.browser.request(`${portal}/api/admin/users?query=%25`)).body).total).toBe(0);
+  });
+
+  it('suspending bob ends his open session at once; he cannot sign in again until reactivated', async () => {
+    const alice = await signIn('alice@example.com', 'alice');
+    const bob = await signIn('bob@example.com', 'bob');
+    expect(await send(alice.browser, 'POST', `/api/admin/users/${bob.me.user.id}/suspend`, alice.csrf).then((r) => r.status)).toBe(204);
+    expect((await bob.browser.request(`${portal}/api/session`)).status).toBe(401);
+    const again = await signIn('bob@example.com', 'bob');
+    expect(again.done.status).toBe(403);
+    expect(again.done.body).toContain('Your account is suspended');
+    const detail = JSON.parse((await alice.browser.request(`${portal}/api/admin/users/${bob.me.user.id}`)).body);
+    expect(detail.user.status).toBe('suspended');
+    expect(detail.sessions).toEqual([]);
+    expect(detail.events.find((e: { type: string }) => e.type === 'user_suspended').details).toMatchObject({ before: { status: 'active' }, after: { status: 'suspended' } });
+    expect(await send(alice.browser, 'POST', `/api/admin/users/${bob.me.user.id}/reactivate`, alice.csrf).then((r) => r.status)).toBe(204);
+    expect((await signIn('bob@example.com', 'bob')).me.user.email).toBe('bob@example.com');
+  });
+
+  it('grants and removes the admin role, never the config-given one or the last admin', async () => {
+    const alice = await signIn('alice@example.com', 'alice');
+    const bob = await signIn('bob@example.com', 'bob');
+    expect((await send(alice.browser, 'PUT', `/api/admin/users/${bob.me.user.id}/admin`, alice.csrf, { admin: true })).status).toBe(204);
+    expect(JSON.parse((await bob.browser.request(`${portal}/api/session`)).body).user.admin).toBe(true);
+    expect((await bob.browser.request(`${portal}/api/admin/users`)).status).toBe(200);
+    const fromConfig = await send(bob.browser, 'PUT', `/api/admin/users/${alice.me.user.id}/admin`, bob.csrf, { admin: false });
+    expect(JSON.parse(fromConfig.body).code).toBe('admin_from_config');
+    expect((await send(alice.browser, 'PUT', `/api/admin/users/${bob.me.user.id}/admin`, alice.csrf, { admin: false })).status).toBe(204);
+    expect((await bob.browser.request(`${portal}/api/admin/users`)).status).toBe(403);
+  });
+
+  it('audit log: filters, paging, CSV export; dashboard counts', async () => {
+    const alice = await signIn('alice@example.com', 'alice');
+    const signIns = JSON.parse((await alice.browser.request(`${portal}/api/admin/audit?type=sign_in&pageSize=5`)).body);
+    expect(signIns.events.length).toBeGreaterThan(0);
+    expect(signIns.events.every((e: { type: string }) => e.type === 'sign_in')).toBe(true);
+    expect(signIns.events[0].actor.email).toMatch(/@example\.com$/);
+    const csv = await alice.browser.request(`${portal}/api/admin/audit.csv?type=sign_in`);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.headers.get('content-disposition')).toMatch(/attachment; filename="gatehouse-audit-/);
+    const lines = csv.body.trim().split('\r\n');
+    expect(lines[0]).toBe('time,type,outcome,actor,target,provider,app,ip,user_agent,details');
+    expect(lines.slice(1).every((line) => line.split(',')[1] === 'sign_in')).toBe(true);
+    const dashboard = JSON.parse((await alice.browser.request(`${portal}/api/admin/dashboard?range=24h`)).body);
+    expect(dashboard.buckets).toHaveLength(24);
+    expect(dashboard.totals.signIns).toBeGreaterThan(0);
+    expect(dashboard.liveSessions).toBeGreaterThan(0);
+    expect(JSON.parse((await alice.browser.request(`${portal}/api/admin/dashboard?range=7d`)).body).buckets).toHaveLength(7);
+  });
+
+  it('the admin pages are served to admins only', async () => {
+    const bob = await signIn('bob@example.com', 'bob');
+    const refused = await bob.browser.request(`${portal}/admin/users`, { headers: { accept: 'text/html' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('It needs an administrator');
+    const alice = await signIn('alice@example.com', 'alice');
+    expect((await alice.browser.request(`${portal}/admin`, { headers: { accept: 'text/html' } })).status).toBe(200);
+  });
+});
+
+it('CSV fields are quoted and formula-safe', () => {
+  expect(csvField('plain')).toBe('plain');
+  expect(csvField('a,b')).toBe('"a,b"');
+  expect(csvField('say "hi"')).toBe('"say ""hi"""');
+  expect(csvField('=HYPERLINK("http://evil")')).toBe(`"'=HYPERLINK(""http://evil"")"`);
+  expect(csvField('-1')).toBe("'-1");
+});

@@ -36,30 +36,30 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   const { config } = services;
   // Requests for a protected app's host go to the app-host instance (proxy and handshake); everything
   // else is the portal. One listening server, two encapsulated applications.
-  const appHost = services.apps.size > 0 ? await buildAppHost(services, options.loggerInstance) : undefined;
-  const upgradeToApp = appHost ? webSocketProxy(services, appHost.log) : undefined;
+  const appHost = await buildAppHost(services, options.loggerInstance);
+  const upgradeToApp = webSocketProxy(services, appHost.log);
   const app = Fastify({
     serverFactory: (portalHandler) => {
       const server = createServer((request, response) => {
-        if (appHost && services.apps.forHost(request.headers.host)) appHost.routing(request, response);
+        if (services.apps.forHost(request.headers.host)) appHost.routing(request, response);
         else portalHandler(request, response);
       });
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
         const target = services.apps.forHost(request.headers.host);
         const reserved = request.url?.startsWith(`${RESERVED_PREFIX}/`) ?? false;
-        if (!target || !upgradeToApp || reserved) {
+        if (!target || reserved) {
           // Not a WebSocket for an app (e.g. a proxy's auth subrequest that kept the client's Upgrade
           // header): answer it as the plain HTTP request it also is.
           const response = new ServerResponse(request);
           response.assignSocket(socket as Socket);
           response.shouldKeepAlive = false;
           response.once('finish', () => socket.end());
-          if (target && appHost) appHost.routing(request, response);
+          if (target) appHost.routing(request, response);
           else portalHandler(request, response);
           return;
         }
         upgradeToApp(request, socket, head, target).catch((error: unknown) => {
-          appHost?.log.error({ err: error }, 'WebSocket upgrade failed');
+          appHost.log.error({ err: error }, 'WebSocket upgrade failed');
           socket.destroy();
         });
       });
@@ -76,7 +76,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   installErrorHandling(app);
   app.addHook('onClose', async () => {
-    await appHost?.close();
+    await appHost.close();
   });
   app.addSchema({
     $id: 'problem',

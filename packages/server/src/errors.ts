@@ -73,6 +73,11 @@ export const catalogue = {
     title: 'Set in the configuration',
     message: () => 'This person is an administrator by the configuration file; change it there.',
   },
+  app_from_config: {
+    status: 409,
+    title: 'Set in the configuration',
+    message: () => 'This app is defined in the configuration file; change it there.',
+  },
   last_admin: {
     status: 409,
     title: 'Last administrator',

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AccountStore } from './accounts/accountStore.js';
+import { AppStore } from './admin/appStore.js';
 import { AuditLog } from './audit/auditLog.js';
 import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
 import { AppRegistry } from './authorize/appRegistry.js';
@@ -30,6 +31,7 @@ export interface Services {
   resolver: SessionResolver;
   appSessions: AppSessions;
   apps: AppRegistry;
+  appStore: AppStore;
   signingKeys: SigningKeys;
   assertions: AssertionSigner;
   /** The portal's origin, e.g. http://localhost:4180 (no trailing slash). */
@@ -51,6 +53,8 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   const accounts = new AccountStore(database.db);
   const audit = new AuditLog(database.db);
   const apps = new AppRegistry(config.apps);
+  const appStore = new AppStore(database.db, apps, config.publicUrl);
+  await appStore.load();
   const claims = new ClaimsRefresher({ providers, sessions, accounts, audit, apps }, config.session.claimsRefreshInterval);
   const appSessions = new AppSessions(database.db);
   const resolver = new SessionResolver({ sessions, accounts, claims, appSessions });
@@ -72,6 +76,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     resolver,
     appSessions,
     apps,
+    appStore,
     signingKeys,
     assertions,
     portalOrigin,

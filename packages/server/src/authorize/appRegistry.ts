@@ -1,20 +1,45 @@
 import type { AppConfig } from '../config/schema.js';
 
-/** The protected apps, found by the host they are reached at. */
-export class AppRegistry {
-  private readonly byHost = new Map<string, AppConfig>();
-  private readonly byId = new Map<string, AppConfig>();
-  private readonly appOrigins: ReadonlySet<string>;
-  /** Whether any app receives the IdP access token (only then are access tokens kept at all). */
-  readonly passesAccessTokens: boolean;
+export type AppSource = 'config' | 'console';
 
-  constructor(apps: readonly AppConfig[]) {
-    for (const app of apps) {
-      this.byHost.set(new URL(app.publicUrl).host, app);
-      this.byId.set(app.id, app);
-    }
-    this.appOrigins = new Set(apps.map((app) => new URL(app.publicUrl).origin));
-    this.passesAccessTokens = apps.some((app) => app.passAccessToken);
+/**
+ * The protected apps, found by the host they are reached at: those in gatehouse.yaml (read-only) and
+ * those created in the admin console (replaced as a whole whenever they change, so a change counts
+ * from the next request on).
+ */
+export class AppRegistry {
+  private readonly configApps: readonly AppConfig[];
+  private byHost = new Map<string, AppConfig>();
+  private byId = new Map<string, AppConfig>();
+  private sources = new Map<string, AppSource>();
+  private appOrigins: ReadonlySet<string> = new Set();
+  /** Whether any app receives the IdP access token (only then are access tokens kept at all). */
+  passesAccessTokens = false;
+
+  constructor(configApps: readonly AppConfig[], consoleApps: readonly AppConfig[] = []) {
+    this.configApps = configApps;
+    this.setConsoleApps(consoleApps);
+  }
+
+  /** Replaces the console's apps (config apps win a clash; the console refuses clashes anyway). */
+  setConsoleApps(consoleApps: readonly AppConfig[]): void {
+    const byHost = new Map<string, AppConfig>();
+    const byId = new Map<string, AppConfig>();
+    const sources = new Map<string, AppSource>();
+    const add = (app: AppConfig, source: AppSource) => {
+      const host = new URL(app.publicUrl).host;
+      if (byId.has(app.id) || byHost.has(host)) return;
+      byHost.set(host, app);
+      byId.set(app.id, app);
+      sources.set(app.id, source);
+    };
+    for (const app of this.configApps) add(app, 'config');
+    for (const app of consoleApps) add(app, 'console');
+    this.byHost = byHost;
+    this.byId = byId;
+    this.sources = sources;
+    this.appOrigins = new Set([...byId.values()].map((app) => new URL(app.publicUrl).origin));
+    this.passesAccessTokens = [...byId.values()].some((app) => app.passAccessToken);
   }
 
   /** The app for a Host header value (host[:port], compared case-insensitively). */
@@ -24,6 +49,10 @@ export class AppRegistry {
 
   get(id: string): AppConfig | undefined {
     return this.byId.get(id);
+  }
+
+  source(id: string): AppSource | undefined {
+    return this.sources.get(id);
   }
 
   all(): AppConfig[] {

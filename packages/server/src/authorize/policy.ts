@@ -12,16 +12,35 @@ const lowercase = z.string().trim().min(1).toLowerCase();
 /** Claims Gatehouse keeps per identity and so can evaluate (see accounts/identityProfile.ts). */
 const claimName = z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be a claim name');
 
-const rule = z.union([
-  z.object({ anyUser: z.literal(true) }).strict(),
-  z.object({ emails: nonEmptyList(lowercase.pipe(z.email({ error: 'must be an email address' }))) }).strict(),
-  z.object({ domains: nonEmptyList(lowercase.regex(/^([a-z0-9-]+\.)+[a-z]{2,63}$/, 'must be a domain such as example.com')) }).strict(),
-  z.object({ groups: nonEmptyList(z.string().min(1).max(256)) }).strict(),
-  z.object({ roles: nonEmptyList(z.enum(KNOWN_ROLES, { error: `must be one of: ${KNOWN_ROLES.join(', ')}` })) }).strict(),
-  z
-    .object({ claim: z.object({ name: claimName, value: z.union([z.string(), z.number(), z.boolean()]) }).strict() })
-    .strict(),
-], { error: 'must be exactly one of anyUser, emails, domains, groups, roles or claim' });
+export type PolicyRule =
+  | { anyUser: true }
+  | { emails: string[] }
+  | { domains: string[] }
+  | { groups: string[] }
+  | { roles: Array<(typeof KNOWN_ROLES)[number]> }
+  | { claim: { name: string; value: string | number | boolean } };
+
+const RULE_KINDS = ['anyUser', 'emails', 'domains', 'groups', 'roles', 'claim'] as const;
+
+/**
+ * One rule is an object with exactly one of the rule kinds. Written as one strict object (rather than
+ * a union) so that a bad value is reported at its own path ("allow[0].roles[0]: must be one of …").
+ */
+const rule = z
+  .object({
+    anyUser: z.literal(true, { error: 'must be true' }).optional(),
+    emails: nonEmptyList(lowercase.pipe(z.email({ error: 'must be an email address' }))).optional(),
+    domains: nonEmptyList(lowercase.regex(/^([a-z0-9-]+\.)+[a-z]{2,63}$/, 'must be a domain such as example.com')).optional(),
+    groups: nonEmptyList(z.string().min(1).max(256)).optional(),
+    roles: nonEmptyList(z.enum(KNOWN_ROLES, { error: `must be one of: ${KNOWN_ROLES.join(', ')}` })).optional(),
+    claim: z.object({ name: claimName, value: z.union([z.string(), z.number(), z.boolean()]) }).strict().optional(),
+  })
+  .strict()
+  .superRefine((candidate, ctx) => {
+    const kinds = RULE_KINDS.filter((kind) => candidate[kind] !== undefined);
+    if (kinds.length !== 1) ctx.addIssue({ code: 'custom', message: `must be exactly one of ${RULE_KINDS.join(', ')}` });
+  })
+  .transform((candidate) => candidate as PolicyRule);
 
 export const policySchema = z
   .object({
@@ -32,7 +51,6 @@ export const policySchema = z
   .refine((policy) => policy.allow.length > 0, { message: 'must allow someone (an empty allow list denies everybody)', path: ['allow'] });
 
 export type Policy = z.output<typeof policySchema>;
-export type PolicyRule = Policy['allow'][number];
 
 export interface PolicySubject {
   email: string;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isLoopbackHost } from '../authenticate/loopback.js';
 import { policySchema } from '../authorize/policy.js';
+import { appSetIssues } from './appSetIssues.js';
 import { parseDuration } from './duration.js';
 
 /** A duration such as "15m" or "12h", parsed to milliseconds. */
@@ -264,20 +265,9 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['development'], message: 'development services cannot run in production mode' });
       }
     }
-    const portalHost = new URL(config.publicUrl).host;
-    const appIds = new Set<string>();
-    const appHosts = new Set<string>();
-    config.apps.forEach((app, index) => {
-      const host = new URL(app.publicUrl).host;
-      if (appIds.has(app.id)) ctx.addIssue({ code: 'custom', path: ['apps', index, 'id'], message: `duplicate app id "${app.id}"` });
-      if (appHosts.has(host)) ctx.addIssue({ code: 'custom', path: ['apps', index, 'publicUrl'], message: `another app already uses ${host}` });
-      if (host === portalHost) ctx.addIssue({ code: 'custom', path: ['apps', index, 'publicUrl'], message: 'must differ from the portal’s publicUrl' });
-      if (new URL(app.publicUrl).protocol !== new URL(config.publicUrl).protocol) {
-        ctx.addIssue({ code: 'custom', path: ['apps', index, 'publicUrl'], message: 'must use the same scheme as the portal' });
-      }
-      appIds.add(app.id);
-      appHosts.add(host);
-    });
+    for (const issue of appSetIssues(config.publicUrl, config.apps)) {
+      ctx.addIssue({ code: 'custom', path: ['apps', issue.index, issue.field], message: issue.message });
+    }
     if (config.session.idleTimeout > config.session.absoluteLifetime) {
       ctx.addIssue({ code: 'custom', path: ['session', 'idleTimeout'], message: 'must not exceed absoluteLifetime' });
     }

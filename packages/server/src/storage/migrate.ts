@@ -4,6 +4,7 @@ import * as sessionsAudit from './migrations/0002_sessions_audit.js';
 import * as apps from './migrations/0003_apps.js';
 import * as accessTokens from './migrations/0004_access_tokens.js';
 import * as auditApp from './migrations/0005_audit_app.js';
+import * as consoleApps from './migrations/0006_console_apps.js';
 import type { Database } from './schema.js';
 
 /** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '0003_apps': apps,
   '0004_access_tokens': accessTokens,
   '0005_audit_app': auditApp,
+  '0006_console_apps': consoleApps,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -14,6 +14,15 @@ export interface Database {
   signing_keys: SigningKeysTable;
   app_sessions: AppSessionsTable;
   app_codes: AppCodesTable;
+  apps: AppsTable;
+}
+
+/** An app created in the console: its definition is the same JSON shape as an `apps:` entry. */
+export interface AppsTable {
+  id: string;
+  definition: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** Keys that sign the identity assertions sent to apps (published at /.gatehouse/jwks.json). */

@@ -5,6 +5,7 @@ import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.
 import { formAction } from './support/browser.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { startUpstream } from './support/upstream.js';
 
 /** The admin API against the real development IdP: role checks, CSRF, suspension, paging, audit. */
 let idp: DevIdpProcess;
@@ -18,6 +19,7 @@ beforeAll(async () => {
   gatehouse = await startGatehouse({
     port,
     admins: { groups: ['admins'] },
+    apps: [{ id: 'cfg', name: 'Config app', publicUrl: `http://cfg.localhost:${port}`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } }],
     providers: [{ id: 'dev', name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, scopes: ['openid', 'email', 'profile', 'groups'], pushedAuthorizationRequests: 'never' }],
   });
 });
@@ -27,7 +29,7 @@ afterAll(async () => {
 });
 
 async function signIn(login: string, password: string) {
-  const browser = new ScriptedBrowser();
+  const browser = new ScriptedBrowser(['reports.localhost', 'cfg.localhost']);
   const first = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev`), (url) => url.pathname.startsWith('/.gatehouse/callback/'));
   let callback = first.stoppedAt;
   if (!callback) {
@@ -38,6 +40,12 @@ async function signIn(login: string, password: string) {
   const csrf = JSON.parse((await browser.request(`${portal}/api/csrf`)).body).csrfToken as string;
   const me = JSON.parse((await browser.request(`${portal}/api/session`)).body);
   return { browser, csrf, me, done };
+}
+
+/** Opens an app URL in a browser already signed in at the portal (handshake included); the final status. */
+async function openThroughPortal(browser: ScriptedBrowser, url: string): Promise<number> {
+  const first = await browser.request(url, { headers: { accept: 'text/html' } });
+  return (await browser.follow(first)).hop.status;
 }
 
 const send = (browser: ScriptedBrowser, method: string, path: string, csrf?: string, body?: unknown) =>
@@ -66,6 +74,11 @@ describe('admin API', () => {
     ['DELETE', '/api/admin/sessions/x'],
     ['GET', '/api/admin/audit'],
     ['GET', '/api/admin/audit.csv'],
+    ['GET', '/api/admin/apps'],
+    ['POST', '/api/admin/apps', { id: 'x' }],
+    ['PUT', '/api/admin/apps/x', { name: 'x' }],
+    ['DELETE', '/api/admin/apps/x'],
+    ['POST', '/api/admin/policy-test', { appId: 'x', subject: { email: 'a@b.example' } }],
   ];
   it.each(routes)('%s %s: 401 signed out, 403 for bob, CSRF for changes', async (method, path, body) => {
     expect((await send(new ScriptedBrowser(), method, path, undefined, body)).status).toBe(401);
@@ -153,6 +166,54 @@ describe('admin API', () => {
     expect(dashboard.totals.signIns).toBeGreaterThan(0);
     expect(dashboard.liveSessions).toBeGreaterThan(0);
     expect(JSON.parse((await alice.browser.request(`${portal}/api/admin/dashboard?range=7d`)).body).buckets).toHaveLength(7);
+  });
+
+  it('apps and policies in the console take effect at the next request; config apps are read-only', async () => {
+    const upstream = await startUpstream();
+    try {
+      const alice = await signIn('alice@example.com', 'alice');
+      const definition = {
+        id: 'reports',
+        name: 'Reports',
+        publicUrl: `http://reports.localhost:${new URL(portal).port}`,
+        upstream: upstream.url,
+        policy: { allow: [{ groups: ['admins'] }] },
+      };
+      const bad = await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, { ...definition, policy: { allow: [{ roles: ['root'] }] } });
+      expect(bad.status).toBe(400);
+      expect(JSON.parse(bad.body).detail).toContain('policy.allow[0].roles[0]');
+      const clash = await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, { ...definition, id: 'other', publicUrl: `http://cfg.localhost:${new URL(portal).port}` });
+      expect(JSON.parse(clash.body).detail).toContain('another app already uses');
+      expect((await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, definition)).status).toBe(201);
+
+      const listed = JSON.parse((await alice.browser.request(`${portal}/api/admin/apps`)).body).apps;
+      expect(listed.map((a: { id: string; source: string }) => [a.id, a.source])).toEqual([['cfg', 'config'], ['reports', 'console']]);
+      expect((await send(alice.browser, 'DELETE', '/api/admin/apps/cfg', alice.csrf)).status).toBe(409);
+
+      // The policy tester names the deciding rule.
+      const bob = await signIn('bob@example.com', 'bob');
+      const verdict = JSON.parse((await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', userId: bob.me.user.id })).body);
+      expect(verdict).toMatchObject({ allow: false, reason: 'denied: no allow rule matched' });
+      const typed = JSON.parse((await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', subject: { email: 'x@example.com', groups: ['admins'] } })).body);
+      expect(typed).toMatchObject({ allow: true, reason: 'allowed by allow[0]: groups admins' });
+
+      // Through the proxy right away: alice allowed, bob denied; then open it to staff and bob gets in.
+      const appUrl = `http://reports.localhost:${new URL(portal).port}/`;
+      const open = async (who: { browser: ScriptedBrowser }) => {
+        const first = await who.browser.request(appUrl, { headers: { accept: 'text/html' } });
+        return (await who.browser.follow(first)).hop.status;
+      };
+      expect(await openThroughPortal(alice.browser, appUrl)).toBe(200);
+      expect(await openThroughPortal(bob.browser, appUrl)).toBe(403);
+      const changed = await send(alice.browser, 'PUT', '/api/admin/apps/reports', alice.csrf, { ...definition, policy: { allow: [{ groups: ['staff'] }] } });
+      expect(changed.status).toBe(200);
+      expect(await open(bob)).toBe(200);
+      expect((await send(alice.browser, 'DELETE', '/api/admin/apps/reports', alice.csrf)).status).toBe(204);
+      const events = JSON.parse((await alice.browser.request(`${portal}/api/admin/audit?appId=reports`)).body).events.map((e: { type: string }) => e.type);
+      expect(events).toEqual(expect.arrayContaining(['app_created', 'app_updated', 'app_deleted', 'access_denied']));
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('the admin pages are served to admins only', async () => {

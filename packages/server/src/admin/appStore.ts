@@ -1,0 +1,77 @@
+import type { AppRegistry } from '../authorize/appRegistry.js';
+import { appSetIssues } from '../config/appSetIssues.js';
+import { formatIssues } from '../config/load.js';
+import { appSchema, type AppConfig } from '../config/schema.js';
+import { AppError } from '../errors.js';
+import type { Db } from '../storage/database.js';
+
+/** A definition the console cannot accept, with the path of each bad field ("policy.allow[0]: …"). */
+export class AppValidationError extends AppError {
+  constructor(readonly problems: string[]) {
+    super('bad_request', { params: { reason: problems.join('; ') } });
+  }
+}
+
+/**
+ * Apps created in the admin console: validated exactly like `apps:` in the config file (the same zod
+ * schema, the same rules for the whole set), stored as JSON, and loaded into the registry at once.
+ */
+export class AppStore {
+  constructor(
+    private readonly db: Db,
+    private readonly registry: AppRegistry,
+    private readonly portalUrl: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Loads the stored apps into the registry (at start, and after every change). */
+  async load(): Promise<AppConfig[]> {
+    const rows = await this.db.selectFrom('apps').selectAll().orderBy('created_at').execute();
+    const apps = rows.flatMap((row) => {
+      const parsed = appSchema.safeParse(JSON.parse(row.definition));
+      // A stored definition that no longer validates is left out (fail closed), never half-applied.
+      return parsed.success ? [parsed.data] : [];
+    });
+    this.registry.setConsoleApps(apps);
+    return apps;
+  }
+
+  async create(input: unknown): Promise<AppConfig> {
+    const app = this.validate(input, undefined);
+    const now = this.now();
+    await this.db.insertInto('apps').values({ id: app.id, definition: JSON.stringify(app), created_at: now, updated_at: now }).execute();
+    await this.load();
+    return app;
+  }
+
+  async update(id: string, input: unknown): Promise<{ before: AppConfig; after: AppConfig }> {
+    const before = this.consoleApp(id);
+    const after = this.validate({ ...(input as object), id }, id);
+    await this.db.updateTable('apps').set({ definition: JSON.stringify(after), updated_at: this.now() }).where('id', '=', id).execute();
+    await this.load();
+    return { before, after };
+  }
+
+  async remove(id: string): Promise<AppConfig> {
+    const before = this.consoleApp(id);
+    await this.db.deleteFrom('apps').where('id', '=', id).execute();
+    await this.load();
+    return before;
+  }
+
+  private consoleApp(id: string): AppConfig {
+    const app = this.registry.get(id);
+    if (!app) throw new AppError('not_found');
+    if (this.registry.source(id) === 'config') throw new AppError('app_from_config');
+    return app;
+  }
+
+  private validate(input: unknown, replacing: string | undefined): AppConfig {
+    const parsed = appSchema.safeParse(input);
+    if (!parsed.success) throw new AppValidationError(formatIssues(parsed.error.issues));
+    const others = this.registry.all().filter((app) => app.id !== replacing);
+    const issues = appSetIssues(this.portalUrl, [...others, parsed.data]).filter((issue) => issue.index === others.length);
+    if (issues.length > 0) throw new AppValidationError(issues.map((issue) => `${issue.field}: ${issue.message}`));
+    return parsed.data;
+  }
+}

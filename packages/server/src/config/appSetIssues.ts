@@ -1,0 +1,27 @@
+/**
+ * Rules a set of apps must keep together (in the config file, and with the console's apps added):
+ * unique ids, one app per host, never the portal's host, the portal's scheme (cookies and the
+ * handshake depend on it). Returns each problem with the index of the app it concerns.
+ */
+export interface AppSetIssue {
+  index: number;
+  field: 'id' | 'publicUrl';
+  message: string;
+}
+
+export function appSetIssues(portalUrl: string, apps: ReadonlyArray<{ id: string; publicUrl: string }>): AppSetIssue[] {
+  const portal = new URL(portalUrl);
+  const ids = new Set<string>();
+  const hosts = new Set<string>();
+  const issues: AppSetIssue[] = [];
+  apps.forEach((app, index) => {
+    const url = new URL(app.publicUrl);
+    if (ids.has(app.id)) issues.push({ index, field: 'id', message: `duplicate app id "${app.id}"` });
+    if (hosts.has(url.host)) issues.push({ index, field: 'publicUrl', message: `another app already uses ${url.host}` });
+    if (url.host === portal.host) issues.push({ index, field: 'publicUrl', message: 'must differ from the portal’s publicUrl' });
+    if (url.protocol !== portal.protocol) issues.push({ index, field: 'publicUrl', message: 'must use the same scheme as the portal' });
+    ids.add(app.id);
+    hosts.add(url.host);
+  });
+  return issues;
+}

@@ -6,7 +6,7 @@ import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { adminRoutes } from './admin/adminRoutes.js';
+import { adminRoutes } from './admin/index.js';
 import { appsRoutes } from './api/appsRoutes.js';
 import { meRoutes } from './api/meRoutes.js';
 import { appAuthorize } from './authorize/appHandshake.js';

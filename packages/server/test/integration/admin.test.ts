@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvField } from '../../src/admin/adminRoutes.js';
+import { csvField } from '../../src/admin/auditRoutes.js';
 import { ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { formAction } from './support/browser.js';

@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { identityClaims } from '../accounts/accountStore.js';
+import { effectiveRoles } from '../accounts/admins.js';
+import type { AuditType } from '../audit/auditLog.js';
+import { evaluatePolicy, type PolicySubject } from '../authorize/policy.js';
+import type { AppConfig } from '../config/schema.js';
+import { AppError } from '../errors.js';
+import type { CurrentSession } from '../sessions/sessionResolver.js';
+import type { AdminContext } from './context.js';
+
+/** Apps and their policies (apps from gatehouse.yaml are read-only), and the policy tester. */
+export async function appsRoutes(app: FastifyInstance, { admin }: { admin: AdminContext }) {
+  const { config, audit, apps } = admin.services;
+  const { actorOf } = admin;
+
+  // Apps and their policies. Apps from gatehouse.yaml are listed read-only ("source": "config").
+  const appView = (app: AppConfig) => ({ ...app, source: apps.source(app.id) ?? 'console' });
+  const appParams = { type: 'object', required: ['appId'], properties: { appId: { type: 'string', maxLength: 64 } } } as const;
+
+  app.get('/api/admin/apps', {
+    schema: { tags: ['admin'], summary: 'Every protected app with its policy; config apps are read-only' },
+    handler: async () => ({ apps: apps.all().map(appView) }),
+  });
+
+  app.post('/api/admin/apps', {
+    schema: { tags: ['admin'], summary: 'Create an app (validated like an apps: entry in gatehouse.yaml)', body: { type: 'object' } },
+    handler: async (request, reply) => {
+      const actor = await actorOf(request);
+      const created = await admin.services.appStore.create(request.body);
+      await recordAppChange(request, actor, 'app_created', created.id, { before: null, after: created });
+      return reply.status(201).send(appView(created));
+    },
+  });
+
+  app.put('/api/admin/apps/:appId', {
+    schema: { tags: ['admin'], summary: 'Replace an app created in the console', params: appParams, body: { type: 'object' } },
+    handler: async (request) => {
+      const actor = await actorOf(request);
+      const { appId } = request.params as { appId: string };
+      const { before, after } = await admin.services.appStore.update(appId, request.body);
+      await recordAppChange(request, actor, 'app_updated', appId, { before, after });
+      return appView(after);
+    },
+  });
+
+  app.delete('/api/admin/apps/:appId', {
+    schema: { tags: ['admin'], summary: 'Delete an app created in the console', params: appParams },
+    handler: async (request, reply) => {
+      const actor = await actorOf(request);
+      const { appId } = request.params as { appId: string };
+      const before = await admin.services.appStore.remove(appId);
+      await recordAppChange(request, actor, 'app_deleted', appId, { before, after: null });
+      return reply.status(204).send();
+    },
+  });
+
+  async function recordAppChange(request: FastifyRequest, actor: CurrentSession, type: AuditType, appId: string, change: { before: unknown; after: unknown }) {
+    await audit.record({ type, actorUserId: actor.user.id, sessionId: actor.session.id, appId, request, details: change });
+  }
+
+  // The policy tester: would this person (a user, or typed-in claims) reach this app, and which rule decides?
+  app.post('/api/admin/policy-test', {
+    schema: {
+      tags: ['admin'],
+      summary: 'Evaluate an app policy for a user or for given claims, naming the rule that decides',
+      body: {
+        type: 'object',
+        required: ['appId'],
+        additionalProperties: false,
+        properties: {
+          appId: { type: 'string', maxLength: 64 },
+          userId: { type: 'string', maxLength: 64 },
+          subject: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['email'],
+            properties: {
+              email: { type: 'string', maxLength: 256 },
+              groups: { type: 'array', items: { type: 'string', maxLength: 256 }, maxItems: 500 },
+              roles: { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 20 },
+              claims: { type: 'object', additionalProperties: true },
+            },
+          },
+        },
+      },
+    },
+    handler: async (request) => {
+      const body = request.body as { appId: string; userId?: string; subject?: { email: string; groups?: string[]; roles?: string[]; claims?: Record<string, unknown> } };
+      const target = apps.get(body.appId);
+      if (!target) throw new AppError('not_found');
+      let subject: PolicySubject;
+      if (body.userId) {
+        const user = await admin.services.accounts.getUser(body.userId);
+        if (!user) throw new AppError('not_found');
+        // The user's groups and claims as their identities last reported them.
+        const identities = await admin.services.accounts.listIdentities(user.id);
+        const claims = identities.map(identityClaims);
+        const groups = [...new Set(claims.flatMap((c) => c.groups))];
+        subject = { email: user.email, groups, roles: effectiveRoles(config.admins, user, groups), claims: Object.assign({}, ...claims.map((c) => c.extra ?? {})) };
+      } else if (body.subject) {
+        subject = { email: body.subject.email, groups: body.subject.groups ?? [], roles: body.subject.roles ?? [], claims: body.subject.claims ?? {} };
+      } else {
+        throw new AppError('bad_request', { params: { reason: 'give userId or subject' } });
+      }
+      const decision = evaluatePolicy(target.policy, subject);
+      return { allow: decision.allow, reason: decision.reason, decidedBy: decision.decidedBy, subject };
+    },
+  });
+}

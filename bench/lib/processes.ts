@@ -1,0 +1,174 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/**
+ * The servers under test, each in its own Node process (never in the load generator's), each in its
+ * own process group so that whatever it starts (Gatehouse starts the development IdP) goes with it.
+ */
+export class ServerProcess {
+  private output = '';
+  private readonly waiters = new Set<() => void>();
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    const collect = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString('utf8')).slice(-64 * 1024);
+      for (const wake of this.waiters) wake();
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    void this.exited.then(() => {
+      for (const wake of this.waiters) wake();
+    });
+  }
+
+  get pid(): number {
+    if (this.child.pid === undefined) throw new Error(`${this.name} has no pid`);
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** The last lines it printed, for error messages. */
+  tail(lines = 30): string {
+    return this.output.trimEnd().split('\n').slice(-lines).join('\n');
+  }
+
+  /** Resolves with the first match of `pattern` in its output; rejects if it exits or times out first. */
+  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(this.output);
+        if (match) return done(() => resolve(match));
+        if (!this.running) return done(() => reject(new Error(`${this.name} exited before it was ready:\n${this.tail()}`)));
+      };
+      const timer = setTimeout(() => done(() => reject(new Error(`${this.name} not ready after ${timeoutMs} ms:\n${this.tail()}`))), timeoutMs);
+      const done = (settle: () => void) => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        settle();
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+}
+
+export class ProcessGroup {
+  private readonly servers = new Set<ServerProcess>();
+
+  start(name: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): ServerProcess {
+    const child = spawn(process.execPath, args, {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const server = new ServerProcess(name, child);
+    this.servers.add(server);
+    return server;
+  }
+
+  /** SIGTERM to each server, then SIGKILL to its whole process group if it has not exited in time. */
+  async stopAll(graceMs = 5_000): Promise<void> {
+    await Promise.all(
+      [...this.servers].map(async (server) => {
+        if (server.running) {
+          server.child.kill('SIGTERM');
+          const stopped = await Promise.race([server.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), graceMs).unref())]);
+          if (!stopped) {
+            killGroup(server, 'SIGKILL');
+            await server.exited;
+          }
+        } else {
+          // It died on its own: whatever it started may still be running in its group.
+          killGroup(server, 'SIGTERM');
+        }
+        this.servers.delete(server);
+      }),
+    );
+  }
+
+  /** Last resort on process exit: no time left to be graceful. */
+  killAllNow(): void {
+    for (const server of this.servers) if (server.running) killGroup(server, 'SIGKILL');
+    this.servers.clear();
+  }
+}
+
+/** Signals the group a server leads (it was spawned detached): the server and anything it started. */
+function killGroup(server: ServerProcess, signal: NodeJS.Signals): void {
+  if (server.child.pid === undefined) return;
+  try {
+    process.kill(-server.child.pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+/** A TCP port that was free on 127.0.0.1 a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+let clockTicks: number | undefined;
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (fields 14 and 15, in
+ * clock ticks: 10 ms at the usual 100 Hz). Undefined where there is no /proc.
+ */
+export function cpuSeconds(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may contain spaces: count fields after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
+  return (utime + stime) / ticksPerSecond();
+}
+
+/**
+ * Busy CPU seconds of the whole machine so far, summed over its CPUs (user, nice, system, irq, softirq
+ * and steal from /proc/stat), to tell how much else ran during a measurement. Undefined without /proc.
+ */
+export function machineBusySeconds(): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync('/proc/stat', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const [user, nice, system, , , irq, softirq, steal] = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const busy = [user, nice, system, irq, softirq, steal].reduce<number>((sum, value) => sum + (value ?? 0), 0);
+  return Number.isFinite(busy) ? busy / ticksPerSecond() : undefined;
+}

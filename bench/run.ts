@@ -1,0 +1,326 @@
+/**
+ * Gatehouse's benchmark: the forward-auth check against a bare Fastify handler, and an authenticated
+ * proxied request against direct requests to the upstream, in alternating rounds, reported as ratios
+ * with CPU time per request. See bench/README.md. `npm run build && npm run bench`.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { signInToApp } from './lib/browser.js';
+import { startGatehouse } from './lib/gatehouse.js';
+import { httpGet } from './lib/http.js';
+import { measure, problems, type LoadSettings, type Measurement, type Scenario, type ScenarioName } from './lib/load.js';
+import { ProcessGroup, type ServerProcess } from './lib/processes.js';
+import { fixed, spread, table, thousands, type Spread } from './lib/stats.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const resultsFile = path.join(root, 'bench/results/latest.json');
+
+const TARGETS = { forwardAuthRps: 0.9, forwardAuthP99: 1.2, proxyRps: 0.36, proxyRpsAim: 0.45 };
+
+function envNumber(name: string, fallback: number, integer: boolean): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) throw new Error(`${name}=${raw} is not a valid ${integer ? 'whole ' : ''}number`);
+  return value;
+}
+
+const rounds = envNumber('BENCH_ROUNDS', 5, true) || 1;
+const settings: LoadSettings = {
+  connections: envNumber('BENCH_CONNECTIONS', 50, true) || 1,
+  pipelining: 1,
+  warmup: envNumber('BENCH_WARMUP', 2, false),
+  duration: envNumber('BENCH_DURATION', 5, false) || 1,
+};
+/** Adds a plain Fastify + @fastify/reply-from proxy (no Gatehouse) to the proxy group, for reference. */
+const withPlainProxy = Boolean(process.env.BENCH_PLAIN_PROXY);
+/** Gatehouse writes a V8 CPU profile of its whole run (setup included) into bench/results/profiles/ as it stops. */
+const profileDir = process.env.BENCH_PROFILE ? path.join(root, 'bench/results/profiles') : undefined;
+
+const processes = new ProcessGroup();
+let workDir: string | undefined;
+let cleaning: Promise<void> | undefined;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await processes.stopAll();
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+process.on('exit', () => processes.killAllNow());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the servers`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+const say = (line = '') => console.log(line);
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const loadAtStart = loadavg();
+  say(`Gatehouse benchmark: ${rounds} rounds, ${settings.duration} s per measurement after ${settings.warmup} s of warm-up, ${settings.connections} connections, pipelining ${settings.pipelining}`);
+  say(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
+  say('The load generator (autocannon, in this process) shares the CPUs with the servers under test.');
+  say();
+
+  // ---- setup: every server in its own process
+  workDir = await mkdtemp(path.join(tmpdir(), 'gatehouse-bench-'));
+  const upstream = processes.start('upstream', [path.join(root, 'bench/upstream.mjs')], { cwd: root });
+  const bare = processes.start('bare', [path.join(root, 'bench/bare.mjs')], { cwd: root });
+  const [upstreamPort, barePort] = await Promise.all([listeningPort(upstream), listeningPort(bare)]);
+  const plain = withPlainProxy ? processes.start('plain-proxy', [path.join(root, 'bench/plain-proxy.mjs'), `http://127.0.0.1:${upstreamPort}`], { cwd: root }) : undefined;
+  const plainPort = plain ? await listeningPort(plain) : undefined;
+  const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const gatehouse = await startGatehouse(processes, { root, workDir, upstreamPort, nodeArgs });
+  say(`setup: upstream :${upstreamPort}, bare Fastify :${barePort}, Gatehouse :${gatehouse.port} (pid ${gatehouse.server.pid}) with the development IdP${plain ? `, plain proxy :${plainPort}` : ''}`);
+
+  const signIn = await signInToApp({ appOrigin: gatehouse.appOrigin, portalOrigin: gatehouse.portalOrigin, providerId: gatehouse.providerId, login: 'alice@example.com', password: 'alice' });
+  const cookie = `${signIn.cookieName}=${signIn.token}`;
+  say(`setup: signed in as alice@example.com in ${signIn.trail.length} requests (app → portal → IdP login form → callback → app); ${signIn.cookieName} cookie for ${gatehouse.appHost}`);
+
+  const scenarios = new Map<ScenarioName, Scenario>([
+    ['bare', { name: 'bare', url: `http://127.0.0.1:${barePort}/`, headers: {}, server: bare }],
+    [
+      'forward-auth',
+      {
+        name: 'forward-auth',
+        url: `http://127.0.0.1:${gatehouse.port}/.gatehouse/auth`,
+        headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': gatehouse.appHost, 'x-forwarded-uri': '/some/path', 'x-forwarded-method': 'GET', cookie },
+        server: gatehouse.server,
+      },
+    ],
+    ['direct', { name: 'direct', url: `http://127.0.0.1:${upstreamPort}/some/path`, headers: {}, server: upstream }],
+    ['proxy', { name: 'proxy', url: `http://127.0.0.1:${gatehouse.port}/some/path`, headers: { host: gatehouse.appHost, cookie }, server: gatehouse.server, helpers: [upstream] }],
+  ]);
+  if (plain) scenarios.set('plain-proxy', { name: 'plain-proxy', url: `http://127.0.0.1:${plainPort}/some/path`, headers: {}, server: plain, helpers: [upstream] });
+  await verify([...scenarios.values()]);
+  say('setup: every scenario answers as expected (forward-auth 200 with alice\'s identity, proxy 200 "ok")');
+  say();
+
+  // ---- measurements: the pairs back to back, their order flipped every other round
+  const groups: ScenarioName[][] = [
+    ['bare', 'forward-auth'],
+    ['direct', 'proxy', ...(plain ? (['plain-proxy'] as const) : [])],
+  ];
+  const measurements: Measurement[] = [];
+  const orders: string[] = [];
+  const everyServer = [gatehouse.server, upstream, bare, ...(plain ? [plain] : [])];
+  for (let round = 1; round <= rounds; round++) {
+    const order = groups.flatMap((group) => (round % 2 === 0 ? [...group].reverse() : group));
+    orders.push(order.join(' → '));
+    for (const name of order) {
+      const m = await measure(scenarios.get(name)!, round, settings);
+      measurements.push(m);
+      for (const server of everyServer) {
+        if (!server.running) throw new Error(`${server.name} stopped during the run:\n${server.tail()}`);
+      }
+      const issue = problems(m);
+      say(
+        `round ${round}/${rounds}  ${name.padEnd(12)} ${thousands(m.rps).padStart(7)} req/s  p50 ${fixed(m.latency.p50, 2).padStart(6)} ms  p99 ${fixed(m.latency.p99, 2).padStart(6)} ms  ` +
+          `server CPU ${fixed(m.cpu.server, 1).padStart(6)} µs/req  other load ${fixed(m.otherLoad, 2)} CPUs${issue ? `  INVALID: ${issue}` : ''}`,
+      );
+    }
+  }
+  say();
+
+  // ---- report
+  const of = (name: ScenarioName, round: number) => measurements.find((m) => m.scenario === name && m.round === round);
+  const perRound = Array.from({ length: rounds }, (_, index) => {
+    const round = index + 1;
+    const [b, f, d, p, pp] = (['bare', 'forward-auth', 'direct', 'proxy', 'plain-proxy'] as const).map((name) => of(name, round));
+    return {
+      round,
+      order: orders[index]!,
+      forwardAuthRps: ratio(f?.rps, b?.rps),
+      forwardAuthP99: ratio(f?.latency.p99, b?.latency.p99),
+      forwardAuthCpu: ratio(f?.cpu.server, b?.cpu.server),
+      proxyRps: ratio(p?.rps, d?.rps),
+      proxyP99: ratio(p?.latency.p99, d?.latency.p99),
+      proxyCpu: ratio(p?.cpu.server, d?.cpu.server),
+      ...(plain ? { plainProxyRps: ratio(pp?.rps, d?.rps), plainProxyCpu: ratio(pp?.cpu.server, d?.cpu.server) } : {}),
+    };
+  });
+  say(
+    table(
+      ['round', 'bare req/s', 'fwd-auth req/s', 'ratio', 'bare p99', 'fwd-auth p99', 'ratio', 'direct req/s', 'proxy req/s', 'ratio', ...(plain ? ['plain proxy', 'ratio'] : []), 'order'],
+      perRound.map((r) => [
+        String(r.round),
+        thousands(of('bare', r.round)?.rps),
+        thousands(of('forward-auth', r.round)?.rps),
+        fixed(r.forwardAuthRps, 2),
+        `${fixed(of('bare', r.round)?.latency.p99, 2)} ms`,
+        `${fixed(of('forward-auth', r.round)?.latency.p99, 2)} ms`,
+        fixed(r.forwardAuthP99, 2),
+        thousands(of('direct', r.round)?.rps),
+        thousands(of('proxy', r.round)?.rps),
+        fixed(r.proxyRps, 2),
+        ...(plain ? [thousands(of('plain-proxy', r.round)?.rps), fixed(r.plainProxyRps, 2)] : []),
+        r.order,
+      ]),
+    ),
+  );
+  say();
+
+  const names = [...scenarios.keys()];
+  const scenarioSummary = Object.fromEntries(
+    names.map((name) => {
+      const ms = measurements.filter((m) => m.scenario === name);
+      const helpers = scenarios.get(name)!.helpers ?? [];
+      return [
+        name,
+        {
+          rps: spread(ms.map((m) => m.rps)),
+          p50: spread(ms.map((m) => m.latency.p50)),
+          p99: spread(ms.map((m) => m.latency.p99)),
+          serverCpuUsPerRequest: spread(ms.map((m) => m.cpu.server ?? Number.NaN)),
+          helperCpuUsPerRequest: Object.fromEntries(helpers.map((h) => [h.name, spread(ms.map((m) => m.cpu.helpers[h.name] ?? Number.NaN))])),
+          loadGeneratorCpuUsPerRequest: spread(ms.map((m) => m.cpu.loadGenerator)),
+        },
+      ];
+    }),
+  ) as Record<string, { rps: Spread; p50: Spread; p99: Spread; serverCpuUsPerRequest: Spread; helperCpuUsPerRequest: Record<string, Spread>; loadGeneratorCpuUsPerRequest: Spread }>;
+  say(`medians over ${rounds} rounds [min–max]`);
+  say(
+    table(
+      ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'upstream CPU µs/req', 'load-gen CPU µs/req'],
+      names.map((name) => {
+        const s = scenarioSummary[name]!;
+        const upstreamCpu = s.helperCpuUsPerRequest.upstream;
+        return [
+          name,
+          `${thousands(s.rps.median)} [${thousands(s.rps.min)}–${thousands(s.rps.max)}]`,
+          fixed(s.p50.median, 2),
+          `${fixed(s.p99.median, 2)} [${fixed(s.p99.min, 2)}–${fixed(s.p99.max, 2)}]`,
+          fixed(s.serverCpuUsPerRequest.median, 1),
+          upstreamCpu ? fixed(upstreamCpu.median, 1) : '',
+          fixed(s.loadGeneratorCpuUsPerRequest.median, 1),
+        ];
+      }),
+    ),
+  );
+  say('server = the process under test: the bare handler, Gatehouse (not its development IdP), the upstream, or the plain proxy.');
+  say('upstream = the upstream process while it answers the proxy. load-gen = this process (autocannon).');
+  const otherLoad = spread(measurements.map((m) => m.otherLoad ?? Number.NaN));
+  say(`Other load on the machine during the measurements: median ${fixed(otherLoad.median, 2)} CPUs [${fixed(otherLoad.min, 2)}–${fixed(otherLoad.max, 2)}] of ${cpus().length}.`);
+  if (otherLoad.median > 0.25) say('That is a busy machine: the req/s and p99 ratios swing with it; CPU per request, and its ratio, much less.');
+  say();
+
+  const ratios = {
+    forwardAuthRps: spread(perRound.map((r) => r.forwardAuthRps)),
+    forwardAuthP99: spread(perRound.map((r) => r.forwardAuthP99)),
+    forwardAuthCpu: spread(perRound.map((r) => r.forwardAuthCpu)),
+    proxyRps: spread(perRound.map((r) => r.proxyRps)),
+    proxyP99: spread(perRound.map((r) => r.proxyP99)),
+    proxyCpu: spread(perRound.map((r) => r.proxyCpu)),
+    ...(plain ? { plainProxyRps: spread(perRound.map((r) => r.plainProxyRps ?? Number.NaN)), plainProxyCpu: spread(perRound.map((r) => r.plainProxyCpu ?? Number.NaN)) } : {}),
+  };
+  const ratioRow = (label: string, s: Spread | undefined, target = '') => [label, fixed(s?.median, 2), `${fixed(s?.min, 2)}–${fixed(s?.max, 2)}`, target];
+  say(`ratios, computed per round, median over ${rounds} rounds`);
+  say(
+    table(
+      ['ratio', 'median', 'min–max', 'target'],
+      [
+        ratioRow('forward-auth / bare  req/s', ratios.forwardAuthRps, `≥ ${TARGETS.forwardAuthRps.toFixed(2)}`),
+        ratioRow('forward-auth / bare  p99', ratios.forwardAuthP99, `≤ ${TARGETS.forwardAuthP99.toFixed(2)}`),
+        ratioRow('forward-auth / bare  CPU/req', ratios.forwardAuthCpu),
+        ratioRow('proxy / direct       req/s', ratios.proxyRps, `≥ ${TARGETS.proxyRps.toFixed(2)} (aim ${TARGETS.proxyRpsAim.toFixed(2)})`),
+        ratioRow('proxy / direct       p99', ratios.proxyP99),
+        ratioRow('proxy / direct       CPU/req', ratios.proxyCpu, '(Gatehouse vs the upstream alone)'),
+        ...(plain ? [ratioRow('plain proxy / direct req/s', ratios.plainProxyRps, '(reference)'), ratioRow('plain proxy / direct CPU/req', ratios.plainProxyCpu, '(reference)')] : []),
+      ],
+    ),
+  );
+  say();
+
+  const invalid = measurements.flatMap((m) => {
+    const issue = problems(m);
+    return issue ? [`${m.scenario} in round ${m.round}: ${issue}`] : [];
+  });
+  const targets = [
+    { name: 'forward-auth rps ratio', value: ratios.forwardAuthRps.median, target: `≥ ${TARGETS.forwardAuthRps.toFixed(2)}`, pass: ratios.forwardAuthRps.median >= TARGETS.forwardAuthRps, note: '' },
+    { name: 'forward-auth p99 ratio', value: ratios.forwardAuthP99.median, target: `≤ ${TARGETS.forwardAuthP99.toFixed(2)}`, pass: ratios.forwardAuthP99.median <= TARGETS.forwardAuthP99, note: '' },
+    {
+      name: 'proxy rps ratio',
+      value: ratios.proxyRps.median,
+      target: `≥ ${TARGETS.proxyRps.toFixed(2)}, aim ${TARGETS.proxyRpsAim.toFixed(2)}`,
+      pass: ratios.proxyRps.median >= TARGETS.proxyRps,
+      note: ratios.proxyRps.median >= TARGETS.proxyRpsAim ? ' (aim reached)' : '',
+    },
+  ];
+  for (const problem of invalid) say(`INVALID: ${problem}`);
+  for (const t of targets) say(`${t.name} ${fixed(t.value, 2)} (target ${t.target}) ${invalid.length ? 'INVALID RUN' : t.pass ? `PASS${t.note}` : 'MISS'}`);
+
+  await mkdir(path.dirname(resultsFile), { recursive: true });
+  const results = {
+    date: new Date(started).toISOString(),
+    seconds: Math.round((Date.now() - started) / 1000),
+    commit: gitCommit(),
+    node: process.version,
+    cpus: { count: cpus().length, model: cpus()[0]?.model.trim() },
+    loadAverage: { start: loadAtStart, end: loadavg() },
+    settings: { rounds, ...settings, plainProxy: withPlainProxy },
+    otherLoad,
+    valid: invalid.length === 0,
+    problems: invalid,
+    targets: targets.map(({ name, value, target, pass }) => ({ name, value, target, pass })),
+    ratios,
+    scenarios: scenarioSummary,
+    rounds: perRound,
+    measurements,
+  };
+  await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  say(`\nfull results: ${path.relative(process.cwd(), resultsFile)} (${results.seconds} s)`);
+  if (profileDir) say(`Gatehouse's CPU profile: ${path.relative(process.cwd(), profileDir)}/ (written as it stops; open it in Chrome DevTools)`);
+  return invalid.length ? 1 : 0;
+}
+
+function ratio(a: number | undefined, b: number | undefined): number {
+  return a === undefined || b === undefined || b === 0 ? Number.NaN : a / b;
+}
+
+async function listeningPort(server: ServerProcess): Promise<number> {
+  const match = await server.waitForOutput(/listening (\d+)/, 15_000);
+  return Number(match[1]);
+}
+
+/** Each scenario once, before any load: a benchmark of error answers would measure nothing useful. */
+async function verify(scenarios: readonly Scenario[]): Promise<void> {
+  for (const scenario of scenarios) {
+    const url = new URL(scenario.url);
+    const answer = await httpGet({ port: Number(url.port), path: url.pathname, headers: { host: url.host, ...scenario.headers } });
+    const fail = (why: string) => {
+      throw new Error(`${scenario.name}: ${why} (got ${answer.status}, ${JSON.stringify(answer.headers)}, body ${JSON.stringify(answer.body.slice(0, 300))})`);
+    };
+    if (answer.status !== 200) fail('expected 200');
+    if (scenario.name !== 'bare' && scenario.name !== 'forward-auth' && answer.body !== 'ok') fail('expected the body "ok"');
+    if (scenario.name === 'forward-auth') {
+      if (answer.headers['x-gatehouse-email'] !== 'alice@example.com') fail('expected X-Gatehouse-Email: alice@example.com');
+      if (!answer.headers['x-gatehouse-user'] || !answer.headers['x-gatehouse-assertion']) fail('expected the identity headers');
+    }
+  }
+}
+
+function gitCommit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(`\nbenchmark failed: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  })
+  .then(async (code) => {
+    await cleanup();
+    process.exit(code);
+  });

@@ -1,15 +1,52 @@
-import { Anchor, AppShell, Container, Group, Text } from '@mantine/core';
-import { IconShieldLock } from '@tabler/icons-react';
-import { Link, Outlet, useNavigation } from 'react-router';
+import { Anchor, AppShell, Button, Container, Group, Text } from '@mantine/core';
+import { IconSettings, IconShieldLock } from '@tabler/icons-react';
+import { Link, Outlet, useLocation, useMatches, useNavigation } from 'react-router';
 import { paths } from '../config/paths';
 import { PRODUCT_NAME } from '../config/product';
+import { useSession } from '../features/auth/api/getSession';
 import classes from './RootLayout.module.css';
 
 export const MAIN_CONTENT_ID = 'main-content';
 
-/** The frame of every page: a skip link, the header with the product name, and the `<main>` landmark. */
+/** A route's `handle`: `{ wide: true }` gives its pages the full width (the admin console's tables). */
+export interface RouteHandle {
+  wide?: boolean;
+}
+
+function isWide(handle: unknown): boolean {
+  return typeof handle === 'object' && handle !== null && (handle as RouteHandle).wide === true;
+}
+
+/** "Admin" in the header, for admins only (the server decides; `/api/session` says so); no empty nav otherwise. */
+function AdminLink() {
+  const session = useSession();
+  const { pathname } = useLocation();
+  if (!session.data?.user.admin) return null;
+  const here = pathname === paths.admin.path || pathname.startsWith(`${paths.admin.path}/`);
+  return (
+    <nav aria-label="Main">
+      <Button
+        component={Link}
+        to={paths.admin.getHref()}
+        variant={here ? 'light' : 'subtle'}
+        size="sm"
+        leftSection={<IconSettings size={18} aria-hidden />}
+        aria-current={here ? 'page' : undefined}
+        className={classes.adminLink}
+      >
+        Admin
+      </Button>
+    </nav>
+  );
+}
+
+/**
+ * The frame of every page: a skip link, the header with the product name (and "Admin" for admins), and
+ * the `<main>` landmark.
+ */
 export function RootLayout() {
   const navigation = useNavigation();
+  const wide = useMatches().some((match) => isWide(match.handle));
   return (
     <AppShell header={{ height: 56 }} padding="md">
       <a href={`#${MAIN_CONTENT_ID}`} className={classes.skipLink}>
@@ -20,7 +57,7 @@ export function RootLayout() {
           // Purely visual: the page's own loader announces itself; this only shows that a click registered.
           <div className={classes.progress} aria-hidden />
         )}
-        <Container size="md" h="100%">
+        <Container size={wide ? 'xl' : 'md'} h="100%">
           <Group h="100%" justify="space-between">
             <Anchor component={Link} to={paths.home.getHref()} underline="never" c="inherit" className={classes.brand}>
               <Group gap={8} wrap="nowrap">
@@ -30,11 +67,12 @@ export function RootLayout() {
                 </Text>
               </Group>
             </Anchor>
+            <AdminLink />
           </Group>
         </Container>
       </AppShell.Header>
       <AppShell.Main id={MAIN_CONTENT_ID} tabIndex={-1} className={classes.main}>
-        <Container size="md" py="lg">
+        <Container size={wide ? 'xl' : 'md'} py="lg">
           <Outlet />
         </Container>
       </AppShell.Main>

@@ -2,7 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { PageLoader } from '../components/PageLoader';
 import { paths } from '../config/paths';
-import { RootLayout } from './RootLayout';
+import { RootLayout, type RouteHandle } from './RootLayout';
 import { RouteErrorBoundary } from './RouteErrorBoundary';
 import { toLazyRoute } from './routes/routeModule';
 
@@ -29,6 +29,25 @@ export function createRoutes(queryClient: QueryClient): RouteObject[] {
             { path: paths.signIn.path, lazy: () => import('./routes/signIn').then(lazy) },
             { path: paths.account.path, lazy: () => import('./routes/account').then(lazy) },
             { path: paths.signedOut.path, lazy: () => import('./routes/signedOut').then(lazy) },
+            {
+              path: paths.admin.path,
+              handle: { wide: true } satisfies RouteHandle,
+              lazy: () => import('./routes/adminLayout').then(lazy),
+              children: [
+                {
+                  // A failing console page fails inside the console, so its navigation stays.
+                  ErrorBoundary: RouteErrorBoundary,
+                  HydrateFallback: PageLoader,
+                  children: [
+                    { index: true, lazy: () => import('./routes/adminDashboard').then(lazy) },
+                    { path: paths.adminUsers.path, lazy: () => import('./routes/adminUsers').then(lazy) },
+                    { path: paths.adminUser.path, lazy: () => import('./routes/adminUser').then(lazy) },
+                    { path: paths.adminAudit.path, lazy: () => import('./routes/adminAudit').then(lazy) },
+                    { path: '*', lazy: () => import('./routes/notFound').then(lazy) },
+                  ],
+                },
+              ],
+            },
             { path: '*', lazy: () => import('./routes/notFound').then(lazy) },
           ],
         },

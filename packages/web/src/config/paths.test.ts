@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiPaths, paths, serverPaths } from './paths';
+import { apiPaths, paths, serverPaths, withQuery } from './paths';
 
 describe('paths.signIn.getHref', () => {
   it('carries the return-to, readable and still encoded where it must be', () => {
@@ -16,5 +16,20 @@ describe('apiPaths.me and serverPaths.link', () => {
     expect(apiPaths.me.identity('../admin')).toBe('/api/me/identities/..%2Fadmin');
     expect(serverPaths.link('partner')).toBe('/.gatehouse/link/partner');
     expect(serverPaths.link('a/b?c')).toBe('/.gatehouse/link/a%2Fb%3Fc');
+  });
+});
+
+describe('withQuery and the admin paths', () => {
+  it('leaves out empty values and encodes the rest', () => {
+    expect(withQuery('/api/admin/users')).toBe('/api/admin/users');
+    expect(withQuery('/api/admin/users', { query: '', status: undefined, page: null })).toBe('/api/admin/users');
+    expect(withQuery('/api/admin/users', { query: 'bob & co', page: 2 })).toBe('/api/admin/users?query=bob+%26+co&page=2');
+    expect(paths.adminAudit.getHref({ type: 'sign_in' })).toBe('/admin/audit?type=sign_in');
+  });
+
+  it('encode ids as one path segment', () => {
+    expect(paths.adminUser.getHref('u/1')).toBe('/admin/users/u%2F1');
+    expect(apiPaths.admin.suspendUser('u 1')).toBe('/api/admin/users/u%201/suspend');
+    expect(apiPaths.admin.session('../x')).toBe('/api/admin/sessions/..%2Fx');
   });
 });

@@ -8,6 +8,25 @@ function encodeQueryValue(value: string): string {
   return encodeURIComponent(value).replace(/%2F/gi, '/');
 }
 
+/** Query parameters whose value is undefined, null or '' are left out. */
+export type QueryValues = Record<string, string | number | null | undefined>;
+
+/** The values that are set, as search parameters. */
+export function toSearchParams(values: QueryValues = {}): URLSearchParams {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined || value === null || value === '') continue;
+    search.set(key, String(value));
+  }
+  return search;
+}
+
+/** `path?a=1&b=x`, or just `path` when no value is set; values are encoded (URLSearchParams). */
+export function withQuery(path: string, values: QueryValues = {}): string {
+  const query = toSearchParams(values).toString();
+  return query ? `${path}?${query}` : path;
+}
+
 /** Client routes rendered by the React router. `path` is for the route table, `getHref` for links. */
 export const paths = {
   home: {
@@ -26,6 +45,23 @@ export const paths = {
   signedOut: {
     path: '/signed-out',
     getHref: () => '/signed-out',
+  },
+  /** The admin console (the server answers these page loads with 403 for anyone else). */
+  admin: {
+    path: '/admin',
+    getHref: (query?: QueryValues) => withQuery('/admin', query),
+  },
+  adminUsers: {
+    path: '/admin/users',
+    getHref: (query?: QueryValues) => withQuery('/admin/users', query),
+  },
+  adminUser: {
+    path: '/admin/users/:userId',
+    getHref: (userId: string) => `/admin/users/${encodeURIComponent(userId)}`,
+  },
+  adminAudit: {
+    path: '/admin/audit',
+    getHref: (query?: QueryValues) => withQuery('/admin/audit', query),
   },
 } as const;
 
@@ -49,6 +85,27 @@ export const apiPaths = {
     identity: (identityId: string) => `/api/me/identities/${encodeURIComponent(identityId)}`,
     /** GET: the latest events of this account, newest first. */
     activity: '/api/me/activity',
+  },
+  /** The admin console's API: 403 `forbidden` for anyone who is not an admin. */
+  admin: {
+    /** GET `?range=24h|7d`: counts per bucket, totals, live sessions, top denied apps. */
+    dashboard: '/api/admin/dashboard',
+    /** GET `?query=&status=&page=&pageSize=`: users, searched and paged by the server. */
+    users: '/api/admin/users',
+    /** GET: one user with identities, sessions and audit trail. */
+    user: (userId: string) => `/api/admin/users/${encodeURIComponent(userId)}`,
+    /** POST (204): suspend; every session of the user ends at once. */
+    suspendUser: (userId: string) => `/api/admin/users/${encodeURIComponent(userId)}/suspend`,
+    /** POST (204): reactivate a suspended user. */
+    reactivateUser: (userId: string) => `/api/admin/users/${encodeURIComponent(userId)}/reactivate`,
+    /** PUT `{ admin: boolean }` (204): grant or remove the admin role. */
+    userAdmin: (userId: string) => `/api/admin/users/${encodeURIComponent(userId)}/admin`,
+    /** DELETE (204): revoke any session. */
+    session: (sessionId: string) => `/api/admin/sessions/${encodeURIComponent(sessionId)}`,
+    /** GET `?type=&userId=&outcome=&from=&to=&page=&pageSize=`: the audit log, newest first. */
+    audit: '/api/admin/audit',
+    /** GET with the audit filters: the same events as a CSV download (a plain link, not fetch). */
+    auditCsv: '/api/admin/audit.csv',
   },
 } as const;
 

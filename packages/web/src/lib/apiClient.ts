@@ -45,6 +45,11 @@ export function isUnauthenticated(error: unknown): boolean {
   return isApiError(error) && error.status === 401;
 }
 
+/** True for "not allowed" (403), e.g. the admin API answering someone who is not (or no longer) an admin. */
+export function isForbidden(error: unknown): boolean {
+  return isApiError(error) && error.status === 403;
+}
+
 const GENERIC_TITLES: Record<number, string> = {
   400: 'Bad request',
   401: 'Not signed in',

@@ -1,4 +1,4 @@
-import type { Device } from '../api/getMySessions';
+import type { Device } from '../types/api';
 
 const TYPE_NAMES: Record<Device['type'], string> = {
   desktop: 'Computer',

@@ -9,3 +9,20 @@ export const meQueryKeys = {
   identities: ['me', 'identities'] as const,
   activity: ['me', 'activity'] as const,
 };
+
+/** `GET /api/session`: who is signed in (and whether they are an admin). */
+export const sessionQueryKey = ['session'] as const;
+
+/**
+ * The admin console's queries, all under `['admin']`: any admin action (suspend, revoke, grant) changes
+ * what several pages show (the user, the list, the dashboard's counts, the audit log), so mutations
+ * invalidate the whole prefix and only the queries on screen refetch.
+ */
+export const adminQueryKeys = {
+  all: ['admin'] as const,
+  dashboard: (range: string) => ['admin', 'dashboard', range] as const,
+  users: ['admin', 'users'] as const,
+  userList: (params: object) => ['admin', 'users', 'list', params] as const,
+  user: (userId: string) => ['admin', 'users', 'detail', userId] as const,
+  audit: (params: object) => ['admin', 'audit', params] as const,
+};

@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { apiPaths } from '../../../config/paths';
 import { apiClient } from '../../../lib/apiClient';
+import { sessionQueryKey } from '../../../lib/queryKeys';
 import type { CurrentSession } from '../../../types/api';
 
 /** `GET /api/session`: who is signed in and the session's public details; an `ApiError` 401 when nobody is. */
@@ -8,7 +9,7 @@ export function getSession({ signal }: { signal?: AbortSignal } = {}): Promise<C
   return apiClient.get<CurrentSession>(apiPaths.session, signal ? { signal } : {});
 }
 
-export const sessionQueryKey = ['session'] as const;
+export { sessionQueryKey };
 
 export const sessionQueryOptions = () =>
   queryOptions({

@@ -2,18 +2,9 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import { apiPaths } from '../../../config/paths';
 import { apiClient } from '../../../lib/apiClient';
 import { meQueryKeys } from '../../../lib/queryKeys';
-import type { ProviderRef } from '../../../types/api';
+import type { Device, ProviderRef } from '../../../types/api';
 
-export type DeviceType = 'desktop' | 'mobile' | 'tablet' | 'other';
-
-/** What the server made of a session's User-Agent. */
-export interface Device {
-  /** "Chrome 156" */
-  browser: string | null;
-  /** "Linux" */
-  os: string | null;
-  type: DeviceType;
-}
+export type { Device, DeviceType } from '../../../types/api';
 
 /** One active session of the signed-in person, as `GET /api/me/sessions` lists it. */
 export interface MySession {

@@ -10,7 +10,7 @@ import { formatRelativeTime } from '../../../lib/formatRelativeTime';
 import { useMySessions, type DeviceType, type MySession } from '../api/getMySessions';
 import { useRevokeOtherSessions } from '../api/revokeOtherSessions';
 import { useRevokeSession } from '../api/revokeSession';
-import { deviceLabel } from '../utils/deviceLabel';
+import { deviceLabel } from '../../../lib/deviceLabel';
 
 export interface SessionsSectionProps {
   /** More buttons beside "Sign out everywhere else" (the account page puts "Sign out everywhere" here). */

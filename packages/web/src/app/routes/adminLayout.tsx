@@ -1,0 +1,60 @@
+import { Alert, Button, Stack, Title } from '@mantine/core';
+import { IconLock } from '@tabler/icons-react';
+import type { QueryClient } from '@tanstack/react-query';
+import { Link, Outlet, type LoaderFunctionArgs } from 'react-router';
+import { PageTitle } from '../../components/PageTitle';
+import { paths } from '../../config/paths';
+import { AdminNav } from '../AdminNav';
+import { RequireSession } from '../RequireSession';
+import { ensureSession } from '../ensureSession';
+import classes from './adminLayout.module.css';
+
+export const clientLoader =
+  (queryClient: QueryClient) =>
+  async ({ request }: LoaderFunctionArgs) => {
+    await ensureSession(queryClient, request);
+    return null;
+  };
+
+/**
+ * Someone who is not (or no longer) an admin reached a console page from inside the app (the server
+ * answers a full page load of `/admin*` with its own 403 page). The API would refuse them anyway.
+ */
+function NotAnAdmin() {
+  return (
+    <Stack gap="lg" maw={560}>
+      <PageTitle title="Not allowed" />
+      <Title order={1}>Admins only</Title>
+      <Alert color="red" icon={<IconLock aria-hidden />} title="You don't have access to the admin console">
+        Only Gatehouse admins can open these pages. Ask an admin if you need access.
+      </Alert>
+      <div>
+        <Button component={Link} to={paths.home.getHref()} variant="default">
+          Go to the home page
+        </Button>
+      </div>
+    </Stack>
+  );
+}
+
+/** `/admin/*`: the console's frame, its side navigation and the page beside it, for admins only. */
+export default function AdminLayout() {
+  return (
+    <RequireSession>
+      {({ user }) =>
+        user.admin ? (
+          <div className={classes.layout}>
+            <aside className={classes.aside}>
+              <AdminNav />
+            </aside>
+            <div className={classes.content}>
+              <Outlet />
+            </div>
+          </div>
+        ) : (
+          <NotAnAdmin />
+        )
+      }
+    </RequireSession>
+  );
+}

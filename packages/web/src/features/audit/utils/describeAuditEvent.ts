@@ -1,0 +1,92 @@
+import type { AuditEvent } from '../../../types/api';
+import { AUDIT_EVENT_TYPES } from './auditFilters';
+
+type Details = Record<string, unknown>;
+
+const LABELS = new Map(AUDIT_EVENT_TYPES.map((type) => [type.value, type.label]));
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/** A before/after value: plain values as they are, lists as "a, b" (or "none"), anything else as JSON. */
+function shown(value: unknown): string {
+  if (value === undefined || value === null) return 'none';
+  if (Array.isArray(value)) return value.length > 0 ? value.map((item) => text(item) ?? JSON.stringify(item)).join(', ') : 'none';
+  return text(value) ?? JSON.stringify(value);
+}
+
+/** `some_code` or `someCode` as words: "some code". */
+function words(code: string): string {
+  return code
+    .replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`)
+    .replace(/[_-]+/g, ' ')
+    .trim();
+}
+
+/** An event type as a label: "Failed sign-in"; types this version does not know as words ("Policy changed"). */
+export function eventTypeLabel(type: string): string {
+  const known = LABELS.get(type);
+  if (known) return known;
+  const plain = words(type);
+  return plain ? plain.charAt(0).toUpperCase() + plain.slice(1) : 'Event';
+}
+
+/** `{ id, name }` (or just an id) as a name. */
+function named(value: unknown): string | undefined {
+  if (typeof value === 'object' && value !== null) {
+    const fields = value as Details;
+    return text(fields.name) ?? text(fields.id);
+  }
+  return text(value);
+}
+
+/** What changed between `details.before` and `details.after`: "status: active → suspended". */
+function changes(details: Details): string[] {
+  const before = details.before;
+  const after = details.after;
+  if (typeof before !== 'object' || before === null || typeof after !== 'object' || after === null) return [];
+  const b = before as Details;
+  const a = after as Details;
+  const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])];
+  return keys
+    .filter((key) => JSON.stringify(b[key]) !== JSON.stringify(a[key]))
+    .map((key) => `${words(key)}: ${shown(b[key])} → ${shown(a[key])}`);
+}
+
+const SHOWN_ELSEWHERE = new Set(['before', 'after']);
+
+/**
+ * An event's details in a line: the app for a denial, the provider, the reason or code, what changed
+ * for the admin events; other plain values as "key: value". Details of the wrong shape are ignored.
+ */
+export function describeAuditDetails(event: Pick<AuditEvent, 'type' | 'details' | 'providerId' | 'appId'>): string {
+  const details: Details = typeof event.details === 'object' && event.details !== null ? event.details : {};
+  const parts: string[] = [];
+  const seen = new Set<string>(SHOWN_ELSEWHERE);
+
+  const app = named(details.app) ?? text(event.appId);
+  if (app) parts.push(`App: ${app}`);
+  seen.add('app');
+
+  const provider = named(details.provider) ?? text(event.providerId);
+  if (provider) parts.push(`Provider: ${provider}`);
+  seen.add('provider');
+
+  for (const key of ['by', 'reason', 'code']) {
+    const value = text(details[key]);
+    if (value) parts.push(`${key === 'by' ? 'By' : key === 'reason' ? 'Reason' : 'Code'}: ${words(value)}`);
+    seen.add(key);
+  }
+
+  parts.push(...changes(details));
+
+  for (const [key, value] of Object.entries(details)) {
+    if (seen.has(key)) continue;
+    const plain = text(value);
+    if (plain !== undefined) parts.push(`${words(key)}: ${plain}`);
+  }
+  return parts.join(' · ');
+}

@@ -114,6 +114,21 @@ providers:
     );
   });
 
+  // Regression: a value that is not a URL at all made a refinement throw (a 500 in the console).
+  it('values that are not URLs are reported, never thrown', () => {
+    const found = problems({
+      publicUrl: 'not a url',
+      providers: [{ ...provider, issuer: 'nope' }],
+      apps: [{ id: 'a', name: 'A', publicUrl: 'nope', upstream: 'not a url', policy: { allow: [{ anyUser: true }] } }],
+    });
+    expect(found).toEqual([
+      'publicUrl: must be an absolute http(s) URL',
+      'providers[0].issuer: must be an absolute http(s) URL',
+      'apps[0].publicUrl: must be an absolute http(s) URL',
+      'apps[0].upstream: must be an absolute http(s) URL',
+    ]);
+  });
+
   it('refuses duplicate provider ids', () => {
     expect(problems({ providers: [provider, provider] })).toEqual(['providers[1].id: duplicate provider id "corp"']);
   });

@@ -10,11 +10,14 @@ export interface AppSetIssue {
 }
 
 export function appSetIssues(portalUrl: string, apps: ReadonlyArray<{ id: string; publicUrl: string }>): AppSetIssue[] {
+  // URLs that do not parse are reported by the schema itself; nothing to compare them with here.
+  if (!URL.canParse(portalUrl)) return [];
   const portal = new URL(portalUrl);
   const ids = new Set<string>();
   const hosts = new Set<string>();
   const issues: AppSetIssue[] = [];
   apps.forEach((app, index) => {
+    if (!URL.canParse(app.publicUrl)) return;
     const url = new URL(app.publicUrl);
     if (ids.has(app.id)) issues.push({ index, field: 'id', message: `duplicate app id "${app.id}"` });
     if (hosts.has(url.host)) issues.push({ index, field: 'publicUrl', message: `another app already uses ${url.host}` });

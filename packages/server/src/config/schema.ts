@@ -16,11 +16,16 @@ const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
 
+/** The URL, or undefined when it does not parse (refinements then leave the report to `httpUrl`). */
+function parsedUrl(value: string): URL | undefined {
+  return URL.canParse(value) ? new URL(value) : undefined;
+}
+
 /** An origin-only URL: scheme, host and port; no path, query or fragment. */
 const originUrl = httpUrl.refine(
   (value) => {
-    const url = new URL(value);
-    return (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash && !url.username;
+    const url = parsedUrl(value);
+    return !url || ((url.pathname === '/' || url.pathname === '') && !url.search && !url.hash && !url.username);
   },
   { message: 'must be an origin such as https://auth.example.com (no path, query or credentials)' },
 );
@@ -83,11 +88,11 @@ export const providerSchema = z
   })
   .strict()
   .superRefine((provider, ctx) => {
-    const issuer = new URL(provider.issuer);
-    if (issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
+    const issuer = parsedUrl(provider.issuer);
+    if (issuer && issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
       ctx.addIssue({ code: 'custom', path: ['issuer'], message: 'must be https (plain http is accepted only for loopback development IdPs)' });
     }
-    if (issuer.search || issuer.hash) {
+    if (issuer && (issuer.search || issuer.hash)) {
       ctx.addIssue({ code: 'custom', path: ['issuer'], message: 'must not have a query or fragment' });
     }
     if (!provider.scopes.includes('openid')) {
@@ -124,7 +129,10 @@ export const appSchema = z
     /** Where people reach the app: an origin whose host Gatehouse answers for. */
     publicUrl: originUrl,
     /** Where Gatehouse forwards allowed requests (reverse-proxy mode). */
-    upstream: httpUrl.refine((value) => !new URL(value).search && !new URL(value).hash, 'must not have a query or fragment'),
+    upstream: httpUrl.refine((value) => {
+      const url = parsedUrl(value);
+      return !url || (!url.search && !url.hash);
+    }, 'must not have a query or fragment'),
     policy: policySchema,
     publicPaths: z.array(publicPath).default([]),
     websockets: z.boolean().default(false),

@@ -182,6 +182,9 @@ describe('admin API', () => {
       const bad = await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, { ...definition, policy: { allow: [{ roles: ['root'] }] } });
       expect(bad.status).toBe(400);
       expect(JSON.parse(bad.body).detail).toContain('policy.allow[0].roles[0]');
+      const notUrls = await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, { ...definition, upstream: 'not a url' });
+      expect(notUrls.status).toBe(400);
+      expect(JSON.parse(notUrls.body).detail).toContain('upstream: must be an absolute http(s) URL');
       const clash = await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, { ...definition, id: 'other', publicUrl: `http://cfg.localhost:${new URL(portal).port}` });
       expect(JSON.parse(clash.body).detail).toContain('another app already uses');
       expect((await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, definition)).status).toBe(201);

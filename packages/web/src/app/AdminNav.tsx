@@ -17,12 +17,12 @@ const trim = (pathname: string) => pathname.replace(/\/+$/, '') || '/';
 const ITEMS: NavItem[] = [
   { label: 'Dashboard', href: paths.admin.getHref(), icon: IconLayoutDashboard, matches: (p) => trim(p) === paths.admin.path },
   { label: 'Users', href: paths.adminUsers.getHref(), icon: IconUsers, matches: (p) => trim(p).startsWith(paths.adminUsers.path) },
+  { label: 'Apps', href: paths.adminApps.getHref(), icon: IconAppWindow, matches: (p) => trim(p).startsWith(paths.adminApps.path) },
   { label: 'Audit log', href: paths.adminAudit.getHref(), icon: IconListDetails, matches: (p) => trim(p).startsWith(paths.adminAudit.path) },
 ];
 
 /** Areas of the console that are planned but not built yet: shown, so admins know they are coming. */
 const COMING_SOON: Array<{ label: string; icon: typeof IconUsers }> = [
-  { label: 'Apps', icon: IconAppWindow },
   { label: 'Providers', icon: IconKey },
 ];
 

@@ -63,6 +63,18 @@ export const paths = {
     path: '/admin/audit',
     getHref: (query?: QueryValues) => withQuery('/admin/audit', query),
   },
+  adminApps: {
+    path: '/admin/apps',
+    getHref: () => '/admin/apps',
+  },
+  adminAppNew: {
+    path: '/admin/apps/new',
+    getHref: () => '/admin/apps/new',
+  },
+  adminApp: {
+    path: '/admin/apps/:appId',
+    getHref: (appId: string) => `/admin/apps/${encodeURIComponent(appId)}`,
+  },
 } as const;
 
 /** The JSON API served by the Gatehouse server on the portal host. */
@@ -106,6 +118,12 @@ export const apiPaths = {
     audit: '/api/admin/audit',
     /** GET with the audit filters: the same events as a CSV download (a plain link, not fetch). */
     auditCsv: '/api/admin/audit.csv',
+    /** GET: every protected app with its policy; POST: create one (201). */
+    apps: '/api/admin/apps',
+    /** PUT (full definition) or DELETE (204); 409 `app_from_config` for apps from gatehouse.yaml. */
+    app: (appId: string) => `/api/admin/apps/${encodeURIComponent(appId)}`,
+    /** POST `{ appId, userId }` or `{ appId, subject }`: would this person reach the app, and why. */
+    policyTest: '/api/admin/policy-test',
   },
 } as const;
 

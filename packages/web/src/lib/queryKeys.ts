@@ -25,4 +25,5 @@ export const adminQueryKeys = {
   userList: (params: object) => ['admin', 'users', 'list', params] as const,
   user: (userId: string) => ['admin', 'users', 'detail', userId] as const,
   audit: (params: object) => ['admin', 'audit', params] as const,
+  apps: ['admin', 'apps'] as const,
 };

@@ -1,0 +1,150 @@
+import { expect, test, type Browser, type Locator, type Page } from '@playwright/test';
+import { expectAccessible, portalUrl, signInWith } from './support/fixtures.js';
+
+/**
+ * The console's Apps area against the real stack: the config apps (whoami, admin-demo) are read-only,
+ * an app created here is live at once behind Gatehouse's proxy, and the policy tester names the rule
+ * that decides. alice is an admin (group `admins`); bob is a member.
+ */
+
+const reportsUrl = () => `http://reports.localhost:${new URL(portalUrl()).port}`;
+const adminNav = (page: Page) => page.getByRole('navigation', { name: 'Admin' });
+const appsTable = (page: Page) => page.getByTestId('apps-table');
+const appRow = (page: Page, id: string) => appsTable(page).locator(`tr[data-app-id="${id}"]`);
+
+async function signedInBrowser(browser: Browser, login: string, password: string): Promise<Page> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signInWith(page, 'Development IdP', login, password);
+  await expect(page).toHaveURL(`${portalUrl()}/account`);
+  return page;
+}
+
+/** Opens an app host, signing in with the Development IdP if asked, until `expected` shows. */
+async function openApp(page: Page, url: string, login: string, password: string, expected: Locator): Promise<void> {
+  await page.goto(url);
+  const provider = page.getByRole('link', { name: 'Sign in with Development IdP' });
+  const loginField = page.locator('input[name="login"]');
+  await expect(expected.or(provider).or(loginField).first()).toBeVisible();
+  if (await provider.isVisible()) {
+    await provider.click();
+    await expect(expected.or(loginField).first()).toBeVisible();
+  }
+  if (await loginField.isVisible()) {
+    await loginField.fill(login);
+    await page.locator('input[name="password"]').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await expect(expected).toBeVisible();
+}
+
+async function testPolicyFor(page: Page, search: string, email: string): Promise<Locator> {
+  const tester = page.getByRole('region', { name: 'Test this policy' });
+  const user = tester.getByRole('combobox', { name: 'User' });
+  await user.fill(search);
+  await page.getByRole('option', { name: email, exact: true }).click();
+  await expect(user).toHaveValue(email);
+  await tester.getByRole('button', { name: 'Test', exact: true }).click();
+  const result = tester.getByTestId('policy-test-result');
+  await expect(result).toContainText(`Tested as ${email}`);
+  return result;
+}
+
+test('alice adds an app with a policy, tests it, and it guards the app at once; then she deletes it', async ({ browser }) => {
+  // bob signs in once, so the tester can pick him.
+  const bob = await signedInBrowser(browser, 'bob@example.com', 'bob');
+  const page = await signedInBrowser(browser, 'alice@example.com', 'alice');
+
+  // The list: the config apps, read-only.
+  await page.goto(`${portalUrl()}/admin`);
+  await adminNav(page).getByRole('link', { name: 'Apps' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/admin/apps`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Apps' })).toBeVisible();
+  await expect(adminNav(page).getByRole('link', { name: 'Apps' })).toHaveAttribute('aria-current', 'page');
+  for (const id of ['whoami', 'admin-demo']) {
+    await expect(appRow(page, id)).toContainText('From gatehouse.yaml');
+  }
+  await expect(appRow(page, 'whoami')).toContainText('Allow: groups staff');
+  await expectAccessible(page);
+
+  // A config app opens read-only: nothing to save or delete.
+  await appRow(page, 'whoami').getByRole('link', { name: 'Whoami', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Whoami' })).toBeVisible();
+  await expect(page.getByText('Defined in gatehouse.yaml')).toBeVisible();
+  await expect(page.getByRole('textbox', { name: 'Name' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Delete app' })).toHaveCount(0);
+
+  // A new app; the server's validation is shown field by field.
+  await adminNav(page).getByRole('link', { name: 'Apps' }).click();
+  await page.getByRole('link', { name: 'New app' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/admin/apps/new`);
+  await page.getByRole('textbox', { name: 'Id' }).fill('reports');
+  await page.getByRole('textbox', { name: 'Name' }).fill('Reports');
+  await page.getByRole('textbox', { name: 'Public URL' }).fill(reportsUrl());
+  await page.getByRole('textbox', { name: 'Upstream' }).fill('not a url');
+  await page.getByRole('button', { name: 'Add allow rule' }).click();
+  const rule = page.getByRole('group', { name: 'Allow rule 1' });
+  const kind = rule.getByRole('combobox', { name: 'Kind' });
+  await expect(kind).toHaveValue('Groups');
+  await kind.click();
+  await page.getByRole('option', { name: 'Roles', exact: true }).click();
+  await rule.getByRole('textbox', { name: 'Roles' }).fill('staff');
+  await expectAccessible(page);
+  // Checked in the browser first...
+  await page.getByRole('button', { name: 'Create app' }).click();
+  await expect(page.getByRole('alert')).toContainText('The app could not be saved');
+  await expect(page.getByRole('alert')).toContainText('upstream: must be an absolute http(s) URL');
+  // ...then by the server, field by field.
+  await page.getByRole('textbox', { name: 'Upstream' }).fill(process.env.DEMO_APP_URL!);
+  await page.getByRole('button', { name: 'Create app' }).click();
+  await expect(page.getByRole('alert')).toContainText('policy.allow[0].roles[0]: must be one of: admin');
+  await kind.click();
+  await page.getByRole('option', { name: 'Groups', exact: true }).click();
+  await rule.getByRole('textbox', { name: 'Groups' }).fill('admins');
+  await page.getByRole('button', { name: 'Create app' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/admin/apps`);
+  await expect(appRow(page, 'reports')).toContainText('Console');
+  await expect(appRow(page, 'reports')).toContainText('Allow: groups admins');
+  await expect(appRow(page, 'reports').getByRole('link', { name: reportsUrl() })).toBeVisible();
+
+  // The policy tester names the deciding rule.
+  await appRow(page, 'reports').getByRole('link', { name: 'Reports', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible();
+  await expect(page.getByRole('group', { name: 'Allow rule 1' }).getByRole('textbox', { name: 'Groups' })).toHaveValue('admins');
+  const denied = await testPolicyFor(page, 'bob', 'bob@example.com');
+  await expect(denied).toContainText('Denied');
+  await expect(denied).toContainText('no allow rule matched');
+  await expectAccessible(page);
+  const allowed = await testPolicyFor(page, 'alice', 'alice@example.com');
+  await expect(allowed).toContainText('Allowed');
+  await expect(allowed).toContainText('allowed by allow[0]: groups admins');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expectAccessible(page);
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // The policy guards the new host at once.
+  await openApp(bob, `${reportsUrl()}/`, 'bob@example.com', 'bob', bob.getByRole('heading', { name: 'Access denied' }));
+  await openApp(page, `${reportsUrl()}/`, 'alice@example.com', 'alice', page.getByRole('heading', { level: 1, name: 'whoami' }));
+  await expect(page.getByText('alice@example.com').first()).toBeVisible();
+
+  // Deleted, after confirming.
+  await page.goto(`${portalUrl()}/admin/apps/reports`);
+  await page.getByRole('button', { name: 'Delete app' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete Reports?' });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/admin/apps`);
+  await expect(appRow(page, 'whoami')).toBeVisible();
+  await expect(appRow(page, 'reports')).toHaveCount(0);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expectAccessible(page);
+
+  // Signed out, so later specs on the same stack see no extra sessions of theirs.
+  for (const browserPage of [page, bob]) {
+    await browserPage.goto(`${portalUrl()}/account`);
+    await browserPage.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await expect(browserPage).toHaveURL(`${portalUrl()}/signed-out`);
+    await browserPage.context().close();
+  }
+});

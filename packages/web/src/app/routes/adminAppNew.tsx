@@ -1,0 +1,49 @@
+import { Button, Stack, Text, Title } from '@mantine/core';
+import type { QueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, type LoaderFunctionArgs } from 'react-router';
+import { PageTitle } from '../../components/PageTitle';
+import { paths } from '../../config/paths';
+import { useCreateApp } from '../../features/adminApps/api/createApp';
+import { AppForm } from '../../features/adminApps/components/AppForm';
+import { BackToApps } from '../../features/adminApps/components/BackToApps';
+import { emptyAppForm } from '../../features/adminApps/utils/policyForm';
+import { ensureSession } from '../ensureSession';
+
+export const clientLoader =
+  (queryClient: QueryClient) =>
+  async ({ request }: LoaderFunctionArgs) => {
+    await ensureSession(queryClient, request);
+    return null;
+  };
+
+/** `/admin/apps/new`: define an app and its policy; saved, it is live at once. */
+export default function AdminAppNewRoute() {
+  const create = useCreateApp();
+  const navigate = useNavigate();
+  const [initialValues] = useState(emptyAppForm);
+  return (
+    <Stack gap="lg">
+      <PageTitle title="New app" />
+      <BackToApps />
+      <Stack gap={4}>
+        <Title order={1}>New app</Title>
+        <Text c="dimmed" size="sm">
+          Gatehouse starts answering for the public URL as soon as the app is created.
+        </Text>
+      </Stack>
+      <AppForm
+        initialValues={initialValues}
+        isNew
+        saving={create.isPending}
+        error={create.error ?? undefined}
+        onSubmit={(app) => create.mutate(app, { onSuccess: () => void navigate(paths.adminApps.getHref()) })}
+        actions={
+          <Button component={Link} to={paths.adminApps.getHref()} variant="default">
+            Cancel
+          </Button>
+        }
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,52 @@
+import { Button, Group, Stack, Text, Title } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
+import type { QueryClient } from '@tanstack/react-query';
+import { Link, type LoaderFunctionArgs } from 'react-router';
+import { PageTitle } from '../../components/PageTitle';
+import { ProblemAlert } from '../../components/ProblemAlert';
+import { TableSkeleton } from '../../components/TableSkeleton';
+import { paths } from '../../config/paths';
+import { adminAppsQueryOptions, useAdminApps } from '../../features/adminApps/api/getAdminApps';
+import { AppsTable } from '../../features/adminApps/components/AppsTable';
+import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
+import { ensureSession } from '../ensureSession';
+
+export const clientLoader =
+  (queryClient: QueryClient) =>
+  async ({ request }: LoaderFunctionArgs) => {
+    await ensureSession(queryClient, request);
+    void queryClient.prefetchQuery(adminAppsQueryOptions());
+    return null;
+  };
+
+/** `/admin/apps`: every protected app, where it lives and who may open it. */
+export default function AdminAppsRoute() {
+  const apps = useAdminApps();
+  return (
+    <Stack gap="lg">
+      <PageTitle title="Apps" />
+      <Group justify="space-between" align="flex-end" gap="md">
+        <Stack gap={4}>
+          <Title order={1}>Apps</Title>
+          <Text c="dimmed" size="sm">
+            The apps Gatehouse protects. Apps from gatehouse.yaml are shown read-only; change them in the file.
+          </Text>
+        </Stack>
+        <Button component={Link} to={paths.adminAppNew.getHref()} leftSection={<IconPlus size={16} aria-hidden />}>
+          New app
+        </Button>
+      </Group>
+      {apps.isPending || isUnauthenticated(apps.error) ? (
+        <TableSkeleton label="Loading apps" />
+      ) : apps.isError ? (
+        <ProblemAlert
+          title="We couldn't load the apps"
+          error={apps.error}
+          onRetry={isForbidden(apps.error) ? undefined : () => void apps.refetch()}
+        />
+      ) : (
+        <AppsTable apps={apps.data} />
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,135 @@
+import { Alert, Button, Fieldset, Group, List, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { IconAlertCircle } from '@tabler/icons-react';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { Section } from '../../../components/Section';
+import { isApiError } from '../../../lib/apiClient';
+import type { AppDefinition } from '../api/getAdminApps';
+import { formProblems, formToApp, type AppFormValues } from '../utils/policyForm';
+import { validationProblems } from '../utils/policySummary';
+import { RuleListEditor } from './PolicyEditor';
+
+export interface AppFormProps {
+  initialValues: AppFormValues;
+  /** A new app: its id can be typed (it is fixed once created). */
+  isNew: boolean;
+  /** Apps from gatehouse.yaml: shown, nothing can be changed. */
+  readOnly?: boolean;
+  saving?: boolean;
+  /** The failed save, if any; a 400's detail is listed field by field. */
+  error?: unknown;
+  onSubmit: (app: AppDefinition) => void;
+  /** Beside "Save" (e.g. "Cancel", "Delete"). */
+  actions?: ReactNode;
+}
+
+function SaveError({ error, problems: local }: { error: unknown; problems?: string[] }) {
+  const detail = isApiError(error) ? (error.detail ?? error.title) : 'Something unexpected happened.';
+  const problems = local ?? validationProblems(detail);
+  return (
+    <Alert color="red" title="The app could not be saved" icon={<IconAlertCircle aria-hidden />} role="alert">
+      {problems.length > 1 ? (
+        <List size="sm" spacing={4}>
+          {problems.map((problem) => (
+            <List.Item key={problem}>{problem}</List.Item>
+          ))}
+        </List>
+      ) : (
+        problems[0]
+      )}
+    </Alert>
+  );
+}
+
+/** An app's definition: where it lives, how it is proxied, and who may open it (allow and deny rules). */
+export function AppForm({ initialValues, isNew, readOnly = false, saving = false, error, onSubmit, actions }: AppFormProps) {
+  const [values, setValues] = useState(initialValues);
+  // Problems found before asking the server; cleared on the next submit.
+  const [localProblems, setLocalProblems] = useState<string[]>([]);
+  const set = <K extends keyof AppFormValues>(key: K, value: AppFormValues[K]) => setValues((current) => ({ ...current, [key]: value }));
+  const text = (key: 'id' | 'name' | 'publicUrl' | 'upstream' | 'publicPaths') => ({
+    value: values[key],
+    onChange: (event: { currentTarget: { value: string } }) => set(key, event.currentTarget.value),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (readOnly) return;
+    const app = formToApp(values);
+    const problems = formProblems(app);
+    setLocalProblems(problems);
+    if (problems.length === 0) onSubmit(app);
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-label={isNew ? 'New app' : `App ${initialValues.name}`}>
+      <Fieldset disabled={readOnly || saving} variant="unstyled" p={0} m={0}>
+        <Stack gap="lg">
+          {localProblems.length > 0 ? (
+            <SaveError error={undefined} problems={localProblems} />
+          ) : (
+            error !== undefined && error !== null && <SaveError error={error} />
+          )}
+          <Section title="App" description="Where people reach the app, and where Gatehouse forwards them once allowed.">
+            <Stack gap="md">
+              {isNew && (
+                <TextInput
+                  label="Id"
+                  description="Lowercase letters, digits and dashes; it can't be changed later."
+                  required
+                  {...text('id')}
+                />
+              )}
+              <TextInput label="Name" required {...text('name')} />
+              <TextInput label="Public URL" description="The origin people open, such as https://wiki.example.com." required {...text('publicUrl')} />
+              <TextInput label="Upstream" description="Where allowed requests go, such as http://10.0.0.5:8080." required {...text('upstream')} />
+              <Textarea
+                label="Public paths"
+                description="Paths anyone may open without signing in, one per line (such as /health or /static/*)."
+                autosize
+                minRows={2}
+                maxRows={8}
+                {...text('publicPaths')}
+              />
+            </Stack>
+          </Section>
+          <Section title="Proxy options">
+            <Stack gap="sm">
+              <Switch label="WebSockets" description="Let WebSocket upgrades through." checked={values.websockets} onChange={(event) => set('websockets', event.currentTarget.checked)} />
+              <Switch
+                label="CORS preflight"
+                description="Let CORS preflight requests (OPTIONS) through without signing in."
+                checked={values.corsPreflight}
+                onChange={(event) => set('corsPreflight', event.currentTarget.checked)}
+              />
+              <Switch
+                label="Preserve Host"
+                description="Send the app's public Host header upstream instead of the upstream's own."
+                checked={values.preserveHost}
+                onChange={(event) => set('preserveHost', event.currentTarget.checked)}
+              />
+              <Switch
+                label="Pass access token"
+                description="Send the identity provider's access token upstream as a bearer token. Only for apps that call APIs as the user."
+                checked={values.passAccessToken}
+                onChange={(event) => set('passAccessToken', event.currentTarget.checked)}
+              />
+            </Stack>
+          </Section>
+          <Section title="Allow rules" description="Someone may open the app when any allow rule matches them and no deny rule does.">
+            <RuleListEditor kind="Allow" rules={values.allow} onChange={(rules) => set('allow', rules)} emptyText="No allow rules: nobody can open this app." />
+          </Section>
+          <Section title="Deny rules" description="A matching deny rule turns someone away, whatever the allow rules say.">
+            <RuleListEditor kind="Deny" rules={values.deny} onChange={(rules) => set('deny', rules)} emptyText="No deny rules." />
+          </Section>
+        </Stack>
+      </Fieldset>
+      <Group gap="sm" mt="lg">
+        {!readOnly && (
+          <Button type="submit" loading={saving}>
+            {isNew ? 'Create app' : 'Save'}
+          </Button>
+        )}
+        {actions}
+      </Group>
+    </form>
+  );
+}

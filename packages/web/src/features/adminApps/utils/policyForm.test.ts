@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { AdminApp } from '../api/getAdminApps';
+import { appToForm, emptyAppForm, formProblems, formToApp, formToRule, newRule, parseClaims, parseList, ruleToForm } from './policyForm';
+
+const app: AdminApp = {
+  id: 'wiki',
+  name: 'Wiki',
+  publicUrl: 'https://wiki.example.com',
+  upstream: 'http://10.0.0.5:8080',
+  policy: {
+    allow: [{ groups: ['staff', 'ops'] }, { claim: { name: 'dept', value: 'eng' } }, { anyUser: true }],
+    deny: [{ emails: ['x@example.com'] }],
+  },
+  publicPaths: ['/health', '/static/*'],
+  websockets: true,
+  corsPreflight: false,
+  preserveHost: true,
+  passAccessToken: false,
+  source: 'console',
+};
+
+describe('parseList', () => {
+  it('splits on commas and new lines, trims, drops blanks and repeats', () => {
+    expect(parseList(' a, b\nc,,b \n')).toEqual(['a', 'b', 'c']);
+    expect(parseList('   ')).toEqual([]);
+  });
+});
+
+describe('rules', () => {
+  it('turns each kind into exactly one key', () => {
+    expect(formToRule({ ...newRule('anyUser'), values: 'ignored' })).toEqual({ anyUser: true });
+    expect(formToRule({ ...newRule('emails'), values: 'a@x.com,\n b@x.com' })).toEqual({ emails: ['a@x.com', 'b@x.com'] });
+    expect(formToRule({ ...newRule('domains'), values: 'x.com' })).toEqual({ domains: ['x.com'] });
+    expect(formToRule({ ...newRule('roles'), values: 'admin' })).toEqual({ roles: ['admin'] });
+    expect(formToRule({ ...newRule('claim'), claimName: ' dept ', claimValue: ' eng ', values: 'x' })).toEqual({
+      claim: { name: 'dept', value: 'eng' },
+    });
+  });
+
+  it('reads rules back into the editor', () => {
+    expect(ruleToForm({ groups: ['a', 'b'] })).toMatchObject({ kind: 'groups', values: 'a, b' });
+    expect(ruleToForm({ claim: { name: 'n', value: 'v' } })).toMatchObject({ kind: 'claim', claimName: 'n', claimValue: 'v' });
+    expect(ruleToForm({ anyUser: true })).toMatchObject({ kind: 'anyUser', values: '' });
+  });
+
+  it('gives every row its own key', () => {
+    expect(newRule().key).not.toBe(newRule().key);
+  });
+});
+
+describe('app form', () => {
+  it('round-trips an app without its source', () => {
+    const form = appToForm(app);
+    expect(form.publicPaths).toBe('/health\n/static/*');
+    const { source: _source, ...definition } = app;
+    expect(formToApp(form)).toEqual(definition);
+  });
+
+  it('trims text and drops blank public paths', () => {
+    const form = { ...emptyAppForm(), id: ' reports ', name: ' Reports ', publicUrl: ' http://r.localhost ', publicPaths: '\n /a \n\n' };
+    expect(formToApp(form)).toMatchObject({ id: 'reports', name: 'Reports', publicUrl: 'http://r.localhost', publicPaths: ['/a'] });
+    expect(formToApp(form).policy).toEqual({ allow: [], deny: [] });
+  });
+});
+
+describe('parseClaims', () => {
+  it('reads name=value pairs and skips the rest', () => {
+    expect(parseClaims('dept=eng\nlevel = 3, nonsense, =x')).toEqual({ dept: 'eng', level: '3' });
+  });
+});
+
+describe('formProblems', () => {
+  it('flags URLs that are not absolute http(s) before asking the server', () => {
+    const definition = formToApp(appToForm(app));
+    expect(formProblems(definition)).toEqual([]);
+    expect(formProblems({ ...definition, publicUrl: 'wiki.example.com', upstream: 'ftp://x' })).toEqual([
+      'publicUrl: must be an absolute http(s) URL',
+      'upstream: must be an absolute http(s) URL',
+    ]);
+  });
+});

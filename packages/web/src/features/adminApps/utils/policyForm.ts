@@ -1,0 +1,193 @@
+import type { AdminApp, AppDefinition, Policy, PolicyRule } from '../api/getAdminApps';
+
+/** The kinds of rule, in the order the kind picker offers them. */
+export const RULE_KINDS = ['anyUser', 'emails', 'domains', 'groups', 'roles', 'claim'] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+export const RULE_KIND_LABELS: Record<RuleKind, string> = {
+  anyUser: 'Any signed-in user',
+  emails: 'Emails',
+  domains: 'Domains',
+  groups: 'Groups',
+  roles: 'Roles',
+  claim: 'Claim equals',
+};
+
+export function isRuleKind(value: unknown): value is RuleKind {
+  return typeof value === 'string' && (RULE_KINDS as readonly string[]).includes(value);
+}
+
+/** One rule as the editor holds it: the kind, a list typed as text, or a claim's name and value. */
+export interface RuleFormValues {
+  /** Stable React key for the row (not sent). */
+  key: string;
+  kind: RuleKind;
+  /** For emails, domains, groups and roles: comma- or newline-separated. */
+  values: string;
+  claimName: string;
+  claimValue: string;
+}
+
+/** The whole app form: text as typed, switches, and the two rule lists. */
+export interface AppFormValues {
+  id: string;
+  name: string;
+  publicUrl: string;
+  upstream: string;
+  /** One per line. */
+  publicPaths: string;
+  websockets: boolean;
+  corsPreflight: boolean;
+  preserveHost: boolean;
+  passAccessToken: boolean;
+  allow: RuleFormValues[];
+  deny: RuleFormValues[];
+}
+
+let lastKey = 0;
+const nextKey = () => `rule-${++lastKey}`;
+
+/** "a, b\nc,,b " → ["a", "b", "c"]: trimmed, no blanks, no repeats, in the order typed. */
+export function parseList(text: string): string[] {
+  return [
+    ...new Set(
+      text
+        .split(/[,\n]/)
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
+
+/** Lines of text, trimmed, without blank lines. */
+export function parseLines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
+
+export function newRule(kind: RuleKind = 'groups'): RuleFormValues {
+  return { key: nextKey(), kind, values: '', claimName: '', claimValue: '' };
+}
+
+/** The kind of a rule from the server; an unknown shape reads as `undefined`. */
+export function ruleKind(rule: PolicyRule): RuleKind | undefined {
+  return RULE_KINDS.find((kind) => kind in rule);
+}
+
+export function ruleToForm(rule: PolicyRule): RuleFormValues {
+  const form = newRule(ruleKind(rule) ?? 'anyUser');
+  if ('claim' in rule) return { ...form, claimName: rule.claim.name, claimValue: rule.claim.value };
+  if ('emails' in rule) return { ...form, values: rule.emails.join(', ') };
+  if ('domains' in rule) return { ...form, values: rule.domains.join(', ') };
+  if ('groups' in rule) return { ...form, values: rule.groups.join(', ') };
+  if ('roles' in rule) return { ...form, values: rule.roles.join(', ') };
+  return form;
+}
+
+/** The rule the server expects: exactly one key. Empty lists are sent as typed, for the server to refuse. */
+export function formToRule(form: RuleFormValues): PolicyRule {
+  switch (form.kind) {
+    case 'anyUser':
+      return { anyUser: true };
+    case 'claim':
+      return { claim: { name: form.claimName.trim(), value: form.claimValue.trim() } };
+    case 'emails':
+      return { emails: parseList(form.values) };
+    case 'domains':
+      return { domains: parseList(form.values) };
+    case 'groups':
+      return { groups: parseList(form.values) };
+    case 'roles':
+      return { roles: parseList(form.values) };
+  }
+}
+
+export function policyToForm(policy: Policy | undefined): Pick<AppFormValues, 'allow' | 'deny'> {
+  return { allow: (policy?.allow ?? []).map(ruleToForm), deny: (policy?.deny ?? []).map(ruleToForm) };
+}
+
+export function formToPolicy(form: Pick<AppFormValues, 'allow' | 'deny'>): Policy {
+  return { allow: form.allow.map(formToRule), deny: form.deny.map(formToRule) };
+}
+
+/** A new app: nothing typed, every switch off, no rules (nobody may open it until one is added). */
+export function emptyAppForm(): AppFormValues {
+  return {
+    id: '',
+    name: '',
+    publicUrl: '',
+    upstream: '',
+    publicPaths: '',
+    websockets: false,
+    corsPreflight: false,
+    preserveHost: false,
+    passAccessToken: false,
+    allow: [],
+    deny: [],
+  };
+}
+
+export function appToForm(app: AdminApp | AppDefinition): AppFormValues {
+  return {
+    id: app.id,
+    name: app.name,
+    publicUrl: app.publicUrl,
+    upstream: app.upstream,
+    publicPaths: (app.publicPaths ?? []).join('\n'),
+    websockets: Boolean(app.websockets),
+    corsPreflight: Boolean(app.corsPreflight),
+    preserveHost: Boolean(app.preserveHost),
+    passAccessToken: Boolean(app.passAccessToken),
+    ...policyToForm(app.policy),
+  };
+}
+
+/** The definition to POST or PUT (never `source`); text is trimmed, validation is the server's. */
+export function formToApp(form: AppFormValues): AppDefinition {
+  return {
+    id: form.id.trim(),
+    name: form.name.trim(),
+    publicUrl: form.publicUrl.trim(),
+    upstream: form.upstream.trim(),
+    policy: formToPolicy(form),
+    publicPaths: parseLines(form.publicPaths),
+    websockets: form.websockets,
+    corsPreflight: form.corsPreflight,
+    preserveHost: form.preserveHost,
+    passAccessToken: form.passAccessToken,
+  };
+}
+
+/** "name=value" lines (or commas) → `{ name: value }`, for the tester's typed-in claims. */
+export function parseClaims(text: string): Record<string, string> {
+  const claims: Record<string, string> = {};
+  for (const entry of parseList(text)) {
+    const at = entry.indexOf('=');
+    if (at <= 0) continue;
+    const name = entry.slice(0, at).trim();
+    if (name) claims[name] = entry.slice(at + 1).trim();
+  }
+  return claims;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What can be told before asking the server, in its words ("upstream: must be an absolute http(s) URL").
+ * The server checks everything again (and more: ids, hosts, rules).
+ */
+export function formProblems(app: AppDefinition): string[] {
+  const problems: string[] = [];
+  if (!isHttpUrl(app.publicUrl)) problems.push('publicUrl: must be an absolute http(s) URL');
+  if (!isHttpUrl(app.upstream)) problems.push('upstream: must be an absolute http(s) URL');
+  return problems;
+}

@@ -1,0 +1,36 @@
+import type { Policy, PolicyRule } from '../api/getAdminApps';
+
+/** A rule in the server's own words ("groups staff, ops"), as the policy tester's reasons name it. */
+export function describeRule(rule: PolicyRule): string {
+  if ('anyUser' in rule) return 'any signed-in user';
+  if ('claim' in rule) return `claim ${rule.claim.name} = ${rule.claim.value}`;
+  if ('emails' in rule) return `emails ${rule.emails.join(', ')}`;
+  if ('domains' in rule) return `domains ${rule.domains.join(', ')}`;
+  if ('groups' in rule) return `groups ${rule.groups.join(', ')}`;
+  if ('roles' in rule) return `roles ${rule.roles.join(', ')}`;
+  return 'unknown rule';
+}
+
+/** "Allow: groups staff · Deny: emails x"; a policy without allow rules lets nobody in. */
+export function summarizePolicy(policy: Policy | undefined): string {
+  const allow = policy?.allow ?? [];
+  const deny = policy?.deny ?? [];
+  const parts = [`Allow: ${allow.length > 0 ? allow.map(describeRule).join('; ') : 'nobody'}`];
+  if (deny.length > 0) parts.push(`Deny: ${deny.map(describeRule).join('; ')}`);
+  return parts.join(' · ');
+}
+
+/**
+ * The server's 400 detail ("The request could not be understood: policy.allow[0].roles[0]: must be one
+ * of: admin; name: Too small") as one line per problem; any other text stays one line.
+ */
+export function validationProblems(detail: string | undefined): string[] {
+  if (!detail) return [];
+  const match = /^[^:]*could not be understood:\s*(.*)$/is.exec(detail);
+  if (!match?.[1]) return [detail];
+  return match[1]
+    .replace(/\.\s*$/, '')
+    .split(/;\s+/)
+    .map((problem) => problem.trim())
+    .filter(Boolean);
+}

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identityClaims } from '../accounts/accountStore.js';
-import { effectiveRoles } from '../accounts/admins.js';
+import { policySubject } from '../accounts/admins.js';
 import type { AuditType } from '../audit/auditLog.js';
 import { evaluatePolicy, type PolicySubject } from '../authorize/policy.js';
 import type { AppConfig } from '../config/schema.js';
@@ -96,7 +96,7 @@ export async function appsRoutes(app: FastifyInstance, { admin }: { admin: Admin
         const identities = await admin.services.accounts.listIdentities(user.id);
         const claims = identities.map(identityClaims);
         const groups = [...new Set(claims.flatMap((c) => c.groups))];
-        subject = { email: user.email, groups, roles: effectiveRoles(config.admins, user, groups), claims: Object.assign({}, ...claims.map((c) => c.extra ?? {})) };
+        subject = policySubject(config.admins, user, groups, Object.assign({}, ...claims.map((c) => c.extra ?? {})));
       } else if (body.subject) {
         subject = { email: body.subject.email, groups: body.subject.groups ?? [], roles: body.subject.roles ?? [], claims: body.subject.claims ?? {} };
       } else {

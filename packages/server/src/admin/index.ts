@@ -3,13 +3,12 @@ import { adminStatus } from '../accounts/admins.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { isValidCsrf } from '../sessions/csrf.js';
+import { isStateChanging } from '../sessions/requireCsrf.js';
 import { appsRoutes } from './appsRoutes.js';
 import { auditRoutes } from './auditRoutes.js';
 import { adminContext } from './context.js';
 import { dashboardRoutes } from './dashboardRoutes.js';
 import { usersRoutes } from './usersRoutes.js';
-
-const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /**
  * The admin API (`/api/admin/...`): every route checks the admin role, every change also CSRF, and
@@ -21,7 +20,7 @@ export async function adminRoutes(app: FastifyInstance, { services }: { services
     const current = await request.currentSession();
     if (!current) throw new AppError('unauthenticated');
     if (!adminStatus(config.admins, current.user, current.claims.groups).admin) throw new AppError('forbidden');
-    if (!SAFE_METHODS.has(request.method) && !isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) {
+    if (isStateChanging(request.method) && !isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) {
       throw new AppError('csrf_failed');
     }
   });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { effectiveRoles } from '../accounts/admins.js';
+import { policySubject } from '../accounts/admins.js';
 import { evaluatePolicy } from '../authorize/policy.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -33,7 +33,7 @@ export async function appsRoutes(app: FastifyInstance, { services }: { services:
       const current = await request.currentSession();
       if (!current) throw new AppError('unauthenticated');
       reply.header('cache-control', 'no-store');
-      const subject = { email: current.user.email, groups: current.claims.groups, roles: effectiveRoles(services.config.admins, current.user, current.claims.groups), claims: current.claims.extra ?? {} };
+      const subject = policySubject(services.config.admins, current.user, current.claims.groups, current.claims.extra);
       return {
         apps: services.apps
           .all()

@@ -1,4 +1,4 @@
-import { effectiveRoles } from '../accounts/admins.js';
+import { policySubject } from '../accounts/admins.js';
 import type { AppConfig } from '../config/schema.js';
 import type { Services } from '../services.js';
 import type { CurrentSession, ResolveContext } from '../sessions/sessionResolver.js';
@@ -40,12 +40,7 @@ export async function checkAccess(services: Services, request: ResolveContext, a
   if (!current) return { kind: 'unauthenticated', headers: NO_IDENTITY };
 
   const { user, claims, session } = current;
-  const decision = evaluatePolicy(app.policy, {
-    email: user.email,
-    groups: claims.groups,
-    roles: effectiveRoles(services.config.admins, user, claims.groups),
-    claims: claims.extra ?? {},
-  });
+  const decision = evaluatePolicy(app.policy, policySubject(services.config.admins, user, claims.groups, claims.extra));
   if (!decision.allow) {
     await recordDenial(services, request, current, app, decision);
     return { kind: 'denied', current, decision, headers: NO_IDENTITY };

@@ -6,6 +6,11 @@ import { isValidCsrf } from './csrf.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Whether a request can change state and so needs CSRF proof. */
+export function isStateChanging(method: string): boolean {
+  return !SAFE_METHODS.has(method);
+}
+
 /**
  * preHandler for API scopes: every request needs a session, and every state-changing one the exact
  * Origin plus the session-bound CSRF token (header X-CSRF-Token).
@@ -14,7 +19,7 @@ export function requireSession(services: Services) {
   return async function (request: FastifyRequest): Promise<void> {
     const current = await request.currentSession();
     if (!current) throw new AppError('unauthenticated');
-    if (!SAFE_METHODS.has(request.method) && !isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) {
+    if (isStateChanging(request.method) && !isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) {
       throw new AppError('csrf_failed');
     }
   };

@@ -1,5 +1,6 @@
-import { Button, EmptyState, Stack } from '@mantine/core';
+import { Stack } from '@mantine/core';
 import { IconListSearch } from '@tabler/icons-react';
+import { NoResults } from '../../../components/NoResults';
 import { Pager } from '../../../components/Pager';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { TableSkeleton } from '../../../components/TableSkeleton';
@@ -32,21 +33,13 @@ export function AuditLogResults({ query, onPageChange, onClearFilters }: AuditLo
   if (events.length === 0) {
     const filtered = hasAuditFilters(query);
     return (
-      <EmptyState
+      <NoResults
         icon={<IconListSearch size={32} aria-hidden />}
-        withIndicatorBackground
+        filtered={filtered}
         title={filtered ? 'No events match these filters' : 'Nothing recorded yet'}
         description={filtered ? 'Try another type, outcome, user or time.' : 'Sign-ins, sign-outs and admin actions appear here as they happen.'}
-        py="xl"
-      >
-        {filtered && (
-          <EmptyState.Actions>
-            <Button variant="default" onClick={onClearFilters}>
-              Clear filters
-            </Button>
-          </EmptyState.Actions>
-        )}
-      </EmptyState>
+        onClearFilters={onClearFilters}
+      />
     );
   }
   return (

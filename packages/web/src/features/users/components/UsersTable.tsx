@@ -1,7 +1,8 @@
-import { Anchor, Button, EmptyState, Table, Text } from '@mantine/core';
+import { Anchor, Table, Text } from '@mantine/core';
 import { IconUserSearch } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { DateTime } from '../../../components/DateTime';
+import { NoResults } from '../../../components/NoResults';
 import { paths } from '../../../config/paths';
 import type { UsersPage } from '../api/getUsers';
 import { AdminBadge, StatusBadge } from './UserBadges';
@@ -18,21 +19,13 @@ export interface UsersTableProps {
 export function UsersTable({ data, query, filtered, onClearFilters }: UsersTableProps) {
   if (data.users.length === 0) {
     return (
-      <EmptyState
+      <NoResults
         icon={<IconUserSearch size={32} aria-hidden />}
-        withIndicatorBackground
+        filtered={filtered}
         title={filtered ? (query ? `No users match “${query}”` : 'No users match these filters') : 'No users yet'}
         description={filtered ? 'Try another search or status.' : 'People appear here after their first sign-in.'}
-        py="xl"
-      >
-        {filtered && (
-          <EmptyState.Actions>
-            <Button variant="default" onClick={onClearFilters}>
-              Clear filters
-            </Button>
-          </EmptyState.Actions>
-        )}
-      </EmptyState>
+        onClearFilters={onClearFilters}
+      />
     );
   }
   return (

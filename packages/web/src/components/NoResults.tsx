@@ -1,0 +1,26 @@
+import { Button, EmptyState } from '@mantine/core';
+import type { ReactNode } from 'react';
+
+export interface NoResultsProps {
+  icon: ReactNode;
+  /** Whether filters are in effect: then the words are about them, and "Clear filters" is offered. */
+  filtered: boolean;
+  title: string;
+  description: string;
+  onClearFilters: () => void;
+}
+
+/** The empty state of a filtered list: nothing at all yet, or nothing that matches the filters. */
+export function NoResults({ icon, filtered, title, description, onClearFilters }: NoResultsProps) {
+  return (
+    <EmptyState icon={icon} withIndicatorBackground title={title} description={description} py="xl">
+      {filtered && (
+        <EmptyState.Actions>
+          <Button variant="default" onClick={onClearFilters}>
+            Clear filters
+          </Button>
+        </EmptyState.Actions>
+      )}
+    </EmptyState>
+  );
+}

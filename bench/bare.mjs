@@ -1,10 +1,14 @@
-// The forward-auth baseline: a bare Fastify 5 handler, no plugins, no logging, answering GET with an
-// empty 200 and a couple of headers (as the forward-auth answer is an empty 200 with headers). It
-// listens on an ephemeral 127.0.0.1 port and prints `listening <port>` once ready.
+// The forward-auth baselines: a bare Fastify 5 handler, no plugins, no logging. `GET /` answers an empty
+// 200 with a couple of headers. Given a JSON object of headers as its argument, `GET /identity` answers
+// an empty 200 with exactly those headers: the very answer Gatehouse's forward-auth gives (identity
+// headers and signed assertion, captured once), without the check. It listens on an ephemeral 127.0.0.1
+// port and prints `listening <port>` once ready.
 import Fastify from 'fastify';
 
+const identity = process.argv[2] ? JSON.parse(process.argv[2]) : undefined;
 const app = Fastify({ logger: false });
 const handler = async (_request, reply) => reply.status(200).headers({ 'cache-control': 'no-store', 'x-bench-user': 'bare' }).send();
+if (identity) app.get('/identity', async (_request, reply) => reply.status(200).headers(identity).send());
 app.get('/', handler);
 app.get('/*', handler);
 

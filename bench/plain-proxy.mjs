@@ -1,20 +1,37 @@
-// Optional reference (BENCH_PLAIN_PROXY=1): the reverse proxy Gatehouse is built on, without Gatehouse.
-// Fastify 5 + @fastify/reply-from (undici) with Gatehouse's pool settings, no logging, no checks: what
-// @fastify/http-proxy does. Takes the upstream URL as its argument; listens on an ephemeral 127.0.0.1
-// port and prints `listening <port>` once ready.
-import replyFrom from '@fastify/reply-from';
-import Fastify from 'fastify';
+// Optional reference (BENCH_PLAIN_PROXY=1): the reverse proxy Gatehouse's hot path is built on, without
+// Gatehouse: node:http and an undici Pool with Gatehouse's pool settings, streaming each request to the
+// upstream and the answer back (hop-by-hop headers dropped), no logging, no checks. Takes the upstream
+// URL as its argument; listens on an ephemeral 127.0.0.1 port and prints `listening <port>` once ready.
+import { createServer } from 'node:http';
+import { Pool } from 'undici';
 
 const upstream = process.argv[2];
 if (!upstream) throw new Error('usage: plain-proxy.mjs <upstream URL>');
-const app = Fastify({ logger: false });
-await app.register(replyFrom, { base: upstream, undici: { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 } });
-app.all('/*', (request, reply) => reply.from(request.url));
+const pool = new Pool(upstream, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect', 'host']);
+const withoutHopByHop = (incoming) => {
+  const headers = {};
+  for (const name in incoming) if (!hopByHop.has(name)) headers[name] = incoming[name];
+  return headers;
+};
 
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-console.log(`listening ${new URL(address).port}`);
+const server = createServer((request, response) => {
+  const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+  pool.stream(
+    { method: request.method, path: request.url, headers: withoutHopByHop(request.headers), body: hasBody ? request : null },
+    ({ statusCode, headers }) => {
+      response.writeHead(statusCode, withoutHopByHop(headers));
+      return response;
+    },
+    (error) => {
+      if (error && !response.headersSent) response.writeHead(502).end();
+    },
+  );
+});
+server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.once(signal, () => {
-    void app.close().then(() => process.exit(0));
+    server.close();
+    void pool.close().then(() => process.exit(0));
   });
 }

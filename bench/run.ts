@@ -35,7 +35,7 @@ const settings: LoadSettings = {
   warmup: envNumber('BENCH_WARMUP', 2, false),
   duration: envNumber('BENCH_DURATION', 5, false) || 1,
 };
-/** Adds a plain Fastify + @fastify/reply-from proxy (no Gatehouse) to the proxy group, for reference. */
+/** Adds a plain node:http + undici proxy (no Gatehouse) to the proxy group, for reference. */
 const withPlainProxy = Boolean(process.env.BENCH_PLAIN_PROXY);
 /** Gatehouse writes a V8 CPU profile of its whole run (setup included) into bench/results/profiles/ as it stops. */
 const profileDir = process.env.BENCH_PROFILE ? path.join(root, 'bench/results/profiles') : undefined;
@@ -73,29 +73,27 @@ async function main(): Promise<number> {
   // ---- setup: every server in its own process
   workDir = await mkdtemp(path.join(tmpdir(), 'gatehouse-bench-'));
   const upstream = processes.start('upstream', [path.join(root, 'bench/upstream.mjs')], { cwd: root });
-  const bare = processes.start('bare', [path.join(root, 'bench/bare.mjs')], { cwd: root });
-  const [upstreamPort, barePort] = await Promise.all([listeningPort(upstream), listeningPort(bare)]);
+  const upstreamPort = await listeningPort(upstream);
   const plain = withPlainProxy ? processes.start('plain-proxy', [path.join(root, 'bench/plain-proxy.mjs'), `http://127.0.0.1:${upstreamPort}`], { cwd: root }) : undefined;
   const plainPort = plain ? await listeningPort(plain) : undefined;
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const gatehouse = await startGatehouse(processes, { root, workDir, upstreamPort, nodeArgs });
-  say(`setup: upstream :${upstreamPort}, bare Fastify :${barePort}, Gatehouse :${gatehouse.port} (pid ${gatehouse.server.pid}) with the development IdP${plain ? `, plain proxy :${plainPort}` : ''}`);
 
   const signIn = await signInToApp({ appOrigin: gatehouse.appOrigin, portalOrigin: gatehouse.portalOrigin, providerId: gatehouse.providerId, login: 'alice@example.com', password: 'alice' });
   const cookie = `${signIn.cookieName}=${signIn.token}`;
+  const forwardAuthHeaders = { 'x-forwarded-proto': 'http', 'x-forwarded-host': gatehouse.appHost, 'x-forwarded-uri': '/some/path', 'x-forwarded-method': 'GET', cookie };
+  // The second baseline answers exactly what Gatehouse's forward-auth answers, without the check.
+  const answer = await httpGet({ port: gatehouse.port, path: '/.gatehouse/auth', headers: { host: `127.0.0.1:${gatehouse.port}`, ...forwardAuthHeaders } });
+  const identity = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('x-gatehouse-') || name === 'cache-control'));
+  const bare = processes.start('bare', [path.join(root, 'bench/bare.mjs'), JSON.stringify(identity)], { cwd: root });
+  const barePort = await listeningPort(bare);
+  say(`setup: upstream :${upstreamPort}, bare Fastify :${barePort}, Gatehouse :${gatehouse.port} (pid ${gatehouse.server.pid}) with the development IdP${plain ? `, plain proxy :${plainPort}` : ''}`);
   say(`setup: signed in as alice@example.com in ${signIn.trail.length} requests (app → portal → IdP login form → callback → app); ${signIn.cookieName} cookie for ${gatehouse.appHost}`);
 
   const scenarios = new Map<ScenarioName, Scenario>([
     ['bare', { name: 'bare', url: `http://127.0.0.1:${barePort}/`, headers: {}, server: bare }],
-    [
-      'forward-auth',
-      {
-        name: 'forward-auth',
-        url: `http://127.0.0.1:${gatehouse.port}/.gatehouse/auth`,
-        headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': gatehouse.appHost, 'x-forwarded-uri': '/some/path', 'x-forwarded-method': 'GET', cookie },
-        server: gatehouse.server,
-      },
-    ],
+    ['bare-identity', { name: 'bare-identity', url: `http://127.0.0.1:${barePort}/identity`, headers: forwardAuthHeaders, server: bare }],
+    ['forward-auth', { name: 'forward-auth', url: `http://127.0.0.1:${gatehouse.port}/.gatehouse/auth`, headers: forwardAuthHeaders, server: gatehouse.server }],
     ['direct', { name: 'direct', url: `http://127.0.0.1:${upstreamPort}/some/path`, headers: {}, server: upstream }],
     ['proxy', { name: 'proxy', url: `http://127.0.0.1:${gatehouse.port}/some/path`, headers: { host: gatehouse.appHost, cookie }, server: gatehouse.server, helpers: [upstream] }],
   ]);
@@ -106,7 +104,7 @@ async function main(): Promise<number> {
 
   // ---- measurements: the pairs back to back, their order flipped every other round
   const groups: ScenarioName[][] = [
-    ['bare', 'forward-auth'],
+    ['bare', 'bare-identity', 'forward-auth'],
     ['direct', 'proxy', ...(plain ? (['plain-proxy'] as const) : [])],
   ];
   const measurements: Measurement[] = [];
@@ -134,13 +132,16 @@ async function main(): Promise<number> {
   const of = (name: ScenarioName, round: number) => measurements.find((m) => m.scenario === name && m.round === round);
   const perRound = Array.from({ length: rounds }, (_, index) => {
     const round = index + 1;
-    const [b, f, d, p, pp] = (['bare', 'forward-auth', 'direct', 'proxy', 'plain-proxy'] as const).map((name) => of(name, round));
+    const [b, bi, f, d, p, pp] = (['bare', 'bare-identity', 'forward-auth', 'direct', 'proxy', 'plain-proxy'] as const).map((name) => of(name, round));
     return {
       round,
       order: orders[index]!,
       forwardAuthRps: ratio(f?.rps, b?.rps),
       forwardAuthP99: ratio(f?.latency.p99, b?.latency.p99),
       forwardAuthCpu: ratio(f?.cpu.server, b?.cpu.server),
+      sameAnswerRps: ratio(f?.rps, bi?.rps),
+      sameAnswerP99: ratio(f?.latency.p99, bi?.latency.p99),
+      sameAnswerCpu: ratio(f?.cpu.server, bi?.cpu.server),
       proxyRps: ratio(p?.rps, d?.rps),
       proxyP99: ratio(p?.latency.p99, d?.latency.p99),
       proxyCpu: ratio(p?.cpu.server, d?.cpu.server),
@@ -216,6 +217,9 @@ async function main(): Promise<number> {
     forwardAuthRps: spread(perRound.map((r) => r.forwardAuthRps)),
     forwardAuthP99: spread(perRound.map((r) => r.forwardAuthP99)),
     forwardAuthCpu: spread(perRound.map((r) => r.forwardAuthCpu)),
+    sameAnswerRps: spread(perRound.map((r) => r.sameAnswerRps)),
+    sameAnswerP99: spread(perRound.map((r) => r.sameAnswerP99)),
+    sameAnswerCpu: spread(perRound.map((r) => r.sameAnswerCpu)),
     proxyRps: spread(perRound.map((r) => r.proxyRps)),
     proxyP99: spread(perRound.map((r) => r.proxyP99)),
     proxyCpu: spread(perRound.map((r) => r.proxyCpu)),
@@ -230,6 +234,9 @@ async function main(): Promise<number> {
         ratioRow('forward-auth / bare  req/s', ratios.forwardAuthRps, `≥ ${TARGETS.forwardAuthRps.toFixed(2)}`),
         ratioRow('forward-auth / bare  p99', ratios.forwardAuthP99, `≤ ${TARGETS.forwardAuthP99.toFixed(2)}`),
         ratioRow('forward-auth / bare  CPU/req', ratios.forwardAuthCpu),
+        ratioRow('forward-auth / bare-identity  req/s', ratios.sameAnswerRps, '(the same answer without the check)'),
+        ratioRow('forward-auth / bare-identity  p99', ratios.sameAnswerP99, '(the same answer without the check)'),
+        ratioRow('forward-auth / bare-identity  CPU/req', ratios.sameAnswerCpu, '(the same answer without the check)'),
         ratioRow('proxy / direct       req/s', ratios.proxyRps, `≥ ${TARGETS.proxyRps.toFixed(2)} (aim ${TARGETS.proxyRpsAim.toFixed(2)})`),
         ratioRow('proxy / direct       p99', ratios.proxyP99),
         ratioRow('proxy / direct       CPU/req', ratios.proxyCpu, '(Gatehouse vs the upstream alone)'),
@@ -299,8 +306,8 @@ async function verify(scenarios: readonly Scenario[]): Promise<void> {
       throw new Error(`${scenario.name}: ${why} (got ${answer.status}, ${JSON.stringify(answer.headers)}, body ${JSON.stringify(answer.body.slice(0, 300))})`);
     };
     if (answer.status !== 200) fail('expected 200');
-    if (scenario.name !== 'bare' && scenario.name !== 'forward-auth' && answer.body !== 'ok') fail('expected the body "ok"');
-    if (scenario.name === 'forward-auth') {
+    if (!scenario.name.startsWith('bare') && scenario.name !== 'forward-auth' && answer.body !== 'ok') fail('expected the body "ok"');
+    if (scenario.name === 'forward-auth' || scenario.name === 'bare-identity') {
       if (answer.headers['x-gatehouse-email'] !== 'alice@example.com') fail('expected X-Gatehouse-Email: alice@example.com');
       if (!answer.headers['x-gatehouse-user'] || !answer.headers['x-gatehouse-assertion']) fail('expected the identity headers');
     }

@@ -2,7 +2,7 @@ import autocannon, { type Result } from 'autocannon';
 import { cpuSeconds, machineBusySeconds, type ServerProcess } from './processes.js';
 import { percentile, Samples } from './stats.js';
 
-export type ScenarioName = 'bare' | 'forward-auth' | 'direct' | 'proxy' | 'plain-proxy';
+export type ScenarioName = 'bare' | 'bare-identity' | 'forward-auth' | 'direct' | 'proxy' | 'plain-proxy';
 
 export interface Scenario {
   name: ScenarioName;

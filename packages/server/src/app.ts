@@ -6,6 +6,7 @@ import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { pino } from 'pino';
 import { adminRoutes } from './admin/index.js';
 import { appsRoutes } from './api/appsRoutes.js';
 import { meRoutes } from './api/meRoutes.js';
@@ -20,6 +21,8 @@ import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
 import { buildAppHost } from './proxy/appHost.js';
+import { UpstreamForwarder } from './proxy/forwarder.js';
+import { hotPath } from './proxy/hotPath.js';
 import { webSocketProxy } from './proxy/websocket.js';
 import { sessionPlugin } from './sessions/sessionPlugin.js';
 
@@ -34,16 +37,15 @@ export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.m
 /** Assembles the Gatehouse HTTP application. It never listens: main.ts (or a test) decides that. */
 export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
-  // Requests for a protected app's host go to the app-host instance (proxy and handshake); everything
-  // else is the portal. One listening server, two encapsulated applications.
-  const appHost = await buildAppHost(services, options.loggerInstance);
+  // One listening server: allowed proxied requests and forward-auth checks are answered on the hot path
+  // (node:http); everything else for a protected app's host goes to the app-host instance (handshake,
+  // pages, errors), and the rest to the portal — two encapsulated Fastify applications.
+  const forwarder = new UpstreamForwarder(services.sessions, options.loggerInstance ?? pino({ enabled: false }));
+  const appHost = await buildAppHost(services, forwarder, options.loggerInstance);
   const upgradeToApp = webSocketProxy(services, appHost.log);
   const app = Fastify({
     serverFactory: (portalHandler) => {
-      const server = createServer((request, response) => {
-        if (services.apps.forHost(request.headers.host)) appHost.routing(request, response);
-        else portalHandler(request, response);
-      });
+      const server = createServer(hotPath({ services, forwarder, log: appHost.log, portal: portalHandler, appHost: appHost.routing }));
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
         const target = services.apps.forHost(request.headers.host);
         const reserved = request.url?.startsWith(`${RESERVED_PREFIX}/`) ?? false;
@@ -77,6 +79,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   installErrorHandling(app);
   app.addHook('onClose', async () => {
     await appHost.close();
+    await forwarder.close();
   });
   app.addSchema({
     $id: 'problem',

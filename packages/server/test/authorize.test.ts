@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type ConfigError, parseConfig } from '../src/config/load.js';
-import { encodeHeaderValue, identityHeaders, isIdentityHeader, stripIdentityHeaders } from '../src/authorize/identityHeaders.js';
+import { encodeHeaderValue, identityHeaders, isIdentityHeader } from '../src/authorize/identityHeaders.js';
 import { evaluatePolicy, policySchema, type PolicySubject } from '../src/authorize/policy.js';
 import { isPublicPath, normalisePath } from '../src/authorize/publicPaths.js';
-import { upstreamRequestHeaders, withoutOurCookies, withoutOurSetCookies } from '../src/proxy/upstreamHeaders.js';
+import { downstreamResponseHeaders, upstreamRequestHeaders, withoutOurCookies } from '../src/proxy/upstreamHeaders.js';
 
 const alice: PolicySubject = { email: 'alice@example.com', groups: ['staff', 'admins'], roles: [], claims: { department: 'eng', level: 3, tags: ['a', 'b'] } };
 const bob: PolicySubject = { email: 'Bob@Corp.example', groups: ['staff'], roles: ['admin'], claims: { department: 'ops' } };
@@ -69,9 +69,14 @@ describe('identity headers', () => {
   });
 
   it('strips every incoming copy before adding the real ones', () => {
-    const incoming = { 'x-gatehouse-email': 'evil', x_gatehouse_user: 'evil', 'x-gatehouse_groups': 'admins', accept: '*/*' };
-    stripIdentityHeaders(incoming);
-    expect(incoming).toEqual({ accept: '*/*' });
+    const incoming = { 'x-gatehouse-email': 'evil', x_gatehouse_user: 'evil', 'x-gatehouse_groups': 'admins', 'X-Gatehouse-Name': 'evil', accept: '*/*' };
+    const context = { clientIp: undefined, publicOrigin: 'http://app.localhost:4180', preserveHost: false };
+    const anonymous = upstreamRequestHeaders(incoming, { ...context, identity: undefined });
+    expect(Object.keys(anonymous).filter((name) => name.toLowerCase().replace(/_/g, '-').startsWith('x-gatehouse'))).toEqual([]);
+    const signedIn = upstreamRequestHeaders(incoming, { ...context, identity: { 'x-gatehouse-email': 'alice@example.com' } });
+    expect(signedIn['x-gatehouse-email']).toBe('alice@example.com');
+    expect(signedIn.x_gatehouse_user).toBeUndefined();
+    expect(signedIn.accept).toBe('*/*');
   });
 
   it('encodes values that are not plain ASCII (RFC 8187 ext-value), never failing', () => {
@@ -100,7 +105,28 @@ describe('what goes upstream', () => {
   });
 
   it('drops upstream Set-Cookie lines using Gatehouse names', () => {
-    expect(withoutOurSetCookies({ 'set-cookie': ['gatehouse_app=planted; Path=/', 'theme=dark', '__Host-gatehouse_session=x'] })['set-cookie']).toEqual(['theme=dark']);
+    expect(downstreamResponseHeaders({ 'set-cookie': ['gatehouse_app=planted; Path=/', 'theme=dark', '__Host-gatehouse_session=x'] })['set-cookie']).toEqual(['theme=dark']);
+    expect(downstreamResponseHeaders({ 'set-cookie': ['gatehouse_app=planted'], 'content-type': 'text/plain' })).toEqual({ 'content-type': 'text/plain' });
+  });
+
+  // RFC 9110 §7.6.1: connection-specific headers end at each hop, both ways, including those named by Connection.
+  it('never forwards hop-by-hop headers, in either direction', () => {
+    const up = upstreamRequestHeaders(
+      { host: 'app.localhost:4180', connection: 'keep-alive, X-Hop', 'x-hop': '1', 'keep-alive': 'timeout=5', te: 'trailers', upgrade: 'h2c', expect: '100-continue', 'transfer-encoding': 'chunked', 'proxy-authorization': 'Basic x', accept: 'text/html' },
+      { clientIp: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: undefined },
+    );
+    expect(Object.keys(up).sort()).toEqual(['accept', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
+    const down = downstreamResponseHeaders({ connection: 'close, x-secret', 'x-secret': 'y', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked', 'content-type': 'text/html', 'x-app': 'kept' });
+    expect(down).toEqual({ 'content-type': 'text/html', 'x-app': 'kept' });
+  });
+
+  it('keeps the public Host only when the app asks for it, and appends to X-Forwarded-For', () => {
+    const context = { clientIp: '10.0.0.9', publicOrigin: 'https://app.example.com', identity: undefined };
+    expect(upstreamRequestHeaders({ host: 'app.example.com' }, { ...context, preserveHost: false }).host).toBeUndefined();
+    const preserved = upstreamRequestHeaders({ host: 'evil.example', 'x-forwarded-for': '203.0.113.7' }, { ...context, preserveHost: true });
+    expect(preserved.host).toBe('app.example.com');
+    expect(preserved['x-forwarded-for']).toBe('203.0.113.7, 10.0.0.9');
+    expect(preserved['x-forwarded-proto']).toBe('https');
   });
 
   // Threat: forwarded-header spoofing. X-Forwarded-* describe the request as Gatehouse saw it.

@@ -39,23 +39,47 @@ export async function checkAccess(services: Services, request: ResolveContext, a
   const current = await services.resolver.app(access.token, access.appOrigin, request);
   if (!current) return { kind: 'unauthenticated', headers: NO_IDENTITY };
 
-  const { user, claims, session } = current;
-  const decision = evaluatePolicy(app.policy, policySubject(services.config.admins, user, claims.groups, claims.extra));
-  if (!decision.allow) {
-    await recordDenial(services, request, current, app, decision);
-    return { kind: 'denied', current, decision, headers: NO_IDENTITY };
-  }
+  const decided = await decide(services, current, access);
+  if (decided.kind === 'denied') await recordDenial(services, request, current, app, decided.decision);
+  return decided;
+}
 
-  const assertion = await services.assertions.assertion(
-    { sessionId: session.id, userId: user.id, email: user.email, name: user.name, groups: claims.groups },
-    access.appOrigin,
-  );
-  return {
-    kind: 'allowed',
-    current,
-    decision,
-    headers: identityHeaders({ userId: user.id, email: user.email, name: user.name, groups: claims.groups, assertion }),
-  };
+/**
+ * How long a decision is reused for the same resolved session and app. A revocation, a claims change
+ * or a change to the app makes a new session object or app object, so the reuse ends at once; the
+ * interval bounds it otherwise, and is shorter than the signer's reuse margin, so a reused assertion
+ * always has more than a minute to live.
+ */
+const DECISION_REUSE_MS = 30_000;
+type Decided = Extract<AccessResult, { kind: 'denied' | 'allowed' }>;
+const decisions = new WeakMap<CurrentSession, WeakMap<AppConfig, { result: Decided; until: number }>>();
+
+async function decide(services: Services, current: CurrentSession, access: AccessRequest): Promise<Decided> {
+  const now = Date.now();
+  let byApp = decisions.get(current);
+  const reused = byApp?.get(access.app);
+  if (reused && reused.until > now) return reused.result;
+
+  const { user, claims, session } = current;
+  const decision = evaluatePolicy(access.app.policy, policySubject(services.config.admins, user, claims.groups, claims.extra));
+  let result: Decided;
+  if (!decision.allow) {
+    result = { kind: 'denied', current, decision, headers: NO_IDENTITY };
+  } else {
+    const assertion = await services.assertions.assertion(
+      { sessionId: session.id, userId: user.id, email: user.email, name: user.name, groups: claims.groups },
+      access.appOrigin,
+    );
+    result = {
+      kind: 'allowed',
+      current,
+      decision,
+      headers: identityHeaders({ userId: user.id, email: user.email, name: user.name, groups: claims.groups, assertion }),
+    };
+  }
+  if (!byApp) decisions.set(current, (byApp = new WeakMap()));
+  byApp.set(access.app, { result, until: now + DECISION_REUSE_MS });
+  return result;
 }
 
 /** One access_denied audit event per (session, app) per minute: a refused browser retries a lot. */

@@ -1,13 +1,31 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '../config/schema.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
+import { cookieValue } from '../sessions/cookies.js';
+import type { ResolveContext } from '../sessions/sessionResolver.js';
 import { originOf } from './appRegistry.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
 import { checkAccess } from './checkAccess.js';
 import { sendDeniedPage } from './deniedResponse.js';
 import { identityHeaders } from './identityHeaders.js';
 
-type Mode = 'auth_request' | 'redirect';
+export type ForwardAuthMode = 'auth_request' | 'redirect';
+
+/** What a forward-auth check answers: a status with the identity headers, a redirect, or the 403 page. */
+export type ForwardAuthAnswer =
+  | { kind: 'status'; status: 200 | 401 | 403; headers: Record<string, string> }
+  | { kind: 'redirect'; location: string; headers: Record<string, string> }
+  | { kind: 'denied-page'; app: AppConfig; email: string; url: string; headers: Record<string, string> };
+
+export interface ForwardAuthRequest {
+  mode: ForwardAuthMode;
+  /** The address of the peer that connected (the proxy, when there is one). */
+  remoteAddress: string | undefined;
+  headers: IncomingHttpHeaders;
+  context: ResolveContext;
+}
 
 /**
  * Forward-auth for proxies people already run. `/.gatehouse/auth` follows nginx `auth_request`: 2xx with
@@ -16,50 +34,66 @@ type Mode = 'auth_request' | 'redirect';
  * The original request is read from X-Forwarded-* only when the peer is a trusted proxy; an unknown
  * forwarded host is 403. Every identity header is always in the answer (empty when not applicable) so
  * the proxy overwrites whatever the client sent.
+ *
+ * The decision is made here once; the hot path (proxy/hotPath.ts) answers it on node:http, and the
+ * Fastify routes below answer it too (requests the hot path leaves to them, and the 403 page).
  */
-export async function forwardAuthRoutes(app: FastifyInstance, { services }: { services: Services }) {
+export function forwardAuthCheck(services: Services): (request: ForwardAuthRequest) => Promise<ForwardAuthAnswer> {
   const isTrusted = trustedProxyCheck(services.config.trustedProxies);
   const { apps, cookies } = services;
-  const forbidden = identityHeaders(undefined);
+  const forbidden: ForwardAuthAnswer = { kind: 'status', status: 403, headers: identityHeaders(undefined) };
 
-  const handler = (mode: Mode) =>
+  return async function check({ mode, remoteAddress, headers, context }) {
+    const original = isTrusted(remoteAddress) ? forwardedRequest(headers) : undefined;
+    const app = original ? apps.forHost(original.host) : undefined;
+    if (!original || !app || original.origin !== originOf(app)) return forbidden;
+    const token = cookieValue(headers.cookie, cookies.appSession);
+    const result = await checkAccess(services, context, {
+      app,
+      appOrigin: original.origin,
+      method: original.method,
+      path: original.uri,
+      token,
+      preflight: original.method === 'OPTIONS',
+    });
+    const browser = mode === 'redirect' && isBrowserNavigation(original.method, headers.accept);
+    switch (result.kind) {
+      case 'public':
+      case 'allowed':
+        return { kind: 'status', status: 200, headers: result.headers };
+      case 'denied':
+        // Traefik and Caddy pass this answer on to the browser: make it a page a person understands.
+        if (browser) return { kind: 'denied-page', app, email: result.current.user.email, url: `${original.origin}${original.uri}`, headers: result.headers };
+        return { kind: 'status', status: 403, headers: result.headers };
+      case 'unauthenticated':
+        if (browser) {
+          const location = `${original.origin}${paths.appStart}?rd=${encodeURIComponent(`${original.origin}${original.uri}`)}`;
+          return { kind: 'redirect', location, headers: result.headers };
+        }
+        return { kind: 'status', status: 401, headers: result.headers };
+    }
+  };
+}
+
+/** The forward-auth endpoints as Fastify routes, on the portal and on app hosts. */
+export async function forwardAuthRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const check = forwardAuthCheck(services);
+  const handler = (mode: ForwardAuthMode) =>
     async function forwardAuth(request: FastifyRequest, reply: FastifyReply) {
-      reply.header('cache-control', 'no-store');
-      const original = isTrusted(request.socket.remoteAddress) ? forwardedRequest(request) : undefined;
-      const app = original ? apps.forHost(original.host) : undefined;
-      if (!original || !app || original.origin !== originOf(app)) {
-        return reply.status(403).headers(forbidden).send();
-      }
-      const result = await checkAccess(services, request, {
-        app,
-        appOrigin: original.origin,
-        method: original.method,
-        path: original.uri,
-        token: request.cookies[cookies.appSession],
-        preflight: original.method === 'OPTIONS',
-      });
-      reply.headers(result.headers);
-      switch (result.kind) {
-        case 'public':
-        case 'allowed':
-          return reply.status(200).send();
-        case 'denied':
-          // Traefik and Caddy pass this answer on to the browser: make it a page a person understands.
-          if (mode === 'redirect' && isBrowserNavigation(original.method, request.headers.accept)) {
-            return sendDeniedPage(services, request, reply, { app, email: result.current.user.email, url: `${original.origin}${original.uri}` });
-          }
-          return reply.status(403).send();
-        case 'unauthenticated':
-          if (mode === 'redirect' && isBrowserNavigation(original.method, request.headers.accept)) {
-            const start = `${original.origin}${paths.appStart}?rd=${encodeURIComponent(`${original.origin}${original.uri}`)}`;
-            return reply.redirect(start, 302);
-          }
-          return reply.status(401).send();
+      const answer = await check({ mode, remoteAddress: request.socket.remoteAddress, headers: request.headers, context: request });
+      reply.header('cache-control', 'no-store').headers(answer.headers);
+      switch (answer.kind) {
+        case 'status':
+          return reply.status(answer.status).send();
+        case 'redirect':
+          return reply.redirect(answer.location, 302);
+        case 'denied-page':
+          return sendDeniedPage(services, request, reply, answer);
       }
     };
 
-  // The hot path of every request behind a proxy: logged at warn only, and without the security
-  // headers meant for pages (the proxy never shows this answer's headers to a browser as a page).
+  // Logged at warn only, and without the security headers meant for pages (the proxy never shows
+  // this answer's headers to a browser as a page).
   const hot = { logLevel: 'warn', helmet: false } as const;
   app.get(paths.forwardAuth, hot, handler('auth_request'));
   app.get(paths.forwardAuthRedirect, hot, handler('redirect'));
@@ -72,21 +106,34 @@ interface ForwardedRequest {
   uri: string;
 }
 
-function forwardedRequest(request: FastifyRequest): ForwardedRequest | undefined {
-  const proto = single(request.headers['x-forwarded-proto'])?.toLowerCase();
-  const host = single(request.headers['x-forwarded-host'])?.toLowerCase();
-  const uri = single(request.headers['x-forwarded-uri']) ?? single(request.headers['x-original-uri']) ?? '/';
-  const method = (single(request.headers['x-forwarded-method']) ?? 'GET').toUpperCase();
+/** Parsed forwarded origins, e.g. "https" + "App.Example.com:443" → https://app.example.com (bounded). */
+const forwardedOrigins = new Map<string, { origin: string; host: string }>();
+
+function forwardedRequest(headers: IncomingHttpHeaders): ForwardedRequest | undefined {
+  const proto = single(headers['x-forwarded-proto'])?.toLowerCase();
+  const host = single(headers['x-forwarded-host'])?.toLowerCase();
+  const uri = single(headers['x-forwarded-uri']) ?? single(headers['x-original-uri']) ?? '/';
+  const method = (single(headers['x-forwarded-method']) ?? 'GET').toUpperCase();
   if ((proto !== 'http' && proto !== 'https') || !host || !/^[a-z0-9.-]+(:\d{1,5})?$/.test(host) || !uri.startsWith('/')) return undefined;
-  // URL drops a default port (":443" for https), as browsers do in Origin.
-  const origin = new URL(`${proto}://${host}`).origin;
-  return { origin, host: new URL(origin).host, method, uri };
+  const key = `${proto}://${host}`;
+  let parsed = forwardedOrigins.get(key);
+  if (!parsed) {
+    // URL drops a default port (":443" for https), as browsers do in Origin.
+    const origin = URL.canParse(key) ? new URL(key).origin : undefined;
+    if (!origin) return undefined;
+    parsed = { origin, host: new URL(origin).host };
+    if (forwardedOrigins.size >= 1_000) forwardedOrigins.clear();
+    forwardedOrigins.set(key, parsed);
+  }
+  return { origin: parsed.origin, host: parsed.host, method, uri };
 }
 
 /** The first value of a header a proxy may have sent as a list. */
 function single(value: string | string[] | undefined): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
-  return first?.split(',')[0]?.trim() || undefined;
+  if (first === undefined) return undefined;
+  const comma = first.indexOf(',');
+  return (comma === -1 ? first : first.slice(0, comma)).trim() || undefined;
 }
 
 export function isBrowserNavigation(method: string, accept: string | undefined): boolean {

@@ -1,5 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, toAppError, type ErrorCode } from '../errors.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, newReference, toAppError, type ErrorCode } from '../errors.js';
 import { paths } from '../paths.js';
 import { errorPage } from './html.js';
 
@@ -31,25 +32,44 @@ export function sendError(
   format: 'auto' | 'json' | 'html' = 'auto',
 ): FastifyReply {
   const reference = request.id;
-  const logged = { code: error.code, reference, status: error.status, err: error.cause ?? error };
-  if (error.status >= 500) request.log.error(logged, error.message);
-  else request.log.info(logged, error.message);
+  logError(request.log, error, reference);
+  const answer = errorAnswer(error, reference, format === 'json' || (format === 'auto' && wantsProblemJson(request)));
+  return reply.status(error.status).headers(answer.headers).send(answer.body);
+}
 
-  reply.status(error.status).headers(error.headers).header('cache-control', 'no-store');
-  if (format === 'json' || (format === 'auto' && wantsProblemJson(request))) {
-    return reply.type('application/problem+json').send({
-      type: `urn:gatehouse:error:${error.code}`,
-      title: error.title,
-      status: error.status,
-      detail: error.message,
-      code: error.code,
-      reference,
-    });
+/**
+ * The same answer for the hot path, which runs on node:http without Fastify (proxied requests and
+ * forward-auth checks): a reference id of its own, logged, and the page or problem+json.
+ */
+export function sendRawError(error: AppError, request: IncomingMessage, response: ServerResponse, log: FastifyBaseLogger): void {
+  const reference = newReference();
+  logError(log, error, reference);
+  if (response.headersSent) {
+    // Part of an upstream's answer is already on its way: all that is left is to cut it short.
+    response.destroy();
+    return;
+  }
+  const accept = request.headers.accept ?? '';
+  const answer = errorAnswer(error, reference, accept.includes('application/json') && !accept.includes('text/html'));
+  response.writeHead(error.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+  response.end(request.method === 'HEAD' ? undefined : answer.body);
+}
+
+function logError(log: FastifyBaseLogger, error: AppError, reference: string): void {
+  const logged = { code: error.code, reference, status: error.status, err: error.cause ?? error };
+  if (error.status >= 500) log.error(logged, error.message);
+  else log.info(logged, error.message);
+}
+
+function errorAnswer(error: AppError, reference: string, json: boolean): { headers: Record<string, string>; body: string } {
+  const headers = { ...error.headers, 'cache-control': 'no-store' };
+  if (json) {
+    const problem = { type: `urn:gatehouse:error:${error.code}`, title: error.title, status: error.status, detail: error.message, code: error.code, reference };
+    return { headers: { ...headers, 'content-type': 'application/problem+json' }, body: JSON.stringify(problem) };
   }
   const retry = error.retryUrl ? { url: error.retryUrl, label: 'Start again' } : retryFor[error.code];
-  return reply.type('text/html; charset=utf-8').send(
-    errorPage({ title: error.title, message: error.message, code: error.code, reference, retryUrl: retry?.url, retryLabel: retry?.label }),
-  );
+  const page = errorPage({ title: error.title, message: error.message, code: error.code, reference, retryUrl: retry?.url, retryLabel: retry?.label });
+  return { headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: page };
 }
 
 /** One place turns every failure into a catalogue answer; no stack trace ever reaches a client. */

@@ -1,9 +1,8 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import replyFrom from '@fastify/reply-from';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { appComplete, appStart } from '../authorize/appHandshake.js';
-import { checkAccess, type AccessResult } from '../authorize/checkAccess.js';
+import { checkAccess } from '../authorize/checkAccess.js';
 import { appCsrfToken, sendDeniedPage } from '../authorize/deniedResponse.js';
 import { forwardAuthRoutes, isBrowserNavigation } from '../authorize/forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
@@ -15,7 +14,7 @@ import { originOf } from '../authorize/appRegistry.js';
 import { endSession } from '../authenticate/signOut.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isSameOrigin, presentedToken, tokensMatch } from '../sessions/csrf.js';
-import { upstreamRequestHeaders, withoutOurSetCookies } from './upstreamHeaders.js';
+import type { UpstreamForwarder } from './forwarder.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,10 +26,12 @@ declare module 'fastify' {
 /**
  * The app hosts: everything that arrives with the Host of a protected app. Gatehouse's own endpoints
  * there live under /.gatehouse/ (handshake, sign-out, JWKS); every other request is checked against
- * the app's policy and, if allowed, streamed to the upstream with the identity headers, through
- * @fastify/reply-from on undici.
+ * the app's policy and, if allowed, streamed to the upstream with the identity headers by the
+ * forwarder (undici). Allowed requests and signed-out navigations are normally answered before they
+ * reach this instance (proxy/hotPath.ts); it answers the rest in full: the 401 and 403 answers and
+ * pages, errors, and whatever the hot path leaves to it.
  */
-export async function buildAppHost(services: Services, log: FastifyBaseLogger | undefined): Promise<FastifyInstance> {
+export async function buildAppHost(services: Services, forwarder: UpstreamForwarder, log: FastifyBaseLogger | undefined): Promise<FastifyInstance> {
   const { apps, config } = services;
   const app = Fastify({
     ...(log ? { loggerInstance: log } : { logger: false }),
@@ -70,21 +71,17 @@ export async function buildAppHost(services: Services, log: FastifyBaseLogger | 
 
   // Everything else is the app's.
   await app.register(async (proxied) => {
-    await proxied.register(replyFrom, {
-      undici: { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 },
-      disableRequestLogging: true,
-    });
     // Bodies stream through untouched: no parsing, no buffering.
     proxied.removeAllContentTypeParsers();
     proxied.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    proxied.all('/*', (request, reply) => proxy(services, request, reply));
+    proxied.all('/*', (request, reply) => proxy(services, forwarder, request, reply));
   });
 
   await app.ready();
   return app;
 }
 
-async function proxy(services: Services, request: FastifyRequest, reply: FastifyReply) {
+async function proxy(services: Services, forwarder: UpstreamForwarder, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
   const appOrigin = originOf(app);
   const result = await checkAccess(services, request, {
@@ -111,46 +108,10 @@ async function proxy(services: Services, request: FastifyRequest, reply: Fastify
       return sendDeniedPage(services, request, reply, { app, email: result.current.user.email, url: `${appOrigin}${request.url}` });
     case 'public':
     case 'allowed':
-      return forward(services, request, reply, app, appOrigin, result);
+      reply.hijack();
+      forwarder.forward(request.raw, reply.raw, { app, appOrigin, result, clientIp: request.ip });
+      return reply;
   }
-}
-
-/** Upstream base URL per app ("http://host:port/prefix" without a trailing slash), parsed once. */
-const upstreamBases = new WeakMap<AppConfig, string>();
-function upstreamBase(app: AppConfig): string {
-  let base = upstreamBases.get(app);
-  if (base === undefined) {
-    const upstream = new URL(app.upstream);
-    base = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}`;
-    upstreamBases.set(app, base);
-  }
-  return base;
-}
-
-function forward(services: Services, request: FastifyRequest, reply: FastifyReply, app: AppConfig, appOrigin: string, result: AccessResult) {
-  const target = `${upstreamBase(app)}${request.url}`;
-  return reply.from(target, {
-    rewriteRequestHeaders: (_request, headers) => {
-      const upstreamHeaders = upstreamRequestHeaders(headers, {
-        clientIp: request.ip,
-        publicOrigin: appOrigin,
-        preserveHost: app.preserveHost,
-        identity: result.kind === 'allowed' ? result.headers : undefined,
-      });
-      if (app.passAccessToken) {
-        // Only Gatehouse's own token for the user, never one the client brought along.
-        const accessToken = result.kind === 'allowed' ? services.sessions.accessToken(result.current.session) : undefined;
-        if (accessToken) upstreamHeaders.authorization = `Bearer ${accessToken}`;
-        else delete upstreamHeaders.authorization;
-      }
-      return upstreamHeaders;
-    },
-    rewriteHeaders: (headers) => withoutOurSetCookies(headers),
-    onError: (_reply, { error }) => {
-      request.log.warn({ app: app.id, err: error }, 'upstream failed');
-      sendError(new AppError('upstream_unavailable', { params: { app: app.name }, cause: error }), request, reply);
-    },
-  });
 }
 
 /** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */

@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket, WebSocketServer } from 'ws';
 import { checkAccess } from '../authorize/checkAccess.js';
 import type { AppConfig } from '../config/schema.js';
 import type { Services } from '../services.js';
+import { cookieValue } from '../sessions/cookies.js';
 import { originOf } from '../authorize/appRegistry.js';
+import { clientAddressOf } from '../http/trustedProxies.js';
 import { upstreamRequestHeaders } from './upstreamHeaders.js';
 
 /** Close code for "the session that opened this socket ended" (RFC 6455 §7.4.1: policy violation). */
@@ -20,6 +21,7 @@ const SESSION_ENDED = 1008;
 export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
   const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   const bySession = new Map<string, Set<WebSocket>>();
+  const clientAddress = clientAddressOf(services.config.trustedProxies);
 
   services.sessions.onRevoke((revoked) => {
     for (const session of revoked) {
@@ -40,8 +42,9 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
 
   return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
     const appOrigin = originOf(app);
-    const context = { log, ip: request.socket.remoteAddress, headers: request.headers };
-    const token = fastifyCookie.parse(request.headers.cookie ?? '')[services.cookies.appSession];
+    const clientIp = clientAddress(request);
+    const context = { log, ip: clientIp, headers: request.headers };
+    const token = cookieValue(request.headers.cookie, services.cookies.appSession);
     const result = app.websockets
       ? await checkAccess(services, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false })
       : undefined;
@@ -55,7 +58,7 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
     upstream.protocol = upstream.protocol === 'https:' ? 'wss:' : 'ws:';
     const target = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}${request.url ?? '/'}`;
     const headers = upstreamRequestHeaders(request.headers, {
-      clientIp: request.socket.remoteAddress,
+      clientIp,
       publicOrigin: appOrigin,
       preserveHost: app.preserveHost,
       identity: result.kind === 'allowed' ? result.headers : undefined,

@@ -1,3 +1,4 @@
+import { parseCookie } from 'cookie';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 
 /**
@@ -39,3 +40,8 @@ export function cookieOptions(secure: boolean, maxAgeSeconds?: number): CookieSe
 export const ALL_COOKIE_NAMES: ReadonlySet<string> = new Set(
   [false, true].flatMap((secure) => Object.values(cookieNames(secure))),
 );
+
+/** One cookie's value from a Cookie header, for code that runs without a Fastify request. */
+export function cookieValue(cookieHeader: string | undefined, name: string): string | undefined {
+  return cookieHeader ? parseCookie(cookieHeader)[name] : undefined;
+}

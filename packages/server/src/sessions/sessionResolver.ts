@@ -55,38 +55,43 @@ export class SessionResolver {
 
   portal(secret: string | undefined, request: ResolveContext): Promise<CurrentSession | undefined> {
     if (!isWellFormedSecret(secret)) return Promise.resolve(undefined);
-    const key = `p:${hashSecret(secret)}`;
-    return this.resolve(key, request, () => this.deps.sessions.findActive(secret));
+    return this.resolve(`p:${secret}`, request, () => this.deps.sessions.findActive(secret));
   }
 
   app(token: string | undefined, appOrigin: string, request: ResolveContext): Promise<CurrentSession | undefined> {
     if (!isWellFormedSecret(token)) return Promise.resolve(undefined);
-    const tokenHash = hashSecret(token);
-    // The origin is part of the key: a token is only ever good on the host it was issued to.
-    const key = `a:${appOrigin}:${tokenHash}`;
-    return this.resolve(key, request, async () => {
-      const sessionId = await this.deps.appSessions.sessionIdFor(tokenHash, appOrigin);
+    // The origin is part of the key: a token is only ever good on the host it was issued to. The key
+    // holds the token itself, not its hash: this cache lives in memory only (where the token passes
+    // through anyway), and hashing on every request would be the hot path's largest cost.
+    return this.resolve(`a:${appOrigin}:${token}`, request, async () => {
+      const sessionId = await this.deps.appSessions.sessionIdFor(hashSecret(token), appOrigin);
       const session = sessionId ? await this.deps.sessions.findById(sessionId) : undefined;
       return session && isActive(session, this.now()) ? session : undefined;
     });
   }
 
   private async resolve(key: string, request: ResolveContext, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
-    let current = this.cache.get(key) ?? (await this.load(loadSession));
-    if (!current) return undefined;
+    let current = this.cache.get(key);
+    if (!current) {
+      current = await this.load(loadSession);
+      if (!current) return undefined;
+      this.cache.set(key, current);
+    }
     if (!isActive(current.session, this.now())) {
       this.cache.invalidate(current.sessionId);
       return undefined;
     }
-    const outcome = await this.deps.claims.refreshIfDue(current.session, current.identity, request.log, request);
-    if (outcome === 'ended') return undefined;
-    if (outcome === 'refreshed') {
-      this.cache.invalidate(current.sessionId);
-      for (const listener of this.claimsListeners) listener(current.sessionId);
-      current = await this.load(loadSession);
-      if (!current) return undefined;
+    if (this.deps.claims.isStale(current.session)) {
+      const outcome = await this.deps.claims.refreshIfDue(current.session, current.identity, request.log, request);
+      if (outcome === 'ended') return undefined;
+      if (outcome === 'refreshed') {
+        this.cache.invalidate(current.sessionId);
+        for (const listener of this.claimsListeners) listener(current.sessionId);
+        current = await this.load(loadSession);
+        if (!current) return undefined;
+        this.cache.set(key, current);
+      }
     }
-    this.cache.set(key, current);
     const touched = await this.deps.sessions.touch(current.session);
     if (touched !== current.session) {
       current = { ...current, session: touched };

@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 async function signIn(login: string, password: string) {
-  const browser = new ScriptedBrowser(['reports.localhost', 'cfg.localhost']);
+  const browser = new ScriptedBrowser(['reports.localhost', 'cfg.localhost', 'ops.localhost']);
   const first = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev`), (url) => url.pathname.startsWith('/.gatehouse/callback/'));
   let callback = first.stoppedAt;
   if (!callback) {
@@ -214,6 +214,28 @@ describe('admin API', () => {
       expect((await send(alice.browser, 'DELETE', '/api/admin/apps/reports', alice.csrf)).status).toBe(204);
       const events = JSON.parse((await alice.browser.request(`${portal}/api/admin/audit?appId=reports`)).body).events.map((e: { type: string }) => e.type);
       expect(events).toEqual(expect.arrayContaining(['app_created', 'app_updated', 'app_deleted', 'access_denied']));
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  // Access decisions are reused per session and app on the hot path; a role change must still count at once.
+  it('a role granted or removed in the console counts at the next proxied request', async () => {
+    const upstream = await startUpstream();
+    try {
+      const alice = await signIn('alice@example.com', 'alice');
+      const bob = await signIn('bob@example.com', 'bob');
+      const appUrl = `http://ops.localhost:${new URL(portal).port}/`;
+      const definition = { id: 'ops', name: 'Ops', publicUrl: appUrl.slice(0, -1), upstream: upstream.url, policy: { allow: [{ roles: ['admin'] }] } };
+      expect((await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, definition)).status).toBe(201);
+      const open = async () => (await bob.browser.follow(await bob.browser.request(appUrl, { headers: { accept: 'text/html' } }))).hop.status;
+      expect(await openThroughPortal(bob.browser, appUrl)).toBe(403);
+      expect(await open()).toBe(403);
+      expect((await send(alice.browser, 'PUT', `/api/admin/users/${bob.me.user.id}/admin`, alice.csrf, { admin: true })).status).toBe(204);
+      expect(await open()).toBe(200);
+      expect((await send(alice.browser, 'PUT', `/api/admin/users/${bob.me.user.id}/admin`, alice.csrf, { admin: false })).status).toBe(204);
+      expect(await open()).toBe(403);
+      expect((await send(alice.browser, 'DELETE', '/api/admin/apps/ops', alice.csrf)).status).toBe(204);
     } finally {
       await upstream.close();
     }

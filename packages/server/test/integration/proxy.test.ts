@@ -21,6 +21,7 @@ let port: number;
 let app: string;
 let closed: string;
 let tokens: string;
+let down: string;
 
 beforeAll(async () => {
   idp = await startHostileIdp('gatehouse');
@@ -29,6 +30,8 @@ beforeAll(async () => {
   app = `http://echo.localhost:${port}`;
   closed = `http://closed.localhost:${port}`;
   tokens = `http://tokens.localhost:${port}`;
+  down = `http://down.localhost:${port}`;
+  const nobodyListens = await freePort();
   gatehouse = await startGatehouse({
     port,
     trustedProxies: ['127.0.0.1/8'],
@@ -37,6 +40,7 @@ beforeAll(async () => {
       { id: 'echo', name: 'Echo', publicUrl: app, upstream: upstream.url, websockets: true, publicPaths: ['/public/*', '/health'], corsPreflight: true, policy: { allow: [{ emails: ['mallory@example.com'] }] } },
       { id: 'closed', name: 'Closed app', publicUrl: closed, upstream: upstream.url, policy: { allow: [{ groups: ['admins'] }] } },
       { id: 'tokens', name: 'Token app', publicUrl: tokens, upstream: upstream.url, passAccessToken: true, policy: { allow: [{ anyUser: true }] } },
+      { id: 'down', name: 'Down app', publicUrl: down, upstream: `http://127.0.0.1:${nobodyListens}`, publicPaths: ['/reports', '/api/*'], policy: { allow: [{ anyUser: true }] } },
     ],
   });
 });
@@ -47,7 +51,7 @@ afterAll(async () => {
   await idp?.close();
 });
 
-const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost'];
+const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost', 'down.localhost'];
 
 /** A browser signed in at the portal and, through the handshake, at `appOrigin`. */
 async function signedInAt(appOrigin: string, path = '/'): Promise<{ browser: ScriptedBrowser; landing: ReturnType<ScriptedBrowser['request']> extends Promise<infer H> ? H : never }> {
@@ -167,6 +171,19 @@ describe('reverse proxy', () => {
     const body = 'x'.repeat(1_000_000);
     const echoed = json((await browser.request(`${app}/upload`, { method: 'PUT', body, headers: { 'content-type': 'application/octet-stream' } })).body);
     expect(echoed).toMatchObject({ method: 'PUT', url: '/upload', bodyLength: 1_000_000 });
+  });
+
+  it('an upstream that cannot be reached is a 502 page or problem naming the app, with a reference', async () => {
+    const browser = new ScriptedBrowser(hosts());
+    const page = await browser.request(`${down}/reports`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(502);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.body).toContain('Down app');
+    expect(page.body).toMatch(/upstream_unavailable/);
+    const api = await browser.request(`${down}/api/items`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: '{}' });
+    expect(api.status).toBe(502);
+    expect(api.headers.get('content-type')).toBe('application/problem+json');
+    expect(JSON.parse(api.body)).toMatchObject({ code: 'upstream_unavailable', status: 502, reference: expect.stringMatching(/^[0-9a-f]{12}$/) });
   });
 
   it('denies with a page naming the user and the app; API clients get problem+json', async () => {

@@ -1,0 +1,94 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import { Pool } from 'undici';
+import type { AccessResult } from '../authorize/checkAccess.js';
+import type { AppConfig } from '../config/schema.js';
+import { AppError } from '../errors.js';
+import { sendRawError } from '../http/errorHandler.js';
+import type { SessionStore } from '../sessions/sessionStore.js';
+import { downstreamResponseHeaders, upstreamRequestHeaders } from './upstreamHeaders.js';
+
+export interface ForwardTarget {
+  app: AppConfig;
+  appOrigin: string;
+  /** What checkAccess decided: only 'public' and 'allowed' are forwarded. */
+  result: Extract<AccessResult, { kind: 'public' | 'allowed' }>;
+  clientIp: string | undefined;
+}
+
+interface Upstream {
+  pool: Pool;
+  /** The upstream URL's path without its trailing slash, prefixed to every request path. */
+  basePath: string;
+}
+
+/**
+ * Streams an allowed request to its app's upstream and the answer back, on undici's connection pool
+ * (one per upstream origin, kept alive): bodies flow through in both directions without buffering.
+ * This is the proxy's hot path, so it works on node:http's request and response directly.
+ */
+export class UpstreamForwarder {
+  private readonly upstreams = new Map<string, Upstream>();
+
+  constructor(
+    private readonly sessions: Pick<SessionStore, 'accessToken'>,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  forward(request: IncomingMessage, response: ServerResponse, target: ForwardTarget): void {
+    const { app, appOrigin, result } = target;
+    const { pool, basePath } = this.upstreamFor(app);
+    const headers = upstreamRequestHeaders(request.headers, {
+      clientIp: target.clientIp,
+      publicOrigin: appOrigin,
+      preserveHost: app.preserveHost,
+      identity: result.kind === 'allowed' ? result.headers : undefined,
+    });
+    if (app.passAccessToken) {
+      // Only Gatehouse's own token for the user, never one the client brought along.
+      const accessToken = result.kind === 'allowed' ? this.sessions.accessToken(result.current.session) : undefined;
+      if (accessToken) headers.authorization = `Bearer ${accessToken}`;
+      else delete headers.authorization;
+    }
+    const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+    pool.stream(
+      {
+        method: request.method as 'GET',
+        path: `${basePath}${request.url ?? '/'}`,
+        headers,
+        body: hasBody ? request : null,
+        // The client's own connection decides how long an answer may take; undici's defaults stand.
+      },
+      ({ statusCode, headers: upstreamHeaders }) => {
+        response.writeHead(statusCode, downstreamResponseHeaders(upstreamHeaders));
+        return response;
+      },
+      (error) => {
+        if (!error) return;
+        // The client went away first (the request body failing is no reason: undici ends it on errors).
+        if (response.writableEnded || !response.socket || response.socket.destroyed) return;
+        this.log.warn({ app: app.id, err: error }, 'upstream failed');
+        sendRawError(new AppError('upstream_unavailable', { params: { app: app.name }, cause: error }), request, response, this.log);
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.upstreams.values()].map(({ pool }) => pool.close());
+    this.upstreams.clear();
+    await Promise.allSettled(pools);
+  }
+
+  private upstreamFor(app: AppConfig): Upstream {
+    let upstream = this.upstreams.get(app.upstream);
+    if (!upstream) {
+      const url = new URL(app.upstream);
+      upstream = {
+        pool: new Pool(url.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 }),
+        basePath: url.pathname.replace(/\/$/, ''),
+      };
+      this.upstreams.set(app.upstream, upstream);
+    }
+    return upstream;
+  }
+}

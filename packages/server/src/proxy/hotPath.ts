@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import { originOf } from '../authorize/appRegistry.js';
+import { checkAccess } from '../authorize/checkAccess.js';
+import { forwardAuthCheck, isBrowserNavigation, type ForwardAuthMode } from '../authorize/forwardAuth.js';
+import type { AppConfig } from '../config/schema.js';
+import { toAppError } from '../errors.js';
+import { sendRawError } from '../http/errorHandler.js';
+import { clientAddressOf } from '../http/trustedProxies.js';
+import { paths, RESERVED_PREFIX } from '../paths.js';
+import type { Services } from '../services.js';
+import { cookieValue } from '../sessions/cookies.js';
+import type { ResolveContext } from '../sessions/sessionResolver.js';
+import type { UpstreamForwarder } from './forwarder.js';
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * A forward-auth answer's headers: the identity headers plus no-store and an empty body. Built once per
+ * set of identity headers (those are reused per session and app), not once per request.
+ */
+const answerHeaders = new WeakMap<Record<string, string>, Record<string, string | number>>();
+function emptyAnswerHeaders(identity: Record<string, string>): Record<string, string | number> {
+  let headers = answerHeaders.get(identity);
+  if (!headers) {
+    headers = Object.assign({ 'cache-control': 'no-store', 'content-length': 0 }, identity);
+    answerHeaders.set(identity, headers);
+  }
+  return headers;
+}
+
+export interface HotPathOptions {
+  services: Services;
+  forwarder: UpstreamForwarder;
+  log: FastifyBaseLogger;
+  /** The portal's Fastify instance. */
+  portal: Handler;
+  /** The app hosts' Fastify instance (handshake, pages, errors). */
+  appHost: Handler;
+}
+
+/**
+ * The two requests Gatehouse answers most — a proxied request to an allowed app, and a forward-auth
+ * check — on node:http directly, without a framework's per-request work (request objects, hooks,
+ * loggers, request ids). The decisions are the very ones the Fastify routes make (checkAccess,
+ * forwardAuthCheck); only the answers that need no page are written here. Everything else — a
+ * signed-out or refused request, Gatehouse's own endpoints, anything unusual — goes to the Fastify
+ * instances, which answer it in full.
+ */
+export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOptions): Handler {
+  const { apps, cookies } = services;
+  const clientAddress = clientAddressOf(services.config.trustedProxies);
+  const checkForwardAuth = forwardAuthCheck(services);
+
+  const contextOf = (request: IncomingMessage): ResolveContext => ({
+    log,
+    headers: request.headers,
+    // Only the audit log and the claims refresher read the address, and only now and then.
+    get ip() {
+      return clientAddress(request);
+    },
+  });
+
+  async function proxy(request: IncomingMessage, response: ServerResponse, app: AppConfig): Promise<void> {
+    const appOrigin = originOf(app);
+    const method = request.method ?? 'GET';
+    const token = cookieValue(request.headers.cookie, cookies.appSession);
+    const result = await checkAccess(services, contextOf(request), {
+      app,
+      appOrigin,
+      method,
+      path: request.url!,
+      token,
+      preflight: Boolean(request.headers.origin && request.headers['access-control-request-method']),
+    });
+    if (result.kind === 'public' || result.kind === 'allowed') {
+      forwarder.forward(request, response, { app, appOrigin, result, clientIp: clientAddress(request) });
+    } else if (result.kind === 'unauthenticated' && isBrowserNavigation(method, request.headers.accept)) {
+      const start = `${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`;
+      response.writeHead(302, { location: start, 'cache-control': 'no-store', 'content-length': 0 }).end();
+    } else {
+      appHost(request, response);
+    }
+  }
+
+  async function forwardAuth(request: IncomingMessage, response: ServerResponse, mode: ForwardAuthMode, fallback: Handler): Promise<void> {
+    const answer = await checkForwardAuth({ mode, remoteAddress: request.socket.remoteAddress, headers: request.headers, context: contextOf(request) });
+    if (answer.kind === 'denied-page') return fallback(request, response);
+    if (answer.kind === 'redirect') {
+      response.writeHead(302, Object.assign({ location: answer.location, 'cache-control': 'no-store', 'content-length': 0 }, answer.headers)).end();
+    } else {
+      response.writeHead(answer.status, emptyAnswerHeaders(answer.headers)).end();
+    }
+  }
+
+  return function dispatch(request, response) {
+    const app = apps.forHost(request.headers.host);
+    const fallback = app ? appHost : portal;
+    const url = request.url ?? '/';
+    let work: Promise<void> | undefined;
+    if (url.startsWith(RESERVED_PREFIX)) {
+      const mode = url === paths.forwardAuth ? 'auth_request' : url === paths.forwardAuthRedirect ? 'redirect' : undefined;
+      if (mode && (request.method === 'GET' || request.method === 'HEAD')) work = forwardAuth(request, response, mode, fallback);
+    } else if (app && url.startsWith('/')) {
+      work = proxy(request, response, app);
+    }
+    if (!work) return fallback(request, response);
+    work.catch((error: unknown) => sendRawError(toAppError(error), request, response, log));
+  };
+}

@@ -22,6 +22,11 @@ export const catalogue = {
     message: ({ provider, reason }: Params) =>
       `${provider ?? 'The sign-in provider'} did not sign you in: ${reason ?? 'no reason was given'}.`,
   },
+  provider_disabled: {
+    status: 403,
+    title: 'Sign-in provider turned off',
+    message: ({ provider }: Params) => `Signing in with ${provider ?? 'this provider'} is turned off. Choose another way to sign in.`,
+  },
   sign_in_not_allowed: {
     status: 403,
     title: 'Sign-in not allowed',
@@ -78,6 +83,37 @@ export const catalogue = {
     title: 'Set in the configuration',
     message: () => 'This app is defined in the configuration file; change it there.',
   },
+  provider_from_config: {
+    status: 409,
+    title: 'Set in the configuration',
+    message: () => 'This provider is defined in the configuration file; change it there.',
+  },
+  provider_in_use: {
+    status: 409,
+    title: 'Provider in use',
+    message: ({ provider }: Params) =>
+      `People have signed in with ${provider ?? 'this provider'}, so it cannot be deleted or moved to another issuer. Turn it off instead.`,
+  },
+  issuer_unreachable: {
+    status: 502,
+    title: 'Issuer not reachable',
+    message: ({ issuer, reason }: Params) => `We couldn't reach ${issuer ?? 'the issuer'}${reason ? `: ${reason}` : ''}. Check the URL and try again.`,
+  },
+  issuer_invalid: {
+    status: 400,
+    title: 'Not an OpenID Connect issuer',
+    message: ({ issuer, reason }: Params) => `${issuer ?? 'This URL'} is not a usable OpenID Connect issuer: ${reason ?? 'its discovery document could not be read'}.`,
+  },
+  pkce_unsupported: {
+    status: 400,
+    title: 'PKCE not supported',
+    message: ({ issuer }: Params) => `${issuer ?? 'This issuer'} does not support PKCE with S256, which Gatehouse requires for every sign-in.`,
+  },
+  self_lockout: {
+    status: 409,
+    title: 'You would be locked out',
+    message: ({ reason }: Params) => `This change would lock you out${reason ? `: ${reason}` : ''}.`,
+  },
   last_admin: {
     status: 409,
     title: 'Last administrator',
@@ -116,7 +152,7 @@ export const catalogue = {
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof catalogue;
-type Params = Partial<Record<'provider' | 'reason' | 'email' | 'app', string>>;
+type Params = Partial<Record<'provider' | 'reason' | 'email' | 'app' | 'issuer', string>>;
 interface CatalogueEntry {
   status: number;
   title: string;

@@ -9,6 +9,9 @@ export const paths = {
   signOut: `${RESERVED_PREFIX}/sign-out`,
   link: (providerId: string) => `${RESERVED_PREFIX}/link/${encodeURIComponent(providerId)}`,
   linkRoute: `${RESERVED_PREFIX}/link/:providerId`,
+  /** An admin tries a provider from the console (POST, CSRF): nothing is created, the result is shown. */
+  testSignIn: (providerId: string) => `${RESERVED_PREFIX}/test-sign-in/${encodeURIComponent(providerId)}`,
+  testSignInRoute: `${RESERVED_PREFIX}/test-sign-in/:providerId`,
   /** OpenID Connect Back-Channel Logout 1.0: one endpoint per provider. */
   backchannelLogout: (providerId: string) => `${RESERVED_PREFIX}/backchannel-logout/${encodeURIComponent(providerId)}`,
   backchannelLogoutRoute: `${RESERVED_PREFIX}/backchannel-logout/:providerId`,
@@ -46,6 +49,9 @@ export const paths = {
     signIn: '/sign-in',
     account: '/account',
     signedOut: '/signed-out',
+    /** The console's page for one provider, and the result of a test sign-in with it. */
+    adminProvider: (providerId: string) => `/admin/providers/${encodeURIComponent(providerId)}`,
+    adminProviderTest: (providerId: string, testId: string) => `/admin/providers/${encodeURIComponent(providerId)}/tests/${encodeURIComponent(testId)}`,
   },
 } as const;
 

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AccountStore } from './accounts/accountStore.js';
+import { SignInSettingsStore } from './accounts/signInSettings.js';
 import { AppStore } from './admin/appStore.js';
+import { ProviderStore } from './admin/providerStore.js';
 import { AuditLog } from './audit/auditLog.js';
 import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
 import { AppRegistry } from './authorize/appRegistry.js';
@@ -23,6 +25,8 @@ export interface Services {
   secrets: Secrets;
   database: DatabaseHandle;
   providers: ProviderRegistry;
+  providerStore: ProviderStore;
+  signInSettings: SignInSettingsStore;
   sessions: SessionStore;
   accounts: AccountStore;
   attempts: SignInAttempts;
@@ -51,6 +55,9 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   const cipher = createTokenCipher(secrets);
   const sessions = new SessionStore(database.db, cipher, config.session);
   const accounts = new AccountStore(database.db);
+  // Console providers join the registry before anything can ask for one.
+  const providerStore = new ProviderStore({ db: database.db, registry: providers, cipher, accounts, log });
+  await providerStore.load();
   const audit = new AuditLog(database.db);
   const apps = new AppRegistry(config.apps);
   const appStore = new AppStore(database.db, apps, config.publicUrl);
@@ -68,6 +75,8 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     secrets,
     database,
     providers,
+    providerStore,
+    signInSettings: new SignInSettingsStore(database.db),
     sessions,
     accounts,
     attempts: new SignInAttempts(database.db, config.signIn.attemptLifetime),

@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
 import type { Identity, User } from '../storage/schema.js';
 import type { IdentityProfile } from './identityProfile.js';
-import { decideLink, decideSignIn, type SignInFacts } from './signInRules.js';
+import { decideLink, decideSignIn, judgeSignIn, type OrganizationRules, type SignInFacts, type SignInVerdict } from './signInRules.js';
 
 export interface IdentityClaims {
   name?: string | undefined;
@@ -17,6 +17,11 @@ export interface SignedInAccount {
   user: User;
   identity: Identity;
 }
+
+/** A sign-in decision as the console's test shows it, with the user it would sign into. */
+export type SignInPreview =
+  | (Extract<SignInVerdict, { kind: 'existing' | 'link' }> & { user: { id: string; email: string; name: string } | undefined })
+  | Exclude<SignInVerdict, { kind: 'existing' | 'link' }>;
 
 /** Users and their linked identities. */
 export class AccountStore {
@@ -46,15 +51,11 @@ export class AccountStore {
    * Applies the sign-in rules and records the outcome: the identity is created or refreshed, and the
    * user's own email and name follow only the identity that created the user.
    */
-  async signIn(provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile): Promise<SignedInAccount> {
+  async signIn(provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile, organization: OrganizationRules): Promise<SignedInAccount> {
     return this.db.transaction().execute(async (trx) => {
       const store = new AccountStore(trx, this.now);
-      const existing = await store.findIdentity(provider.id, profile.subject);
-      const linkedUser = existing ? await store.getUser(existing.user_id) : undefined;
-      const usersWithEmail = profile.email
-        ? await trx.selectFrom('users').select(['id', 'status']).where('email', '=', profile.email).limit(2).execute()
-        : [];
-      const decision = decideSignIn({ provider, profile, linkedUser, usersWithEmail });
+      const { existing, linkedUser, usersWithEmail } = await store.signInFacts(provider.id, profile);
+      const decision = decideSignIn({ provider, organization, profile, linkedUser, usersWithEmail });
       const now = this.now();
       switch (decision.kind) {
         case 'existing':
@@ -89,12 +90,26 @@ export class AccountStore {
     });
   }
 
+  /**
+   * What signing in would do for this profile, changing nothing: the admin console's test sign-in.
+   * The same facts and the same rules as `signIn`, read outside a transaction since nothing is written.
+   */
+  async previewSignIn(provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile, organization: OrganizationRules): Promise<SignInPreview> {
+    const { linkedUser, usersWithEmail } = await this.signInFacts(provider.id, profile);
+    const verdict = judgeSignIn({ provider, organization, profile, linkedUser, usersWithEmail });
+    if (verdict.kind === 'existing' || verdict.kind === 'link') {
+      const user = await this.getUser(verdict.userId);
+      return { ...verdict, user: user ? { id: user.id, email: user.email, name: user.name } : undefined };
+    }
+    return verdict;
+  }
+
   /** Links a provider's identity to a signed-in user (see decideLink); returns the identity. */
-  async link(userId: string, provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile): Promise<SignedInAccount> {
+  async link(userId: string, provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile, organization: OrganizationRules): Promise<SignedInAccount> {
     return this.db.transaction().execute(async (trx) => {
       const store = new AccountStore(trx, this.now);
       const existing = await store.findIdentity(provider.id, profile.subject);
-      const decision = decideLink({ provider, profile, userId, owner: existing ? { id: existing.user_id } : undefined });
+      const decision = decideLink({ provider, organization, profile, userId, owner: existing ? { id: existing.user_id } : undefined });
       const user = await store.getUser(userId);
       if (!user) throw new Error(`user ${userId} vanished during linking`);
       const now = this.now();
@@ -134,6 +149,26 @@ export class AccountStore {
         .execute();
       return identity;
     });
+  }
+
+  /** How many identities are linked to each provider (the console's provider list; a provider in use is not deleted). */
+  async identityCounts(): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('identities')
+      .select(['provider_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .groupBy('provider_id')
+      .execute();
+    return new Map(rows.map((row) => [row.provider_id, Number(row.n)]));
+  }
+
+  /** What the sign-in rules need to know about this (provider, subject) and its email. */
+  private async signInFacts(providerId: string, profile: IdentityProfile) {
+    const existing = await this.findIdentity(providerId, profile.subject);
+    const linkedUser = existing ? await this.getUser(existing.user_id) : undefined;
+    const usersWithEmail = profile.email
+      ? await this.db.selectFrom('users').select(['id', 'status']).where('email', '=', profile.email).limit(2).execute()
+      : [];
+    return { existing, linkedUser, usersWithEmail };
   }
 
   private async insertIdentity(userId: string, providerId: string, profile: IdentityProfile, now: number): Promise<Identity> {

@@ -8,6 +8,9 @@ import { appsRoutes } from './appsRoutes.js';
 import { auditRoutes } from './auditRoutes.js';
 import { adminContext } from './context.js';
 import { dashboardRoutes } from './dashboardRoutes.js';
+import { providersRoutes } from './providersRoutes.js';
+import { providerTestRoutes } from './providerTestRoutes.js';
+import { signInSettingsRoutes } from './signInSettingsRoutes.js';
 import { usersRoutes } from './usersRoutes.js';
 
 /**
@@ -32,5 +35,8 @@ export async function adminRoutes(app: FastifyInstance, { services }: { services
   await app.register(dashboardRoutes, { admin });
   await app.register(usersRoutes, { admin });
   await app.register(appsRoutes, { admin });
+  await app.register(providersRoutes, { admin });
+  await app.register(providerTestRoutes, { admin });
+  await app.register(signInSettingsRoutes, { admin });
   await app.register(auditRoutes, { admin });
 }

@@ -54,7 +54,7 @@ export async function usersRoutes(app: FastifyInstance, { admin }: { admin: Admi
         sessions.listActiveForUser(user.id),
         audit.query({ userId: user.id }, 1, 50),
       ]);
-      const providerName = (id: string) => providers.get(id)?.name ?? id;
+      const providerName = (id: string) => providers.name(id);
       return {
         user: summary(user),
         identities: identities.map((identity) => ({

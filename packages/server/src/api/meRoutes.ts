@@ -20,7 +20,7 @@ const idParam = (name: string) =>
  */
 export async function meRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { sessions, accounts, audit, providers } = services;
-  const providerName = (id: string) => providers.get(id)?.name ?? id;
+  const providerName = (id: string) => providers.name(id);
 
   /** A person ended one of their own sessions (from `currentId`). */
   const recordRevokedByUser = (request: FastifyRequest, userId: string, currentId: string, sessionId: string, reason: string) =>

@@ -101,7 +101,7 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
           id: session.id,
           createdAt: new Date(session.created_at).toISOString(),
           expiresAt: new Date(SessionStore.expiresAt(session)).toISOString(),
-          provider: { id: session.provider_id, name: providers.get(session.provider_id)?.name ?? session.provider_id },
+          provider: { id: session.provider_id, name: providers.name(session.provider_id) },
         },
       };
     },

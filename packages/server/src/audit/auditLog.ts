@@ -14,6 +14,13 @@ export type AuditType =
   | 'app_created'
   | 'app_updated'
   | 'app_deleted'
+  | 'provider_created'
+  | 'provider_updated'
+  | 'provider_deleted'
+  | 'provider_enabled'
+  | 'provider_disabled'
+  | 'provider_tested'
+  | 'sign_in_settings_updated'
   | 'sign_in'
   | 'sign_in_failed'
   | 'sign_out'
@@ -73,11 +80,13 @@ export class AuditLog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async record(event: AuditEvent): Promise<void> {
+  /** Appends an event; returns its id (the console's test sign-in shows its result from it). */
+  async record(event: AuditEvent): Promise<string> {
+    const id = randomUUID();
     await this.db
       .insertInto('audit_events')
       .values({
-        id: randomUUID(),
+        id,
         time: this.now(),
         type: event.type,
         outcome: event.outcome ?? 'success',
@@ -91,6 +100,13 @@ export class AuditLog {
         details: JSON.stringify(event.details ?? {}),
       })
       .execute();
+    return id;
+  }
+
+  /** One event by id. */
+  async get(id: string): Promise<AuditEntry | undefined> {
+    const row = await this.db.selectFrom('audit_events').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toEntry(row) : undefined;
   }
 
   /** Events matching the filters, newest first, a page at a time, with the total count. */

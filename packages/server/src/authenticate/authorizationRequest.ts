@@ -6,12 +6,13 @@ import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
+import type { SignInAttempt } from './signInAttempts.js';
 
 export interface AuthorizationIntent {
   provider: ProviderConfig;
   returnTo: string;
-  purpose: 'sign-in' | 'link';
-  /** For link attempts: the signed-in user and session the new identity will join. */
+  purpose: SignInAttempt['purpose'];
+  /** For link and test attempts: the signed-in user and session that started it (and must finish it). */
   userId?: string;
   sessionId?: string;
 }
@@ -20,7 +21,7 @@ export interface AuthorizationIntent {
  * Sends the browser to the IdP (OIDC Core §3.1; RFC 9700): a fresh state, nonce and PKCE S256 verifier
  * per attempt, recorded server-side and bound to this browser by an HttpOnly cookie, then a redirect to
  * the authorization endpoint — through a pushed authorization request (RFC 9126) where the IdP offers
- * one. Used by sign-in and by linking another provider.
+ * one. Used by sign-in, by linking another provider, and by the console's test sign-in.
  */
 export async function redirectToProvider(
   services: Services,

@@ -32,10 +32,11 @@ export function backchannelLogout(services: Services) {
     });
     const metadata = configuration.serverMetadata();
     if (!metadata.jwks_uri) throw new LogoutTokenError('the provider publishes no JWKS');
-    let keys = jwks.get(provider.id);
+    // Keyed by the JWKS URL, not the provider id: a console provider may be replaced by another IdP.
+    let keys = jwks.get(metadata.jwks_uri);
     if (!keys) {
       keys = createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: 5000 });
-      jwks.set(provider.id, keys);
+      jwks.set(metadata.jwks_uri, keys);
     }
     // Step 2-3: signature with the IdP's published keys, an asymmetric algorithm it announces (never
     // "none", never an HMAC keyed by the client secret), iss, aud, iat and exp.

@@ -9,6 +9,7 @@ import type { SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import type { NewSession } from '../sessions/sessionStore.js';
 import { fromOidcError } from './oidcErrors.js';
+import { completeTest } from './testSignIn.js';
 
 interface CallbackRequest {
   Params: { providerId: string };
@@ -22,10 +23,10 @@ interface CallbackRequest {
  * (signature, iss, aud, exp, nonce) and userinfo `sub`.
  */
 export function callback(services: Services) {
-  const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, config } = services;
+  const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, config, signInSettings } = services;
 
   return async function handler(request: FastifyRequest<CallbackRequest>, reply: FastifyReply) {
-    const provider = providers.get(request.params.providerId);
+    const provider = providers.find(request.params.providerId);
     if (!provider) throw new AppError('not_found');
     const state = request.query.state;
     if (typeof state !== 'string' || state.length === 0 || state.length > 512) throw new AppError('sign_in_expired');
@@ -34,6 +35,10 @@ export function callback(services: Services) {
     // Mix-up defence (RFC 9700 §4.4): each provider has its own redirect URI, and an attempt started
     // with one provider can only be completed at that provider's callback.
     if (!attempt || attempt.provider_id !== provider.id) throw new AppError('sign_in_expired', { retryUrl: '/sign-in' });
+    // An admin's test sign-in may try a provider that is turned off (it creates nothing); a sign-in or a
+    // link started before the provider was turned off ends here.
+    if (attempt.purpose === 'test') return finish(reply, await completeTest(services, request, provider, attempt, () => verifiedProfile(request, provider, attempt)));
+    if (!provider.enabled) throw new AppError('provider_disabled', { params: { provider: provider.name }, retryUrl: paths.pages.signIn });
 
     try {
       const profile = await verifiedProfile(request, provider, attempt);
@@ -105,7 +110,7 @@ export function callback(services: Services) {
   }
 
   async function completeSignIn(request: FastifyRequest, reply: FastifyReply, provider: ProviderConfig, attempt: SignInAttempt, profile: VerifiedProfile) {
-    const { user, identity } = await accounts.signIn(provider, profile);
+    const { user, identity } = await accounts.signIn(provider, profile, await signInSettings.get());
     // Rotation at sign-in (session fixation defence): whatever session this browser had ends now, and
     // the new session gets a new secret.
     const previous = await sessions.findActive(request.cookies[cookies.session]);
@@ -142,7 +147,7 @@ export function callback(services: Services) {
     if (!current || current.session.id !== attempt.session_id || current.user.id !== attempt.user_id) {
       throw new AppError('sign_in_expired', { retryUrl: paths.pages.account });
     }
-    const { identity } = await accounts.link(current.user.id, provider, profile);
+    const { identity } = await accounts.link(current.user.id, provider, profile, await signInSettings.get());
     await audit.record({
       type: 'identity_linked',
       actorUserId: current.user.id,

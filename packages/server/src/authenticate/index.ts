@@ -9,8 +9,9 @@ import { callback } from './callback.js';
 import { linkStart } from './linkStart.js';
 import { signInStart } from './signInStart.js';
 import { signOut } from './signOut.js';
+import { testSignInStart } from './testSignIn.js';
 
-/** The only routes that talk to IdPs: sign-in start, callback and sign-out, under /.gatehouse/. */
+/** The only routes that talk to IdPs: sign-in start, callback, linking, test sign-in and sign-out, under /.gatehouse/. */
 export async function authenticateRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { rateLimit: limit } = services.config.signIn;
   const providerParams = {
@@ -40,6 +41,7 @@ export async function authenticateRoutes(app: FastifyInstance, { services }: { s
 
   app.post(paths.signOut, { handler: signOut(services) });
   app.post(paths.linkRoute, { schema: { params: providerParams }, handler: linkStart(services) });
+  app.post(paths.testSignInRoute, { schema: { params: providerParams }, handler: testSignInStart(services) });
   app.post(paths.backchannelLogoutRoute, { schema: { params: providerParams }, handler: backchannelLogout(services) });
   app.get(paths.signOut, async () => {
     // Signing out changes state: only by POST with CSRF protection, never by a link or an <img>.

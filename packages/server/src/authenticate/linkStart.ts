@@ -4,6 +4,7 @@ import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { isValidCsrf } from '../sessions/csrf.js';
 import { redirectToProvider } from './authorizationRequest.js';
+import { offeredProvider } from './signInStart.js';
 
 interface LinkRequest {
   Params: { providerId: string };
@@ -19,8 +20,7 @@ export function linkStart(services: Services) {
     const current = await request.currentSession();
     if (!current) return reply.redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(paths.pages.account)}`, 303);
     if (!isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) throw new AppError('csrf_failed');
-    const provider = services.providers.get(request.params.providerId);
-    if (!provider) throw new AppError('not_found');
+    const provider = offeredProvider(services.providers, request.params.providerId, paths.pages.account);
     return redirectToProvider(services, request, reply, {
       provider,
       returnTo: `${paths.pages.account}?linked=${encodeURIComponent(provider.id)}`,

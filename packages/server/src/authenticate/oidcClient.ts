@@ -34,18 +34,35 @@ export async function discoverProvider(provider: ProviderConfig): Promise<client
   return configuration;
 }
 
+/**
+ * An issuer's discovery document alone, for the console's preview before a provider exists: the same
+ * openid-client discovery (issuer must match exactly, http only for loopback), without a client.
+ */
+export async function discoverIssuer(issuer: string): Promise<client.ServerMetadata> {
+  const url = new URL(issuer);
+  const insecureLoopback = url.protocol === 'http:' && isLoopbackHost(url.hostname);
+  const configuration = await client.discovery(url, 'metadata-preview', undefined, client.None(), {
+    timeout: IDP_TIMEOUT_SECONDS,
+    execute: insecureLoopback ? [client.allowInsecureRequests] : [],
+  });
+  return configuration.serverMetadata();
+}
+
+/** The key private_key_jwt signs client assertions with; throws when the JWK is not a usable private key. */
+export async function clientAssertionKey(jwk: NonNullable<ProviderConfig['privateKey']>): Promise<client.PrivateKey | client.CryptoKey> {
+  const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'OKP' ? 'EdDSA' : 'ES256');
+  const key = await importJWK(jwk, alg);
+  if (key instanceof Uint8Array || key.type !== 'private') throw new TypeError('privateKey must be an asymmetric private JWK');
+  return jwk.kid ? { key, kid: jwk.kid } : key;
+}
+
 async function clientAuthentication(provider: ProviderConfig): Promise<client.ClientAuth> {
   switch (provider.clientAuthMethod) {
     case 'client_secret_basic':
       return client.ClientSecretBasic(provider.clientSecret);
     case 'client_secret_post':
       return client.ClientSecretPost(provider.clientSecret);
-    case 'private_key_jwt': {
-      const jwk = provider.privateKey!;
-      const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'OKP' ? 'EdDSA' : 'ES256');
-      const key = await importJWK(jwk, alg);
-      if (key instanceof Uint8Array) throw new TypeError('privateKey must be an asymmetric private JWK');
-      return client.PrivateKeyJwt(jwk.kid ? { key, kid: jwk.kid } : key);
-    }
+    case 'private_key_jwt':
+      return client.PrivateKeyJwt(await clientAssertionKey(provider.privateKey!));
   }
 }

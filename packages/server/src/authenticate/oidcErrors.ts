@@ -16,7 +16,7 @@ export function fromOidcError(error: unknown, provider: Pick<ProviderConfig, 'na
   return new AppError('invalid_response', { params, cause: error });
 }
 
-function isNetworkError(error: unknown): boolean {
+export function isNetworkError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'AbortError' || error.name === 'TimeoutError') return true;
   // fetch() rejects with TypeError("fetch failed") and the socket error as its cause.

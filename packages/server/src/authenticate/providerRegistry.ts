@@ -6,68 +6,131 @@ import { discoverProvider } from './oidcClient.js';
 
 export type DiscoveryStatus = 'pending' | 'ready' | 'unavailable';
 
-export interface ProviderEntry {
-  config: ProviderConfig;
+/** `config`: from gatehouse.yaml (read-only in the console); `console`: created in the admin console. */
+export type ProviderSource = 'config' | 'console';
+
+export interface ProviderStatus {
   status: DiscoveryStatus;
-  /** Why the last discovery failed (logged and shown on /readyz, never to end users). */
+  /** Why the last discovery failed (logged and shown to admins and on /readyz, never to end users). */
   lastError?: string | undefined;
   checkedAt?: number | undefined;
+}
+
+/** One provider as the registry holds it; replaced as a whole when its definition changes. */
+interface Slot extends ProviderStatus {
+  config: ProviderConfig;
+  source: ProviderSource;
+  /** Everything discovery depends on (the definition but `enabled`): a change means discovering anew. */
+  fingerprint: string;
+  configuration?: client.Configuration | undefined;
+  inflight?: Promise<client.Configuration> | undefined;
 }
 
 const RETRY_MIN_MS = 2_000;
 const RETRY_MAX_MS = 60_000;
 
 /**
- * All configured providers and their discovered metadata. Discovery runs at start and retries in the
- * background with backoff; a sign-in to a provider that is still down retries once more on the spot and
- * then answers `provider_unavailable`. One IdP being down never blocks the others.
+ * Every provider and its discovered metadata: those in gatehouse.yaml and those created in the console
+ * (replaced as a whole whenever they change, so a change counts from the next request on). Discovery
+ * runs at start and retries in the background with backoff; a sign-in to a provider that is still down
+ * retries once more on the spot and then answers `provider_unavailable`. One IdP being down never
+ * blocks the others.
+ *
+ * Discovery state lives on each provider's slot, never by id: a slot replaced while its discovery is
+ * in flight can finish, but what it found is never used for the new definition.
  */
 export class ProviderRegistry {
-  private readonly entries = new Map<string, ProviderEntry>();
-  private readonly configurations = new Map<string, client.Configuration>();
-  private readonly inflight = new Map<string, Promise<client.Configuration>>();
+  private slots = new Map<string, Slot>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private started = false;
   private closed = false;
 
   constructor(
-    providers: readonly ProviderConfig[],
+    configProviders: readonly ProviderConfig[],
     private readonly log: FastifyBaseLogger,
     private readonly discover: (provider: ProviderConfig) => Promise<client.Configuration> = discoverProvider,
   ) {
-    for (const config of providers) this.entries.set(config.id, { config, status: 'pending' });
+    for (const config of configProviders) this.slots.set(config.id, newSlot(config, 'config'));
   }
 
-  /** Enabled providers, in configuration order. */
+  /**
+   * Replaces the console's providers. An unchanged definition keeps its discovered configuration; a new
+   * or changed one is discovered afresh; a removed or disabled one is no longer offered from the next
+   * request on. Config providers win a clash (the console refuses clashes anyway).
+   */
+  setConsoleProviders(consoleProviders: readonly ProviderConfig[]): void {
+    const next = new Map<string, Slot>();
+    for (const [id, slot] of this.slots) if (slot.source === 'config') next.set(id, slot);
+    for (const config of consoleProviders) {
+      if (next.has(config.id)) {
+        this.log.warn({ provider: config.id }, 'console provider ignored: gatehouse.yaml defines a provider with this id');
+        continue;
+      }
+      const previous = this.slots.get(config.id);
+      const unchanged = previous?.source === 'console' && previous.fingerprint === fingerprint(config);
+      next.set(config.id, unchanged ? Object.assign(previous, { config }) : newSlot(config, 'console'));
+    }
+    this.slots = next;
+    if (this.started) for (const slot of next.values()) if (slot.config.enabled && !slot.configuration) this.discoverInBackground(slot, RETRY_MIN_MS);
+  }
+
+  /** Enabled providers, config ones first, each in its own order: what the sign-in page offers. */
   enabled(): ProviderConfig[] {
-    return [...this.entries.values()].filter((entry) => entry.config.enabled).map((entry) => entry.config);
+    return this.all().filter((config) => config.enabled);
   }
 
+  /** Every provider, enabled or not (the admin console). */
+  all(): ProviderConfig[] {
+    return [...this.slots.values()].map((slot) => slot.config);
+  }
+
+  /** An enabled provider: the only way sign-in, linking, refresh and logout find one. */
   get(id: string): ProviderConfig | undefined {
-    const entry = this.entries.get(id);
-    return entry?.config.enabled ? entry.config : undefined;
+    const config = this.slots.get(id)?.config;
+    return config?.enabled ? config : undefined;
   }
 
+  /** A provider whether or not it is enabled: for the admin console and its test sign-in only. */
+  find(id: string): ProviderConfig | undefined {
+    return this.slots.get(id)?.config;
+  }
+
+  source(id: string): ProviderSource | undefined {
+    return this.slots.get(id)?.source;
+  }
+
+  /** A provider's display name, or its id when it no longer exists (for lists of past sessions). */
+  name(id: string): string {
+    return this.slots.get(id)?.config.name ?? id;
+  }
+
+  status(id: string): ProviderStatus | undefined {
+    const slot = this.slots.get(id);
+    return slot ? { status: slot.status, lastError: slot.lastError, checkedAt: slot.checkedAt } : undefined;
+  }
+
+  /** The enabled providers' discovery status (for /readyz). */
   statuses(): Array<{ id: string; name: string; status: DiscoveryStatus; error?: string }> {
-    return [...this.entries.values()]
-      .filter((entry) => entry.config.enabled)
+    return [...this.slots.values()]
+      .filter((slot) => slot.config.enabled)
       .map(({ config, status, lastError }) => ({ id: config.id, name: config.name, status, ...(lastError ? { error: lastError } : {}) }));
   }
 
   /** Starts discovery of every enabled provider without waiting for it. */
   start(): void {
-    for (const provider of this.enabled()) this.discoverInBackground(provider.id, RETRY_MIN_MS);
+    this.started = true;
+    for (const slot of this.slots.values()) if (slot.config.enabled) this.discoverInBackground(slot, RETRY_MIN_MS);
   }
 
   /** Discovered configuration for a sign-in; throws provider_unavailable when the IdP cannot be reached. */
   async configuration(id: string): Promise<client.Configuration> {
-    const ready = this.configurations.get(id);
-    if (ready) return ready;
-    const entry = this.entries.get(id);
-    if (!entry) throw new AppError('not_found');
+    const slot = this.slots.get(id);
+    if (!slot) throw new AppError('not_found');
+    if (slot.configuration) return slot.configuration;
     try {
-      return await this.discoverNow(id);
+      return await this.discoverNow(slot);
     } catch (error) {
-      throw new AppError('provider_unavailable', { params: { provider: entry.config.name }, cause: error });
+      throw new AppError('provider_unavailable', { params: { provider: slot.config.name }, cause: error });
     }
   }
 
@@ -77,38 +140,50 @@ export class ProviderRegistry {
     this.timers.clear();
   }
 
-  private discoverNow(id: string): Promise<client.Configuration> {
-    const running = this.inflight.get(id);
-    if (running) return running;
-    const entry = this.entries.get(id)!;
-    const attempt = this.discover(entry.config)
+  private discoverNow(slot: Slot): Promise<client.Configuration> {
+    if (slot.inflight) return slot.inflight;
+    const id = slot.config.id;
+    const attempt = this.discover(slot.config)
       .then((configuration) => {
-        this.configurations.set(id, configuration);
-        Object.assign(entry, { status: 'ready', lastError: undefined, checkedAt: Date.now() });
+        Object.assign(slot, { configuration, status: 'ready', lastError: undefined, checkedAt: Date.now() });
         this.log.info({ provider: id }, 'provider discovered');
         return configuration;
       })
       .catch((error: unknown) => {
-        Object.assign(entry, { status: 'unavailable', lastError: describe(error), checkedAt: Date.now() });
+        Object.assign(slot, { status: 'unavailable', lastError: describe(error), checkedAt: Date.now() });
         this.log.warn({ provider: id, err: error }, 'provider discovery failed');
         throw error;
       })
-      .finally(() => this.inflight.delete(id));
-    this.inflight.set(id, attempt);
+      .finally(() => {
+        slot.inflight = undefined;
+      });
+    slot.inflight = attempt;
     return attempt;
   }
 
-  private discoverInBackground(id: string, delay: number): void {
-    this.discoverNow(id).catch(() => {
+  private discoverInBackground(slot: Slot, delay: number): void {
+    this.discoverNow(slot).catch(() => {
       if (this.closed) return;
       const timer = setTimeout(() => {
         this.timers.delete(timer);
-        if (!this.configurations.has(id)) this.discoverInBackground(id, Math.min(delay * 2, RETRY_MAX_MS));
+        // Retry only what is still current, enabled and undiscovered.
+        if (this.slots.get(slot.config.id) === slot && slot.config.enabled && !slot.configuration) {
+          this.discoverInBackground(slot, Math.min(delay * 2, RETRY_MAX_MS));
+        }
       }, delay);
       timer.unref();
       this.timers.add(timer);
     });
   }
+}
+
+function newSlot(config: ProviderConfig, source: ProviderSource): Slot {
+  return { config, source, fingerprint: fingerprint(config), status: 'pending' };
+}
+
+function fingerprint(config: ProviderConfig): string {
+  const { enabled: _enabled, ...definition } = config;
+  return JSON.stringify(definition);
 }
 
 function describe(error: unknown): string {

@@ -11,7 +11,7 @@ export interface NewSignInAttempt {
   nonce: string;
   codeVerifier: string;
   returnTo: string;
-  purpose: 'sign-in' | 'link';
+  purpose: SignInAttempt['purpose'];
   userId?: string | undefined;
   sessionId?: string | undefined;
 }

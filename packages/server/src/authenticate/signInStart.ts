@@ -1,7 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { redirectToProvider } from './authorizationRequest.js';
+import type { ProviderRegistry } from './providerRegistry.js';
 import { validateReturnTo } from './returnTo.js';
 
 interface StartRequest {
@@ -12,9 +15,19 @@ interface StartRequest {
 /** `GET /.gatehouse/sign-in/<provider>?rd=`: starts a sign-in with that provider. */
 export function signInStart(services: Services) {
   return async function handler(request: FastifyRequest<StartRequest>, reply: FastifyReply) {
-    const provider = services.providers.get(request.params.providerId);
-    if (!provider) throw new AppError('not_found');
+    const provider = offeredProvider(services.providers, request.params.providerId, paths.pages.signIn);
     const returnTo = validateReturnTo(request.query.rd, { portalOrigin: services.portalOrigin, appOrigins: services.apps.origins() });
     return redirectToProvider(services, request, reply, { provider, returnTo, purpose: 'sign-in' });
   };
+}
+
+/**
+ * A provider people may use right now. One turned off in the console answers `provider_disabled` from
+ * the next request on (an old bookmark or an open sign-in page must not reach it); an unknown one 404.
+ */
+export function offeredProvider(providers: ProviderRegistry, id: string, retryUrl: string): ProviderConfig {
+  const provider = providers.find(id);
+  if (!provider) throw new AppError('not_found');
+  if (!provider.enabled) throw new AppError('provider_disabled', { params: { provider: provider.name }, retryUrl });
+  return provider;
 }

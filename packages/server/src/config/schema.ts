@@ -34,7 +34,7 @@ const slug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes (at most 63)');
 
-const emailDomain = z
+export const emailDomain = z
   .string()
   .toLowerCase()
   .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain such as example.com');
@@ -54,12 +54,23 @@ const privateKeyJwk = z
   .object({ kty: z.enum(['RSA', 'EC', 'OKP']), d: z.string().min(1), kid: z.string().optional(), alg: z.string().optional() })
   .loose();
 
+/** An OpenID Connect issuer: https, or plain http to a loopback development IdP; no query or fragment. */
+export const issuerUrl = httpUrl.superRefine((value, ctx) => {
+  const issuer = parsedUrl(value);
+  if (issuer && issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
+    ctx.addIssue({ code: 'custom', message: 'must be https (plain http is accepted only for loopback development IdPs)' });
+  }
+  if (issuer && (issuer.search || issuer.hash)) {
+    ctx.addIssue({ code: 'custom', message: 'must not have a query or fragment' });
+  }
+});
+
 export const providerSchema = z
   .object({
     id: slug,
     name: z.string().min(1).max(80),
     kind: z.literal('oidc').default('oidc'),
-    issuer: httpUrl,
+    issuer: issuerUrl,
     clientId: z.string().min(1),
     clientSecret: z.string().min(1).optional(),
     privateKey: privateKeyJwk.optional(),
@@ -88,13 +99,6 @@ export const providerSchema = z
   })
   .strict()
   .superRefine((provider, ctx) => {
-    const issuer = parsedUrl(provider.issuer);
-    if (issuer && issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
-      ctx.addIssue({ code: 'custom', path: ['issuer'], message: 'must be https (plain http is accepted only for loopback development IdPs)' });
-    }
-    if (issuer && (issuer.search || issuer.hash)) {
-      ctx.addIssue({ code: 'custom', path: ['issuer'], message: 'must not have a query or fragment' });
-    }
     if (!provider.scopes.includes('openid')) {
       ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'must include "openid"' });
     }

@@ -33,7 +33,8 @@ export type RevokeReason =
   | 'backchannel-logout'
   | 'suspended'
   | 'refresh-failed'
-  | 'identity-unlinked';
+  | 'identity-unlinked'
+  | 'provider-disabled';
 
 export type Session = SessionRow;
 type RevokeQuery = UpdateQueryBuilder<Database, 'sessions', 'sessions', UpdateResult>;
@@ -145,6 +146,11 @@ export class SessionStore {
 
   revokeForIdentity(identityId: string, reason: RevokeReason): Promise<Session[]> {
     return this.revokeWhere(reason, (query) => query.where('identity_id', '=', identityId));
+  }
+
+  /** Every session signed in through a provider (an admin turned it off). */
+  revokeForProvider(providerId: string, reason: RevokeReason): Promise<Session[]> {
+    return this.revokeWhere(reason, (query) => query.where('provider_id', '=', providerId));
   }
 
   /**

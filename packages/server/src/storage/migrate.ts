@@ -5,6 +5,8 @@ import * as apps from './migrations/0003_apps.js';
 import * as accessTokens from './migrations/0004_access_tokens.js';
 import * as auditApp from './migrations/0005_audit_app.js';
 import * as consoleApps from './migrations/0006_console_apps.js';
+import * as consoleProviders from './migrations/0007_console_providers.js';
+import * as settings from './migrations/0008_settings.js';
 import type { Database } from './schema.js';
 
 /** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
@@ -15,6 +17,8 @@ const migrations: Record<string, Migration> = {
   '0004_access_tokens': accessTokens,
   '0005_audit_app': auditApp,
   '0006_console_apps': consoleApps,
+  '0007_console_providers': consoleProviders,
+  '0008_settings': settings,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -15,6 +15,8 @@ export interface Database {
   app_sessions: AppSessionsTable;
   app_codes: AppCodesTable;
   apps: AppsTable;
+  providers: ProvidersTable;
+  settings: SettingsTable;
 }
 
 /** An app created in the console: its definition is the same JSON shape as an `apps:` entry. */
@@ -22,6 +24,28 @@ export interface AppsTable {
   id: string;
   definition: string;
   created_at: number;
+  updated_at: number;
+}
+
+/**
+ * An identity provider created in the console: its definition is the JSON shape of a `providers:` entry
+ * without the credential, which is kept apart and encrypted (see admin/providerStore.ts).
+ */
+export interface ProvidersTable {
+  id: string;
+  definition: string;
+  /** AES-GCM ciphertext of the client secret (client_secret_basic / client_secret_post). */
+  client_secret_enc: string | null;
+  /** AES-GCM ciphertext of the private JWK (private_key_jwt). */
+  private_key_enc: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Organisation-wide settings made in the console: one validated JSON value per key. */
+export interface SettingsTable {
+  key: string;
+  value: string;
   updated_at: number;
 }
 
@@ -123,10 +147,11 @@ export interface SignInAttemptsTable {
   nonce: string;
   code_verifier: string;
   return_to: string;
-  purpose: 'sign-in' | 'link';
-  /** For link attempts: the signed-in user the new identity will be linked to. */
+  /** `test`: an admin trying a provider from the console (nothing is created, see testSignIn.ts). */
+  purpose: 'sign-in' | 'link' | 'test';
+  /** For link and test attempts: the signed-in user who started it. */
   user_id: string | null;
-  /** For link attempts: the session that started it; the callback must come back to the same one. */
+  /** For link and test attempts: the session that started it; the callback must come back to the same one. */
   session_id: string | null;
   created_at: number;
   expires_at: number;

@@ -79,6 +79,16 @@ describe('admin API', () => {
     ['PUT', '/api/admin/apps/x', { name: 'x' }],
     ['DELETE', '/api/admin/apps/x'],
     ['POST', '/api/admin/policy-test', { appId: 'x', subject: { email: 'a@b.example' } }],
+    ['GET', '/api/admin/providers'],
+    ['POST', '/api/admin/providers/discover', { issuer: 'https://idp.example.com' }],
+    ['POST', '/api/admin/providers', { id: 'x' }],
+    ['PUT', '/api/admin/providers/x', { name: 'x' }],
+    ['POST', '/api/admin/providers/x/enable'],
+    ['POST', '/api/admin/providers/x/disable'],
+    ['DELETE', '/api/admin/providers/x'],
+    ['GET', '/api/admin/providers/x/tests/y'],
+    ['GET', '/api/admin/sign-in-settings'],
+    ['PUT', '/api/admin/sign-in-settings', { allowedDomains: [], createUsers: true }],
   ];
   it.each(routes)('%s %s: 401 signed out, 403 for bob, CSRF for changes', async (method, path, body) => {
     expect((await send(new ScriptedBrowser(), method, path, undefined, body)).status).toBe(401);

@@ -75,6 +75,23 @@ export const paths = {
     path: '/admin/apps/:appId',
     getHref: (appId: string) => `/admin/apps/${encodeURIComponent(appId)}`,
   },
+  adminProviders: {
+    path: '/admin/providers',
+    getHref: () => '/admin/providers',
+  },
+  adminProviderNew: {
+    path: '/admin/providers/new',
+    getHref: () => '/admin/providers/new',
+  },
+  adminProvider: {
+    path: '/admin/providers/:providerId',
+    getHref: (providerId: string) => `/admin/providers/${encodeURIComponent(providerId)}`,
+  },
+  /** Where a test sign-in started from the console ends (the server redirects here). */
+  adminProviderTest: {
+    path: '/admin/providers/:providerId/tests/:testId',
+    getHref: (providerId: string, testId: string) => `/admin/providers/${encodeURIComponent(providerId)}/tests/${encodeURIComponent(testId)}`,
+  },
 } as const;
 
 /** The JSON API served by the Gatehouse server on the portal host. */
@@ -124,6 +141,21 @@ export const apiPaths = {
     app: (appId: string) => `/api/admin/apps/${encodeURIComponent(appId)}`,
     /** POST `{ appId, userId }` or `{ appId, subject }`: would this person reach the app, and why. */
     policyTest: '/api/admin/policy-test',
+    /** GET: every identity provider (never a credential); POST: create one (201). */
+    providers: '/api/admin/providers',
+    /** POST `{ issuer }`: the issuer's discovery document, summarised (or `issuer_unreachable` / `issuer_invalid`). */
+    discoverProvider: '/api/admin/providers/discover',
+    /** PUT (definition; a credential left out is kept) or DELETE (204); 409 `provider_from_config`, `provider_in_use`. */
+    provider: (providerId: string) => `/api/admin/providers/${encodeURIComponent(providerId)}`,
+    /** POST: offer the provider on the sign-in page again. */
+    enableProvider: (providerId: string) => `/api/admin/providers/${encodeURIComponent(providerId)}/enable`,
+    /** POST: stop offering it; whoever signed in with it is signed out at once. */
+    disableProvider: (providerId: string) => `/api/admin/providers/${encodeURIComponent(providerId)}/disable`,
+    /** GET: the outcome of a test sign-in (the profile and what the sign-in rules would decide). */
+    providerTest: (providerId: string, testId: string) =>
+      `/api/admin/providers/${encodeURIComponent(providerId)}/tests/${encodeURIComponent(testId)}`,
+    /** GET / PUT `{ allowedDomains, createUsers }`: who may sign in, for every provider at once. */
+    signInSettings: '/api/admin/sign-in-settings',
   },
 } as const;
 
@@ -136,6 +168,11 @@ export const serverPaths = {
    * Ends on `/account?linked=<providerId>` (or on an error page).
    */
   link: (providerId: string) => `/.gatehouse/link/${encodeURIComponent(providerId)}`,
+  /**
+   * POST with the hidden `csrf_token` field (admins): a sign-in with the provider that creates nothing.
+   * Ends on the console's result page, `/admin/providers/<id>/tests/<testId>`.
+   */
+  testSignIn: (providerId: string) => `/.gatehouse/test-sign-in/${encodeURIComponent(providerId)}`,
 } as const;
 
 /** Query parameters the server hands back to client routes. */

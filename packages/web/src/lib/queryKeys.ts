@@ -26,4 +26,7 @@ export const adminQueryKeys = {
   user: (userId: string) => ['admin', 'users', 'detail', userId] as const,
   audit: (params: object) => ['admin', 'audit', params] as const,
   apps: ['admin', 'apps'] as const,
+  providers: ['admin', 'providers'] as const,
+  providerTest: (providerId: string, testId: string) => ['admin', 'providers', 'tests', providerId, testId] as const,
+  signInSettings: ['admin', 'sign-in-settings'] as const,
 };

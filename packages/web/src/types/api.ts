@@ -66,7 +66,9 @@ export interface UserRef {
  * One line of the audit log (`GET /api/admin/audit`, and a user's trail in `GET /api/admin/users/{id}`).
  * Types include `sign_in`, `sign_in_failed`, `sign_out`, `session_revoked`, `identity_linked`,
  * `identity_unlinked`, `backchannel_logout`, `access_denied`, `user_suspended`, `user_reactivated`,
- * `admin_granted`, `admin_revoked`; new ones may appear at any time.
+ * `admin_granted`, `admin_revoked`, `app_created`, `app_updated`, `app_deleted`, `provider_created`,
+ * `provider_updated`, `provider_enabled`, `provider_disabled`, `provider_deleted`, `provider_tested`,
+ * `sign_in_settings_updated`; new ones may appear at any time.
  */
 export interface AuditEvent {
   id: string;

@@ -12,7 +12,7 @@ import { AppForm } from '../../features/adminApps/components/AppForm';
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
 import { DeleteAppDialog } from '../../features/adminApps/components/DeleteAppDialog';
 import { PolicyTester } from '../../features/adminApps/components/PolicyTester';
-import { SourceBadge } from '../../features/adminApps/components/SourceBadge';
+import { SourceBadge } from '../../components/SourceBadge';
 import { appToForm } from '../../features/adminApps/utils/policyForm';
 import { UserSelect } from '../../features/users/components/UserSelect';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';

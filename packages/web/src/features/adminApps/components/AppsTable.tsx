@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { paths } from '../../../config/paths';
 import type { AdminApp } from '../api/getAdminApps';
 import { summarizePolicy } from '../utils/policySummary';
-import { SourceBadge } from './SourceBadge';
+import { SourceBadge } from '../../../components/SourceBadge';
 
 /** Every protected app: its page, where people reach it, where it forwards to, where it is defined and who may open it. */
 export function AppsTable({ apps }: { apps: AdminApp[] }) {

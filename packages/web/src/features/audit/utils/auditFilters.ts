@@ -17,6 +17,16 @@ export const AUDIT_EVENT_TYPES: ReadonlyArray<{ value: string; label: string }> 
   { value: 'user_reactivated', label: 'User reactivated' },
   { value: 'admin_granted', label: 'Admin role granted' },
   { value: 'admin_revoked', label: 'Admin role removed' },
+  { value: 'app_created', label: 'App created' },
+  { value: 'app_updated', label: 'App changed' },
+  { value: 'app_deleted', label: 'App deleted' },
+  { value: 'provider_created', label: 'Provider added' },
+  { value: 'provider_updated', label: 'Provider changed' },
+  { value: 'provider_enabled', label: 'Provider turned on' },
+  { value: 'provider_disabled', label: 'Provider turned off' },
+  { value: 'provider_deleted', label: 'Provider deleted' },
+  { value: 'provider_tested', label: 'Provider tested' },
+  { value: 'sign_in_settings_updated', label: 'Sign-in settings changed' },
 ];
 
 export const OUTCOME_OPTIONS: ReadonlyArray<{ value: AuditFilters['outcome']; label: string }> = [

@@ -7,6 +7,13 @@ describe('eventTypeLabel', () => {
     expect(eventTypeLabel('policy_changed')).toBe('Policy changed');
     expect(eventTypeLabel('')).toBe('Event');
   });
+
+  it('names the provider and sign-in settings events', () => {
+    expect(eventTypeLabel('provider_created')).toBe('Provider added');
+    expect(eventTypeLabel('provider_disabled')).toBe('Provider turned off');
+    expect(eventTypeLabel('provider_tested')).toBe('Provider tested');
+    expect(eventTypeLabel('sign_in_settings_updated')).toBe('Sign-in settings changed');
+  });
 });
 
 describe('describeAuditDetails', () => {

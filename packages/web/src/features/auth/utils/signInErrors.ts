@@ -40,6 +40,10 @@ const catalogue: Record<string, CatalogueEntry> = {
     title: 'Sign-in was not completed',
     message: (p) => `${TheProvider(p)} did not sign you in. Try again, or choose another way to sign in.`,
   },
+  provider_disabled: {
+    title: 'Sign-in provider turned off',
+    message: (p) => `Signing in with ${theProvider(p)} is turned off. Choose another way to sign in.`,
+  },
   sign_in_not_allowed: {
     title: 'Sign-in not allowed',
     message: () => 'This account may not sign in here. Contact your administrator if you think it should.',

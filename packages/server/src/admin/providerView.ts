@@ -1,0 +1,93 @@
+import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
+import type { ProviderConfig } from '../config/schema.js';
+import { paths } from '../paths.js';
+import { iso } from './context.js';
+import type { ReplacedCredentials } from './providerStore.js';
+
+/**
+ * A provider as the admin API shows it. The client secret and private key are write-only: only whether
+ * one is set goes out (`hasClientSecret`, `hasPrivateKey`), and the response schema below is the
+ * allow-list that drops anything else, so a credential cannot leak through these routes by accident.
+ */
+export function providerView(provider: ProviderConfig, registry: ProviderRegistry, portalOrigin: string, linkedIdentities: number) {
+  const status = registry.status(provider.id);
+  return {
+    id: provider.id,
+    name: provider.name,
+    issuer: provider.issuer,
+    clientId: provider.clientId,
+    clientAuthMethod: provider.clientAuthMethod,
+    scopes: provider.scopes,
+    claims: provider.claims,
+    allowedDomains: provider.allowedDomains,
+    createUsers: provider.createUsers,
+    trustEmail: provider.trustEmail,
+    assumeEmailVerified: provider.assumeEmailVerified,
+    pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
+    authorizationParams: provider.authorizationParams,
+    enabled: provider.enabled,
+    source: registry.source(provider.id) ?? 'console',
+    discovery: { status: status?.status ?? 'pending', error: status?.lastError ?? null, checkedAt: iso(status?.checkedAt ?? null) },
+    redirectUri: `${portalOrigin}${paths.callback(provider.id)}`,
+    backchannelLogoutUri: `${portalOrigin}${paths.backchannelLogout(provider.id)}`,
+    hasClientSecret: Boolean(provider.clientSecret),
+    hasPrivateKey: Boolean(provider.privateKey),
+    linkedIdentities,
+  };
+}
+
+const strings = { type: 'array', items: { type: 'string' } } as const;
+
+export const providerViewSchema = {
+  type: 'object',
+  required: ['id', 'name', 'issuer', 'clientId', 'clientAuthMethod', 'scopes', 'claims', 'allowedDomains', 'createUsers', 'trustEmail', 'enabled', 'source', 'discovery', 'redirectUri', 'hasClientSecret', 'hasPrivateKey', 'linkedIdentities'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    issuer: { type: 'string' },
+    clientId: { type: 'string' },
+    clientAuthMethod: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] },
+    scopes: strings,
+    claims: {
+      type: 'object',
+      properties: { email: { type: 'string' }, emailVerified: { type: 'string' }, name: { type: 'string' }, picture: { type: 'string' }, groups: { type: 'string' } },
+    },
+    allowedDomains: strings,
+    createUsers: { type: 'boolean' },
+    trustEmail: { type: 'boolean' },
+    assumeEmailVerified: { type: 'boolean' },
+    pushedAuthorizationRequests: { type: 'string', enum: ['auto', 'always', 'never'] },
+    authorizationParams: { type: 'object', additionalProperties: { type: 'string' } },
+    enabled: { type: 'boolean' },
+    source: { type: 'string', enum: ['config', 'console'] },
+    discovery: {
+      type: 'object',
+      required: ['status', 'error', 'checkedAt'],
+      properties: {
+        status: { type: 'string', enum: ['pending', 'ready', 'unavailable'] },
+        error: { type: ['string', 'null'] },
+        checkedAt: { type: ['string', 'null'], format: 'date-time' },
+      },
+    },
+    redirectUri: { type: 'string' },
+    backchannelLogoutUri: { type: 'string' },
+    hasClientSecret: { type: 'boolean' },
+    hasPrivateKey: { type: 'boolean' },
+    linkedIdentities: { type: 'integer' },
+  },
+} as const;
+
+/**
+ * A provider as the audit log records it (before/after of every change): the whole definition with the
+ * credential redacted to whether it is set, or was replaced by this change.
+ */
+export function providerAuditView(provider: ProviderConfig | null, replaced: Partial<ReplacedCredentials> = {}) {
+  if (!provider) return null;
+  const { clientSecret, privateKey, ...definition } = provider;
+  const redacted = (isReplaced: boolean | undefined) => (isReplaced ? '(replaced)' : '(set)');
+  return {
+    ...definition,
+    ...(clientSecret ? { clientSecret: redacted(replaced.clientSecret) } : {}),
+    ...(privateKey ? { privateKey: redacted(replaced.privateKey) } : {}),
+  };
+}

@@ -1,0 +1,132 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SignInPreview } from '../accounts/accountStore.js';
+import { adminStatus } from '../accounts/admins.js';
+import type { IdentityProfile } from '../accounts/identityProfile.js';
+import type { ProviderConfig } from '../config/schema.js';
+import { AppError } from '../errors.js';
+import { paths } from '../paths.js';
+import type { Services } from '../services.js';
+import { isValidCsrf } from '../sessions/csrf.js';
+import type { CurrentSession } from '../sessions/sessionResolver.js';
+import { redirectToProvider } from './authorizationRequest.js';
+import type { SignInAttempt } from './signInAttempts.js';
+
+interface TestRequest {
+  Params: { providerId: string };
+}
+
+/** At most this many groups are kept in a test's record (the count says how many there were). */
+const MAX_GROUPS_SHOWN = 50;
+
+/**
+ * What a test sign-in found, kept as the `provider_tested` audit event's details (the console's result
+ * page reads it back): the mapped profile and what the sign-in rules would decide, or the failure with
+ * its catalogue code. Never a token.
+ */
+export type TestDetails =
+  | {
+      result: 'create' | 'existing' | 'link' | 'refused';
+      /** For `refused`: the catalogue code people would get, its sentence, and which rule said no. */
+      code?: string;
+      message?: string;
+      why?: string;
+      /** For `existing` and `link`: the user the person would be signed in as. */
+      user?: { id: string; email: string; name: string } | undefined;
+      profile: { subject: string; email: string | null; emailVerified: boolean; name: string | null; groups: string[]; groupCount: number };
+    }
+  | { result: 'failed'; code: string; message: string };
+
+/**
+ * `POST /.gatehouse/test-sign-in/<provider>` (admins, CSRF): an authorization code flow with the
+ * provider — even one turned off — as a sign-in would run it (PKCE S256, state, nonce, bound to this
+ * browser and this admin session), whose callback creates nothing: no user, no identity, no session.
+ * It ends on the console's result page. A provider that cannot be reached ends there at once.
+ */
+export function testSignInStart(services: Services) {
+  return async function handler(request: FastifyRequest<TestRequest>, reply: FastifyReply) {
+    const current = await request.currentSession();
+    const page = paths.pages.adminProvider(request.params.providerId);
+    if (!current) return reply.redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(page)}`, 303);
+    if (!isAdmin(services, current)) throw new AppError('forbidden');
+    if (!isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) throw new AppError('csrf_failed');
+    const provider = services.providers.find(request.params.providerId);
+    if (!provider) throw new AppError('not_found');
+    try {
+      return await redirectToProvider(services, request, reply, { provider, returnTo: page, purpose: 'test', userId: current.user.id, sessionId: current.session.id });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      const testId = await recordTest(services, request, current, provider, { result: 'failed', code: error.code, message: error.message });
+      return reply.header('cache-control', 'no-store').redirect(paths.pages.adminProviderTest(provider.id, testId), 303);
+    }
+  };
+}
+
+/**
+ * The callback of a test sign-in: the IdP's answer is verified exactly as for a sign-in (`verify`), then
+ * the sign-in rules are asked what they would do, changing nothing. The attempt must come back to the
+ * admin session that started it, still an admin. Returns where the browser goes: the result page.
+ */
+export async function completeTest(
+  services: Services,
+  request: FastifyRequest,
+  provider: ProviderConfig,
+  attempt: SignInAttempt,
+  verify: () => Promise<IdentityProfile>,
+): Promise<string> {
+  const current = await request.currentSession();
+  if (!current || current.session.id !== attempt.session_id || current.user.id !== attempt.user_id || !isAdmin(services, current)) {
+    throw new AppError('sign_in_expired', { retryUrl: paths.pages.adminProvider(provider.id) });
+  }
+  let details: TestDetails;
+  try {
+    const profile = await verify();
+    const preview = await services.accounts.previewSignIn(provider, profile, await services.signInSettings.get());
+    details = { ...decisionDetails(preview), profile: profileDetails(profile) };
+  } catch (error) {
+    const failure = error instanceof AppError ? error : new AppError('internal', { cause: error });
+    request.log.info({ provider: provider.id, code: failure.code, err: failure.cause ?? failure }, 'test sign-in failed');
+    details = { result: 'failed', code: failure.code, message: failure.message };
+  }
+  const testId = await recordTest(services, request, current, provider, details);
+  request.log.info({ provider: provider.id, result: details.result, testId }, 'test sign-in');
+  return paths.pages.adminProviderTest(provider.id, testId);
+}
+
+function decisionDetails(preview: SignInPreview): Omit<Extract<TestDetails, { profile: unknown }>, 'profile'> {
+  switch (preview.kind) {
+    case 'create':
+      return { result: 'create' };
+    case 'existing':
+    case 'link':
+      return { result: preview.kind, user: preview.user };
+    case 'refused':
+      return { result: 'refused', code: preview.code, message: new AppError(preview.code, preview.email ? { params: { email: preview.email } } : {}).message, why: preview.why };
+  }
+}
+
+function profileDetails(profile: IdentityProfile) {
+  return {
+    subject: profile.subject,
+    email: profile.email ?? null,
+    emailVerified: profile.emailVerified,
+    name: profile.name ?? null,
+    groups: profile.groups.slice(0, MAX_GROUPS_SHOWN),
+    groupCount: profile.groups.length,
+  };
+}
+
+function recordTest(services: Services, request: FastifyRequest, current: CurrentSession, provider: ProviderConfig, details: TestDetails): Promise<string> {
+  return services.audit.record({
+    type: 'provider_tested',
+    outcome: details.result === 'failed' ? 'failure' : 'success',
+    actorUserId: current.user.id,
+    sessionId: current.session.id,
+    providerId: provider.id,
+    request,
+    details: { provider: { id: provider.id, name: provider.name }, ...details },
+  });
+}
+
+function isAdmin(services: Services, current: CurrentSession): boolean {
+  return adminStatus(services.config.admins, current.user, current.claims.groups).admin;
+}

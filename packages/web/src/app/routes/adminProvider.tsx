@@ -1,0 +1,149 @@
+import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { IconAlertTriangle, IconFileCode } from '@tabler/icons-react';
+import type { QueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams, type LoaderFunctionArgs } from 'react-router';
+import { PageTitle } from '../../components/PageTitle';
+import { ProblemAlert } from '../../components/ProblemAlert';
+import { SourceBadge } from '../../components/SourceBadge';
+import { paths } from '../../config/paths';
+import { adminProvidersQueryOptions, useAdminProviders, type AdminProvider } from '../../features/adminProviders/api/getAdminProviders';
+import { useUpdateProvider } from '../../features/adminProviders/api/updateProvider';
+import { BackToProviders } from '../../features/adminProviders/components/BackToProviders';
+import { DeleteProviderDialog } from '../../features/adminProviders/components/DeleteProviderDialog';
+import { ProviderEnabledSwitch } from '../../features/adminProviders/components/ProviderEnabledSwitch';
+import { ProviderForm } from '../../features/adminProviders/components/ProviderForm';
+import { ProviderStatusBadge } from '../../features/adminProviders/components/ProviderStatusBadge';
+import { TestSignInButton } from '../../features/adminProviders/components/TestSignInButton';
+import { providerToForm } from '../../features/adminProviders/utils/providerForm';
+import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
+import { ensureSession } from '../ensureSession';
+
+export const clientLoader =
+  (queryClient: QueryClient) =>
+  async ({ request }: LoaderFunctionArgs) => {
+    await ensureSession(queryClient, request);
+    void queryClient.prefetchQuery(adminProvidersQueryOptions());
+    return null;
+  };
+
+function ProviderPage({ provider }: { provider: AdminProvider }) {
+  const update = useUpdateProvider();
+  const navigate = useNavigate();
+  const [deleting, setDeleting] = useState(false);
+  const [values, setValues] = useState(() => providerToForm(provider));
+  const readOnly = provider.source === 'config';
+  const inUse = provider.linkedIdentities > 0;
+  const toList = () => void navigate(paths.adminProviders.getHref());
+
+  return (
+    <Stack gap="lg">
+      <PageTitle title={provider.name} />
+      <BackToProviders />
+      <Group justify="space-between" align="flex-end" gap="md">
+        <Stack gap={4} miw={0}>
+          <Group gap="sm" align="center">
+            <Title order={1}>{provider.name}</Title>
+            <SourceBadge source={provider.source} />
+            <ProviderStatusBadge provider={provider} />
+          </Group>
+          <Text c="dimmed" size="sm" style={{ overflowWrap: 'anywhere' }}>
+            {provider.id} · {provider.issuer} · {provider.linkedIdentities === 1 ? '1 linked identity' : `${provider.linkedIdentities} linked identities`}
+          </Text>
+        </Stack>
+        <Group gap="md" align="center">
+          <ProviderEnabledSwitch provider={provider} withLabel />
+          <TestSignInButton providerId={provider.id} />
+        </Group>
+      </Group>
+      {provider.enabled && provider.discovery.status === 'unavailable' && (
+        <Alert color="yellow" variant="light" icon={<IconAlertTriangle aria-hidden />} title="The provider can't be reached" styles={{ title: { color: 'var(--mantine-color-text)' } }}>
+          Gatehouse keeps trying in the background; sign-ins with it fail until it answers.
+          {provider.discovery.error && (
+            <Text size="sm" ff="monospace" mt={4} style={{ overflowWrap: 'anywhere' }}>
+              {provider.discovery.error}
+            </Text>
+          )}
+        </Alert>
+      )}
+      {readOnly && (
+        <Alert color="gray" variant="light" icon={<IconFileCode aria-hidden />} title="Defined in gatehouse.yaml">
+          This provider comes from the configuration file, so it can&apos;t be changed, turned off or deleted here. Edit its entry under{' '}
+          <code>providers:</code> in gatehouse.yaml and restart Gatehouse. You can still test its sign-in.
+        </Alert>
+      )}
+      <ProviderForm
+        values={values}
+        onChange={setValues}
+        stored={{ hasClientSecret: provider.hasClientSecret, hasPrivateKey: provider.hasPrivateKey }}
+        origin={window.location.origin}
+        readOnly={readOnly}
+        saving={update.isPending}
+        error={update.error ?? undefined}
+        onSubmit={({ enabled: _enabled, ...definition }) => update.mutate(definition, { onSuccess: toList })}
+        actions={
+          readOnly ? undefined : (
+            <>
+              <Button component={Link} to={paths.adminProviders.getHref()} variant="default">
+                Cancel
+              </Button>
+              <Group gap="xs" ml="auto" wrap="nowrap">
+                {inUse && (
+                  <Text size="sm" c="dimmed" id="delete-provider-why">
+                    People have signed in with it: turn it off instead.
+                  </Text>
+                )}
+                <Button color="red" variant="light" onClick={() => setDeleting(true)} disabled={inUse} aria-describedby={inUse ? 'delete-provider-why' : undefined}>
+                  Delete provider
+                </Button>
+              </Group>
+            </>
+          )
+        }
+      />
+      {!readOnly && <DeleteProviderDialog opened={deleting} provider={provider} onClose={() => setDeleting(false)} onDeleted={toList} />}
+    </Stack>
+  );
+}
+
+/** `/admin/providers/:providerId`: a provider's definition (read-only for providers from gatehouse.yaml), on/off, test sign-in, delete. */
+export default function AdminProviderRoute() {
+  const { providerId = '' } = useParams();
+  const providers = useAdminProviders();
+
+  if (providers.isPending || isUnauthenticated(providers.error)) {
+    return (
+      <Stack gap="lg">
+        <PageTitle title="Provider" />
+        <BackToProviders />
+        <Stack gap="lg" role="status" aria-label="Loading the provider">
+          <Skeleton height={36} width="50%" />
+          <Skeleton height={240} radius="md" />
+        </Stack>
+      </Stack>
+    );
+  }
+  const provider = providers.data?.find((candidate) => candidate.id === providerId);
+  if (providers.isError || !provider) {
+    return (
+      <Stack gap="lg">
+        <PageTitle title={provider ? 'Provider' : 'Provider not found'} />
+        <BackToProviders />
+        <Title order={1}>{providers.isError ? 'Provider' : 'Provider not found'}</Title>
+        {providers.isError ? (
+          <ProblemAlert
+            title="We couldn't load this provider"
+            error={providers.error}
+            onRetry={isForbidden(providers.error) ? undefined : () => void providers.refetch()}
+          />
+        ) : (
+          <Alert color="gray" title="There is no provider with this id">
+            It may have been deleted.
+          </Alert>
+        )}
+      </Stack>
+    );
+  }
+  // Keyed by id, so moving between providers starts a fresh form.
+  return <ProviderPage key={provider.id} provider={provider} />;
+}

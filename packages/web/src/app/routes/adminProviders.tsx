@@ -1,0 +1,56 @@
+import { Button, Group, Stack, Text, Title } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
+import type { QueryClient } from '@tanstack/react-query';
+import { Link, type LoaderFunctionArgs } from 'react-router';
+import { PageTitle } from '../../components/PageTitle';
+import { ProblemAlert } from '../../components/ProblemAlert';
+import { TableSkeleton } from '../../components/TableSkeleton';
+import { paths } from '../../config/paths';
+import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
+import { signInSettingsQueryOptions } from '../../features/adminProviders/api/getSignInSettings';
+import { ProvidersTable } from '../../features/adminProviders/components/ProvidersTable';
+import { SignInSettingsCard } from '../../features/adminProviders/components/SignInSettingsCard';
+import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
+import { ensureSession } from '../ensureSession';
+
+export const clientLoader =
+  (queryClient: QueryClient) =>
+  async ({ request }: LoaderFunctionArgs) => {
+    await ensureSession(queryClient, request);
+    void queryClient.prefetchQuery(adminProvidersQueryOptions());
+    void queryClient.prefetchQuery(signInSettingsQueryOptions());
+    return null;
+  };
+
+/** `/admin/providers`: the identity providers people sign in with, and who may sign in at all. */
+export default function AdminProvidersRoute() {
+  const providers = useAdminProviders();
+  return (
+    <Stack gap="lg">
+      <PageTitle title="Providers" />
+      <Group justify="space-between" align="flex-end" gap="md">
+        <Stack gap={4}>
+          <Title order={1}>Providers</Title>
+          <Text c="dimmed" size="sm">
+            The identity providers people sign in with. Providers from gatehouse.yaml are shown read-only; change them in the file.
+          </Text>
+        </Stack>
+        <Button component={Link} to={paths.adminProviderNew.getHref()} leftSection={<IconPlus size={16} aria-hidden />}>
+          New provider
+        </Button>
+      </Group>
+      {providers.isPending || isUnauthenticated(providers.error) ? (
+        <TableSkeleton label="Loading providers" />
+      ) : providers.isError ? (
+        <ProblemAlert
+          title="We couldn't load the providers"
+          error={providers.error}
+          onRetry={isForbidden(providers.error) ? undefined : () => void providers.refetch()}
+        />
+      ) : (
+        <ProvidersTable providers={providers.data} />
+      )}
+      <SignInSettingsCard />
+    </Stack>
+  );
+}

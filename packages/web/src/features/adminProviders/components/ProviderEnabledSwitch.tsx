@@ -1,0 +1,41 @@
+import { Switch, Text } from '@mantine/core';
+import { useState } from 'react';
+import { isApiError } from '../../../lib/apiClient';
+import type { AdminProvider } from '../api/getAdminProviders';
+import { useSetProviderEnabled } from '../api/setProviderEnabled';
+import { DisableProviderDialog } from './DisableProviderDialog';
+
+/**
+ * "Offered on the sign-in page": turning a console provider on takes effect at once; turning it off asks
+ * first, since whoever signed in with it is signed out. Providers from gatehouse.yaml only say Yes or No.
+ */
+export function ProviderEnabledSwitch({ provider, withLabel = false }: { provider: AdminProvider; withLabel?: boolean }) {
+  const enable = useSetProviderEnabled();
+  const [confirming, setConfirming] = useState(false);
+  const label = `Offer ${provider.name} on the sign-in page`;
+
+  if (provider.source === 'config') {
+    const answer = provider.enabled ? 'Yes' : 'No';
+    return <Text size="sm">{withLabel ? `Offered on the sign-in page: ${answer}` : answer}</Text>;
+  }
+  return (
+    <>
+      <Switch
+        checked={provider.enabled}
+        disabled={enable.isPending}
+        label={withLabel ? 'Offered on the sign-in page' : undefined}
+        aria-label={withLabel ? undefined : label}
+        onChange={(event) => {
+          if (event.currentTarget.checked) enable.mutate({ providerId: provider.id, enabled: true });
+          else setConfirming(true);
+        }}
+      />
+      {enable.isError && (
+        <Text size="xs" c="red" role="alert">
+          {isApiError(enable.error) ? (enable.error.detail ?? enable.error.title) : 'It could not be turned on.'}
+        </Text>
+      )}
+      <DisableProviderDialog opened={confirming} provider={provider} onClose={() => setConfirming(false)} />
+    </>
+  );
+}

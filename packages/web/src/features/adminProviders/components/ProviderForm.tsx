@@ -1,0 +1,280 @@
+import { Accordion, Alert, Button, Fieldset, Group, List, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
+import { IconAlertCircle } from '@tabler/icons-react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { Section } from '../../../components/Section';
+import { isApiError } from '../../../lib/apiClient';
+import type { ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition } from '../api/getAdminProviders';
+import {
+  AUTH_METHOD_LABELS,
+  formToProvider,
+  PAR_LABELS,
+  slugFromName,
+  validationProblems,
+  type ProviderFormValues,
+  type StoredCredentials,
+} from '../utils/providerForm';
+import { RegisterAtProvider } from './RegisterAtProvider';
+
+export interface ProviderFormProps {
+  values: ProviderFormValues;
+  onChange: (values: ProviderFormValues) => void;
+  /** What is stored for a provider being edited; undefined for a new one (its id can then be typed). */
+  stored?: StoredCredentials;
+  /** Providers from gatehouse.yaml: shown, nothing can be changed. */
+  readOnly?: boolean;
+  saving?: boolean;
+  /** The failed save, if any; a 400's detail is listed field by field. */
+  error?: unknown;
+  onSubmit: (provider: ProviderDefinition) => void;
+  /** Beside "Save" (e.g. "Cancel", "Delete"). */
+  actions?: ReactNode;
+  /** The portal's origin, for the addresses to register at the IdP. */
+  origin: string;
+  /** Whether the issuer announced back-channel logout (new providers, from the discovery preview). */
+  backchannelLogout?: boolean;
+  /** A reason saving is not possible yet (e.g. the issuer changed since its discovery was fetched). */
+  blocked?: string | undefined;
+}
+
+const CLAIM_LABELS: Record<keyof ClaimMapping, string> = {
+  email: 'Email claim',
+  emailVerified: 'Email verified claim',
+  name: 'Name claim',
+  picture: 'Picture claim',
+  groups: 'Groups claim',
+};
+
+/** A group of fields that is read-only for config providers and while saving (the copy buttons stay usable). */
+function Locked({ locked, children }: { locked: boolean; children: ReactNode }) {
+  return (
+    <Fieldset disabled={locked} variant="unstyled" p={0} m={0}>
+      <Stack gap="md">{children}</Stack>
+    </Fieldset>
+  );
+}
+
+function SaveError({ error, problems: local }: { error: unknown; problems?: string[] }) {
+  const detail = isApiError(error) ? (error.detail ?? error.title) : 'Something unexpected happened.';
+  const problems = local ?? validationProblems(detail);
+  return (
+    <Alert color="red" title="The provider could not be saved" icon={<IconAlertCircle aria-hidden />} role="alert">
+      {problems.length > 1 ? (
+        <List size="sm" spacing={4}>
+          {problems.map((problem) => (
+            <List.Item key={problem}>{problem}</List.Item>
+          ))}
+        </List>
+      ) : (
+        problems[0]
+      )}
+    </Alert>
+  );
+}
+
+/**
+ * A provider's definition: its name and id, the addresses to register at the IdP, the client and its
+ * write-only credential, who may sign in with it, and (collapsed) claim mapping and request options.
+ */
+export function ProviderForm({ values, onChange, stored, readOnly = false, saving = false, error, onSubmit, actions, origin, backchannelLogout, blocked }: ProviderFormProps) {
+  const isNew = stored === undefined;
+  // The id follows the name until someone types an id of their own.
+  const [idTouched, setIdTouched] = useState(!isNew || values.id !== '');
+  const [localProblems, setLocalProblems] = useState<string[]>([]);
+  // A failed save is reported at the top of the form, far from the button: bring it into view.
+  const problemsRef = useRef<HTMLDivElement>(null);
+  const failed = localProblems.length > 0 || (error !== undefined && error !== null);
+  useEffect(() => {
+    if (failed) problemsRef.current?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  }, [failed, localProblems, error]);
+  const set = <K extends keyof ProviderFormValues>(key: K, value: ProviderFormValues[K]) => onChange({ ...values, [key]: value });
+  const text = (key: 'id' | 'name' | 'issuer' | 'clientId' | 'clientSecret' | 'privateKey' | 'scopes' | 'allowedDomains' | 'authorizationParams') => ({
+    value: values[key],
+    onChange: (event: { currentTarget: { value: string } }) => set(key, event.currentTarget.value),
+  });
+  const usesKey = values.clientAuthMethod === 'private_key_jwt';
+  const name = values.name.trim() || 'this provider';
+  const locked = readOnly || saving;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (readOnly || blocked) return;
+    const { definition, problems } = formToProvider(values, stored);
+    setLocalProblems(problems);
+    if (problems.length === 0) onSubmit(definition);
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-label={isNew ? 'New provider' : `Provider ${values.name}`}>
+      <Stack gap="lg">
+          <div ref={problemsRef}>
+            {localProblems.length > 0 ? <SaveError error={undefined} problems={localProblems} /> : failed && <SaveError error={error} />}
+          </div>
+          <Section title="Provider" description="How the sign-in page names it, and the id Gatehouse knows it by.">
+            <Locked locked={locked}>
+              <TextInput
+                label="Name"
+                description={`Shown on the sign-in page as “Sign in with ${values.name.trim() || '…'}”.`}
+                required
+                value={values.name}
+                onChange={(event) => {
+                  const next = event.currentTarget.value;
+                  onChange({ ...values, name: next, ...(isNew && !idTouched ? { id: slugFromName(next) } : {}) });
+                }}
+              />
+              {isNew && (
+                <TextInput
+                  label="Id"
+                  description="Lowercase letters, digits and dashes. It is part of the redirect URI, so it can't be changed later."
+                  required
+                  value={values.id}
+                  onChange={(event) => {
+                    setIdTouched(true);
+                    set('id', event.currentTarget.value);
+                  }}
+                />
+              )}
+              {!isNew && (
+                <TextInput
+                  label="Issuer URL"
+                  description="Changing it fetches the new issuer's discovery document; not possible once people have signed in with it."
+                  required
+                  {...text('issuer')}
+                />
+              )}
+            </Locked>
+          </Section>
+          <RegisterAtProvider origin={origin} providerId={values.id} backchannelLogout={backchannelLogout} />
+          <Section title="Client" description="The client Gatehouse was registered as at the provider.">
+            <Locked locked={locked}>
+              <TextInput label="Client ID" required {...text('clientId')} />
+              <Select
+                label="Client authentication"
+                data={Object.entries(AUTH_METHOD_LABELS).map(([value, label]) => ({ value, label }))}
+                value={values.clientAuthMethod}
+                onChange={(value) => value && set('clientAuthMethod', value as ClientAuthMethod)}
+                allowDeselect={false}
+              />
+              {usesKey ? (
+                <Textarea
+                  label="Private key"
+                  description={
+                    stored?.hasPrivateKey
+                      ? 'A private key is set — leave empty to keep it. It is never shown again.'
+                      : 'The private JWK (JSON) Gatehouse signs client assertions with; register its public half at the provider. Stored encrypted, never shown again.'
+                  }
+                  required={!stored?.hasPrivateKey}
+                  autosize
+                  minRows={3}
+                  maxRows={10}
+                  ff="monospace"
+                  spellCheck={false}
+                  autoComplete="off"
+                  {...text('privateKey')}
+                />
+              ) : (
+                <PasswordInput
+                  label="Client secret"
+                  description={
+                    stored?.hasClientSecret
+                      ? 'A secret is set — leave empty to keep it. It is never shown again.'
+                      : 'Stored encrypted; it is never shown again, not even here.'
+                  }
+                  placeholder={stored?.hasClientSecret ? 'Leave empty to keep the current secret' : undefined}
+                  required={!stored?.hasClientSecret}
+                  autoComplete="new-password"
+                  {...text('clientSecret')}
+                />
+              )}
+              <TextInput
+                label="Scopes"
+                description="Separated by spaces; openid is required. offline_access lets Gatehouse re-check people's claims during a session."
+                {...text('scopes')}
+              />
+            </Locked>
+          </Section>
+          <Section title={`Who may sign in with ${name}`} description="The organisation's own rules (on the Providers page) apply as well: both must admit a person.">
+            <Locked locked={locked}>
+              <TextInput
+                label="Allowed email domains"
+                description="Separated by commas, such as example.com. Empty means any domain."
+                {...text('allowedDomains')}
+              />
+              <Switch
+                label="Create users on first sign-in"
+                description="People unknown to Gatehouse get an account the first time they sign in. Leave off for public providers (Google, GitHub) unless domains are set."
+                checked={values.createUsers}
+                onChange={(event) => set('createUsers', event.currentTarget.checked)}
+              />
+              <Switch
+                label="Link by verified email"
+                description="A new identity whose verified email belongs to an existing user joins that user. Only for providers trusted to verify the emails they assert."
+                checked={values.trustEmail}
+                onChange={(event) => set('trustEmail', event.currentTarget.checked)}
+              />
+              {isNew && (
+                <Switch
+                  label="Offer on the sign-in page"
+                  description="Off: only admins can try it (Test sign-in) until it is turned on."
+                  checked={values.enabled}
+                  onChange={(event) => set('enabled', event.currentTarget.checked)}
+                />
+              )}
+            </Locked>
+          </Section>
+          <Accordion variant="separated" radius="md" chevronPosition="left" defaultValue={readOnly ? 'advanced' : null}>
+            <Accordion.Item value="advanced">
+              <Accordion.Control>Advanced: claim mapping and request options</Accordion.Control>
+              <Accordion.Panel>
+                <Locked locked={locked}>
+                  <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+                    {(Object.keys(CLAIM_LABELS) as Array<keyof ClaimMapping>).map((claim) => (
+                      <TextInput
+                        key={claim}
+                        label={CLAIM_LABELS[claim]}
+                        value={values.claims[claim]}
+                        onChange={(event) => set('claims', { ...values.claims, [claim]: event.currentTarget.value })}
+                      />
+                    ))}
+                  </SimpleGrid>
+                  <Switch
+                    label="Treat emails as verified when the provider does not say"
+                    description="Only for providers such as Microsoft Entra ID that never send email_verified."
+                    checked={values.assumeEmailVerified}
+                    onChange={(event) => set('assumeEmailVerified', event.currentTarget.checked)}
+                  />
+                  <Select
+                    label="Pushed authorization requests"
+                    data={Object.entries(PAR_LABELS).map(([value, label]) => ({ value, label }))}
+                    value={values.pushedAuthorizationRequests}
+                    onChange={(value) => value && set('pushedAuthorizationRequests', value as ParMode)}
+                    allowDeselect={false}
+                  />
+                  <Textarea
+                    label="Extra authorization parameters"
+                    description="name=value, one per line (such as prompt=select_account or hd=example.com)."
+                    autosize
+                    minRows={2}
+                    maxRows={6}
+                    {...text('authorizationParams')}
+                  />
+                </Locked>
+              </Accordion.Panel>
+            </Accordion.Item>
+          </Accordion>
+      </Stack>
+      <Group gap="sm" mt="lg">
+        {!readOnly && (
+          <Button type="submit" loading={saving} disabled={Boolean(blocked)}>
+            {isNew ? 'Create provider' : 'Save'}
+          </Button>
+        )}
+        {actions}
+      </Group>
+      {blocked && !readOnly && (
+        <Text size="sm" c="dimmed" mt="xs">
+          {blocked}
+        </Text>
+      )}
+    </form>
+  );
+}

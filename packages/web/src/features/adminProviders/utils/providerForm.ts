@@ -1,0 +1,206 @@
+import type { DiscoveryPreview } from '../api/discoverIssuer';
+import type { AdminProvider, ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition } from '../api/getAdminProviders';
+
+/** The whole provider form, as typed: lists as text, the credential write-only (empty on edit = keep). */
+export interface ProviderFormValues {
+  id: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  clientAuthMethod: ClientAuthMethod;
+  /** A private JWK as JSON text (private_key_jwt). */
+  privateKey: string;
+  /** Separated by spaces or commas. */
+  scopes: string;
+  claims: ClaimMapping;
+  /** Separated by commas or new lines. */
+  allowedDomains: string;
+  createUsers: boolean;
+  trustEmail: boolean;
+  assumeEmailVerified: boolean;
+  pushedAuthorizationRequests: ParMode;
+  /** `name=value`, one per line. */
+  authorizationParams: string;
+  enabled: boolean;
+}
+
+/** What is already stored for a provider being edited (so an empty credential field means "keep it"). */
+export interface StoredCredentials {
+  hasClientSecret: boolean;
+  hasPrivateKey: boolean;
+}
+
+export const DEFAULT_CLAIMS: ClaimMapping = { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' };
+export const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+export const AUTH_METHOD_LABELS: Record<ClientAuthMethod, string> = {
+  client_secret_basic: 'Client secret (HTTP Basic)',
+  client_secret_post: 'Client secret (in the request body)',
+  private_key_jwt: 'Private key (signed JWT)',
+};
+
+export const PAR_LABELS: Record<ParMode, string> = {
+  auto: 'When the provider offers it',
+  always: 'Always',
+  never: 'Never',
+};
+
+export function emptyProviderForm(): ProviderFormValues {
+  return {
+    id: '',
+    name: '',
+    issuer: '',
+    clientId: '',
+    clientSecret: '',
+    clientAuthMethod: 'client_secret_basic',
+    privateKey: '',
+    scopes: DEFAULT_SCOPES.join(' '),
+    claims: { ...DEFAULT_CLAIMS },
+    allowedDomains: '',
+    createUsers: false,
+    trustEmail: false,
+    assumeEmailVerified: false,
+    pushedAuthorizationRequests: 'auto',
+    authorizationParams: '',
+    enabled: true,
+  };
+}
+
+export function providerToForm(provider: AdminProvider): ProviderFormValues {
+  return {
+    id: provider.id,
+    name: provider.name,
+    issuer: provider.issuer,
+    clientId: provider.clientId,
+    clientSecret: '',
+    clientAuthMethod: provider.clientAuthMethod,
+    privateKey: '',
+    scopes: provider.scopes.join(' '),
+    claims: { ...DEFAULT_CLAIMS, ...provider.claims },
+    allowedDomains: provider.allowedDomains.join(', '),
+    createUsers: provider.createUsers,
+    trustEmail: provider.trustEmail,
+    assumeEmailVerified: provider.assumeEmailVerified,
+    pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
+    authorizationParams: Object.entries(provider.authorizationParams)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('\n'),
+    enabled: provider.enabled,
+  };
+}
+
+/** "a, b\nc  b" → ["a", "b", "c"]: split on the separators, trimmed, no blanks, no repeats. */
+export function splitList(text: string, separators: RegExp = /[,\n]/): string[] {
+  return [
+    ...new Set(
+      text
+        .split(separators)
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
+
+/** A suggested id for a name: "Corp SSO (EU)" → "corp-sso-eu". */
+export function slugFromName(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+}
+
+/** The redirect URI to register at the IdP: Gatehouse's callback for this provider id. */
+export function redirectUriFor(origin: string, id: string): string {
+  return `${origin}/.gatehouse/callback/${encodeURIComponent(id || '<id>')}`;
+}
+
+export function backchannelLogoutUriFor(origin: string, id: string): string {
+  return `${origin}/.gatehouse/backchannel-logout/${encodeURIComponent(id || '<id>')}`;
+}
+
+/**
+ * Scopes worth asking for, from what the issuer supports: the OpenID basics, plus `groups` (for
+ * policies) and `offline_access` (so claims can be re-checked during a session) when it offers them.
+ */
+export function suggestedScopes(preview: Pick<DiscoveryPreview, 'scopesSupported'>): string {
+  const extra = ['groups', 'offline_access'].filter((scope) => preview.scopesSupported.includes(scope));
+  return [...DEFAULT_SCOPES, ...extra].join(' ');
+}
+
+/**
+ * The definition to send, or the problems found before asking the server (named like the server's,
+ * "clientSecret: is required"). An empty credential on edit is left out, so the stored one is kept.
+ */
+export function formToProvider(values: ProviderFormValues, stored?: StoredCredentials): { definition: ProviderDefinition; problems: string[] } {
+  const problems: string[] = [];
+  const isNew = stored === undefined;
+  const id = values.id.trim();
+  if (isNew && !SLUG.test(id)) problems.push('id: must be lowercase letters, digits and dashes (at most 63)');
+  if (!values.name.trim()) problems.push('name: is required');
+  if (!values.issuer.trim()) problems.push('issuer: is required');
+  if (!values.clientId.trim()) problems.push('clientId: is required');
+
+  const usesKey = values.clientAuthMethod === 'private_key_jwt';
+  const secret = values.clientSecret;
+  if (!usesKey && !secret && !stored?.hasClientSecret) problems.push('clientSecret: is required');
+  let privateKey: Record<string, unknown> | undefined;
+  if (usesKey && values.privateKey.trim()) {
+    try {
+      const parsed: unknown = JSON.parse(values.privateKey);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new TypeError('not an object');
+      privateKey = parsed as Record<string, unknown>;
+    } catch {
+      problems.push('privateKey: must be a JWK in JSON, such as {"kty":"EC","crv":"P-256",…,"d":"…"}');
+    }
+  } else if (usesKey && !stored?.hasPrivateKey) {
+    problems.push('privateKey: is required for private_key_jwt');
+  }
+
+  const scopes = splitList(values.scopes, /[\s,]+/);
+  if (!scopes.includes('openid')) problems.push('scopes: must include "openid"');
+
+  const authorizationParams: Record<string, string> = {};
+  for (const line of splitList(values.authorizationParams, /\n/)) {
+    const at = line.indexOf('=');
+    if (at <= 0) problems.push(`authorizationParams: "${line}" is not name=value`);
+    else authorizationParams[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+
+  const definition: ProviderDefinition = {
+    id,
+    name: values.name.trim(),
+    issuer: values.issuer.trim(),
+    clientId: values.clientId.trim(),
+    clientAuthMethod: values.clientAuthMethod,
+    ...(!usesKey && secret ? { clientSecret: secret } : {}),
+    ...(usesKey && privateKey ? { privateKey } : {}),
+    scopes,
+    claims: Object.fromEntries(Object.entries(values.claims).map(([name, claim]) => [name, claim.trim() || DEFAULT_CLAIMS[name as keyof ClaimMapping]])) as unknown as ClaimMapping,
+    allowedDomains: splitList(values.allowedDomains.toLowerCase()),
+    createUsers: values.createUsers,
+    trustEmail: values.trustEmail,
+    assumeEmailVerified: values.assumeEmailVerified,
+    pushedAuthorizationRequests: values.pushedAuthorizationRequests,
+    authorizationParams,
+    ...(isNew ? { enabled: values.enabled } : {}),
+  };
+  return { definition, problems };
+}
+
+/** The server's 400 detail ("The request could not be understood: a; b.") as one problem per field. */
+export function validationProblems(detail: string | undefined): string[] {
+  if (!detail) return [];
+  const match = /^[^:]*could not be understood:\s*(.*)$/is.exec(detail);
+  if (!match?.[1]) return [detail];
+  return match[1]
+    .replace(/\.\s*$/, '')
+    .split(/;\s+/)
+    .map((problem) => problem.trim())
+    .filter(Boolean);
+}

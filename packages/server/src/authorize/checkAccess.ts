@@ -33,8 +33,8 @@ const NO_IDENTITY = identityHeaders(undefined);
  */
 export async function checkAccess(services: Services, request: ResolveContext, access: AccessRequest): Promise<AccessResult> {
   const { app } = access;
-  if (access.preflight && app.corsPreflight && access.method === 'OPTIONS') return { kind: 'public', headers: NO_IDENTITY };
-  if (isPublicPath(access.path, app.publicPaths)) return { kind: 'public', headers: NO_IDENTITY };
+  const open = publicAccess(access);
+  if (open) return open;
 
   const current = await services.resolver.app(access.token, access.appOrigin, request);
   if (!current) return { kind: 'unauthenticated', headers: NO_IDENTITY };
@@ -42,6 +42,29 @@ export async function checkAccess(services: Services, request: ResolveContext, a
   const decided = await decide(services, current, access);
   if (decided.kind === 'denied') await recordDenial(services, request, current, app, decided.decision);
   return decided;
+}
+
+/**
+ * The same decision when it can be made without waiting: a public path or preflight, or a session
+ * that is cached and fresh with an allowing decision already made for this app. Undefined means "ask
+ * `checkAccess`" (a denial always goes that way, so it is recorded), never a refusal. This is what
+ * lets the hot path answer most requests in the same turn of the event loop they arrived in.
+ */
+export function checkAccessNow(services: Services, access: AccessRequest): AccessResult | undefined {
+  const open = publicAccess(access);
+  if (open) return open;
+  const current = services.resolver.cachedApp(access.token, access.appOrigin);
+  if (!current) return undefined;
+  const reused = decisions.get(current)?.get(access.app);
+  return reused && reused.result.kind === 'allowed' && reused.until > Date.now() ? reused.result : undefined;
+}
+
+const PUBLIC: AccessResult = { kind: 'public', headers: NO_IDENTITY };
+
+function publicAccess({ app, preflight, method, path }: AccessRequest): AccessResult | undefined {
+  if (preflight && app.corsPreflight && method === 'OPTIONS') return PUBLIC;
+  if (isPublicPath(path, app.publicPaths)) return PUBLIC;
+  return undefined;
 }
 
 /**

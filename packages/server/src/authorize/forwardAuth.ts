@@ -7,7 +7,7 @@ import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
 import { originOf } from './appRegistry.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
-import { checkAccess } from './checkAccess.js';
+import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from './checkAccess.js';
 import { sendDeniedPage } from './deniedResponse.js';
 import { identityHeaders } from './identityHeaders.js';
 
@@ -38,24 +38,34 @@ export interface ForwardAuthRequest {
  * The decision is made here once; the hot path (proxy/hotPath.ts) answers it on node:http, and the
  * Fastify routes below answer it too (requests the hot path leaves to them, and the 403 page).
  */
-export function forwardAuthCheck(services: Services): (request: ForwardAuthRequest) => Promise<ForwardAuthAnswer> {
+export interface ForwardAuthCheck {
+  /** The answer when it needs no waiting (see checkAccessNow), else undefined: then ask `check`. */
+  now(request: Omit<ForwardAuthRequest, 'context'>): ForwardAuthAnswer | undefined;
+  check(request: ForwardAuthRequest): Promise<ForwardAuthAnswer>;
+}
+
+export function forwardAuthCheck(services: Services): ForwardAuthCheck {
   const isTrusted = trustedProxyCheck(services.config.trustedProxies);
   const { apps, cookies } = services;
   const forbidden: ForwardAuthAnswer = { kind: 'status', status: 403, headers: identityHeaders(undefined) };
 
-  return async function check({ mode, remoteAddress, headers, context }) {
+  /** The request the proxy asks about, if it comes from a trusted proxy and names a known app. */
+  const target = ({ remoteAddress, headers }: Omit<ForwardAuthRequest, 'context' | 'mode'>) => {
     const original = isTrusted(remoteAddress) ? forwardedRequest(headers) : undefined;
     const app = original ? apps.forHost(original.host) : undefined;
-    if (!original || !app || original.origin !== originOf(app)) return forbidden;
-    const token = cookieValue(headers.cookie, cookies.appSession);
-    const result = await checkAccess(services, context, {
+    if (!original || !app || original.origin !== originOf(app)) return undefined;
+    const access: AccessRequest = {
       app,
       appOrigin: original.origin,
       method: original.method,
       path: original.uri,
-      token,
+      token: cookieValue(headers.cookie, cookies.appSession),
       preflight: original.method === 'OPTIONS',
-    });
+    };
+    return { original, app, access };
+  };
+
+  const answer = (mode: ForwardAuthMode, headers: IncomingHttpHeaders, { original, app }: NonNullable<ReturnType<typeof target>>, result: AccessResult): ForwardAuthAnswer => {
     const browser = mode === 'redirect' && isBrowserNavigation(original.method, headers.accept);
     switch (result.kind) {
       case 'public':
@@ -73,14 +83,28 @@ export function forwardAuthCheck(services: Services): (request: ForwardAuthReque
         return { kind: 'status', status: 401, headers: result.headers };
     }
   };
+
+  return {
+    now(request) {
+      const found = target(request);
+      if (!found) return forbidden;
+      const result = checkAccessNow(services, found.access);
+      return result ? answer(request.mode, request.headers, found, result) : undefined;
+    },
+    async check(request) {
+      const found = target(request);
+      if (!found) return forbidden;
+      return answer(request.mode, request.headers, found, await checkAccess(services, request.context, found.access));
+    },
+  };
 }
 
 /** The forward-auth endpoints as Fastify routes, on the portal and on app hosts. */
 export async function forwardAuthRoutes(app: FastifyInstance, { services }: { services: Services }) {
-  const check = forwardAuthCheck(services);
+  const checker = forwardAuthCheck(services);
   const handler = (mode: ForwardAuthMode) =>
     async function forwardAuth(request: FastifyRequest, reply: FastifyReply) {
-      const answer = await check({ mode, remoteAddress: request.socket.remoteAddress, headers: request.headers, context: request });
+      const answer = await checker.check({ mode, remoteAddress: request.socket.remoteAddress, headers: request.headers, context: request });
       reply.header('cache-control', 'no-store').headers(answer.headers);
       switch (answer.kind) {
         case 'status':

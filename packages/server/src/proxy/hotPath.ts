@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { originOf } from '../authorize/appRegistry.js';
-import { checkAccess } from '../authorize/checkAccess.js';
-import { forwardAuthCheck, isBrowserNavigation, type ForwardAuthMode } from '../authorize/forwardAuth.js';
+import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from '../authorize/checkAccess.js';
+import { forwardAuthCheck, isBrowserNavigation, type ForwardAuthAnswer, type ForwardAuthMode } from '../authorize/forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
 import { toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
@@ -50,7 +50,7 @@ export interface HotPathOptions {
 export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOptions): Handler {
   const { apps, cookies } = services;
   const clientAddress = clientAddressOf(services.config.trustedProxies);
-  const checkForwardAuth = forwardAuthCheck(services);
+  const checker = forwardAuthCheck(services);
 
   const contextOf = (request: IncomingMessage): ResolveContext => ({
     log,
@@ -61,50 +61,72 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
     },
   });
 
-  async function proxy(request: IncomingMessage, response: ServerResponse, app: AppConfig): Promise<void> {
+  function proxy(request: IncomingMessage, response: ServerResponse, app: AppConfig): Promise<void> | undefined {
     const appOrigin = originOf(app);
     const method = request.method ?? 'GET';
-    const token = cookieValue(request.headers.cookie, cookies.appSession);
-    const result = await checkAccess(services, contextOf(request), {
+    const access: AccessRequest = {
       app,
       appOrigin,
       method,
       path: request.url!,
-      token,
+      token: cookieValue(request.headers.cookie, cookies.appSession),
       preflight: Boolean(request.headers.origin && request.headers['access-control-request-method']),
-    });
+    };
+    // Most requests are decided without waiting; only then is the answer written in this very turn.
+    const now = checkAccessNow(services, access);
+    if (now) return answerProxied(request, response, app, now);
+    return checkAccess(services, contextOf(request), access).then((result) => answerProxied(request, response, app, result));
+  }
+
+  function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, result: AccessResult): undefined {
+    const appOrigin = originOf(app);
     if (result.kind === 'public' || result.kind === 'allowed') {
       forwarder.forward(request, response, { app, appOrigin, result, clientIp: clientAddress(request) });
-    } else if (result.kind === 'unauthenticated' && isBrowserNavigation(method, request.headers.accept)) {
+    } else if (result.kind === 'unauthenticated' && isBrowserNavigation(request.method ?? 'GET', request.headers.accept)) {
       const start = `${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`;
       response.writeHead(302, { location: start, 'cache-control': 'no-store', 'content-length': 0 }).end();
     } else {
       appHost(request, response);
     }
+    return undefined;
   }
 
-  async function forwardAuth(request: IncomingMessage, response: ServerResponse, mode: ForwardAuthMode, fallback: Handler): Promise<void> {
-    const answer = await checkForwardAuth({ mode, remoteAddress: request.socket.remoteAddress, headers: request.headers, context: contextOf(request) });
-    if (answer.kind === 'denied-page') return fallback(request, response);
-    if (answer.kind === 'redirect') {
+  function forwardAuth(request: IncomingMessage, response: ServerResponse, mode: ForwardAuthMode, fallback: Handler): Promise<void> | undefined {
+    const asked = { mode, remoteAddress: request.socket.remoteAddress, headers: request.headers };
+    const now = checker.now(asked);
+    if (now) return answerForwardAuth(request, response, now, fallback);
+    return checker.check({ ...asked, context: contextOf(request) }).then((answer) => answerForwardAuth(request, response, answer, fallback));
+  }
+
+  function answerForwardAuth(request: IncomingMessage, response: ServerResponse, answer: ForwardAuthAnswer, fallback: Handler): undefined {
+    if (answer.kind === 'denied-page') {
+      fallback(request, response);
+    } else if (answer.kind === 'redirect') {
       response.writeHead(302, Object.assign({ location: answer.location, 'cache-control': 'no-store', 'content-length': 0 }, answer.headers)).end();
     } else {
       response.writeHead(answer.status, emptyAnswerHeaders(answer.headers)).end();
     }
+    return undefined;
   }
 
   return function dispatch(request, response) {
     const app = apps.forHost(request.headers.host);
     const fallback = app ? appHost : portal;
     const url = request.url ?? '/';
-    let work: Promise<void> | undefined;
-    if (url.startsWith(RESERVED_PREFIX)) {
-      const mode = url === paths.forwardAuth ? 'auth_request' : url === paths.forwardAuthRedirect ? 'redirect' : undefined;
-      if (mode && (request.method === 'GET' || request.method === 'HEAD')) work = forwardAuth(request, response, mode, fallback);
-    } else if (app && url.startsWith('/')) {
-      work = proxy(request, response, app);
+    let waiting: Promise<void> | undefined;
+    try {
+      if (url.startsWith(RESERVED_PREFIX)) {
+        const mode = url === paths.forwardAuth ? 'auth_request' : url === paths.forwardAuthRedirect ? 'redirect' : undefined;
+        if (!mode || (request.method !== 'GET' && request.method !== 'HEAD')) return fallback(request, response);
+        waiting = forwardAuth(request, response, mode, fallback);
+      } else if (app && url.startsWith('/')) {
+        waiting = proxy(request, response, app);
+      } else {
+        return fallback(request, response);
+      }
+    } catch (error) {
+      return sendRawError(toAppError(error), request, response, log);
     }
-    if (!work) return fallback(request, response);
-    work.catch((error: unknown) => sendRawError(toAppError(error), request, response, log));
+    waiting?.catch((error: unknown) => sendRawError(toAppError(error), request, response, log));
   };
 }

@@ -70,6 +70,19 @@ export class SessionResolver {
     });
   }
 
+  /**
+   * The session for an app-host token when it is cached and nothing needs doing first (no load, no
+   * claims check, no activity to record): the hot path's synchronous answer. Undefined means "not
+   * known without waiting", never "signed out": the caller then asks `app`.
+   */
+  cachedApp(token: string | undefined, appOrigin: string): CurrentSession | undefined {
+    if (!isWellFormedSecret(token)) return undefined;
+    const current = this.cache.get(`a:${appOrigin}:${token}`);
+    if (!current || !isActive(current.session, this.now())) return undefined;
+    if (this.deps.claims.isStale(current.session) || this.deps.sessions.isTouchDue(current.session)) return undefined;
+    return current;
+  }
+
   private async resolve(key: string, request: ResolveContext, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
     let current = this.cache.get(key);
     if (!current) {

@@ -96,13 +96,18 @@ export class SessionStore {
     return this.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** Whether `touch` would write (activity is recorded at most once per touchInterval). */
+  isTouchDue(session: Session): boolean {
+    return this.now() - session.last_seen_at >= this.timeouts.touchInterval;
+  }
+
   /**
    * Records activity and slides the idle expiry, at most once per touchInterval: a write per request
    * would make every page view a database write.
    */
   async touch(session: Session): Promise<Session> {
     const now = this.now();
-    if (now - session.last_seen_at < this.timeouts.touchInterval) return session;
+    if (!this.isTouchDue(session)) return session;
     const idleExpiresAt = Math.min(now + this.timeouts.idleTimeout, session.absolute_expires_at);
     await this.db
       .updateTable('sessions')

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { inputValue, ScriptedBrowser } from './support/browser.js';
@@ -22,6 +22,7 @@ let app: string;
 let closed: string;
 let tokens: string;
 let down: string;
+let hangsUp: Server;
 
 beforeAll(async () => {
   idp = await startHostileIdp('gatehouse');
@@ -31,16 +32,21 @@ beforeAll(async () => {
   closed = `http://closed.localhost:${port}`;
   tokens = `http://tokens.localhost:${port}`;
   down = `http://down.localhost:${port}`;
-  const nobodyListens = await freePort();
+  // An upstream that hangs up on every connection (a port nobody listens on could be taken by another suite).
+  hangsUp = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => hangsUp.listen(0, '127.0.0.1', resolve));
+  const hangsUpPort = (hangsUp.address() as AddressInfo).port;
   gatehouse = await startGatehouse({
     port,
     trustedProxies: ['127.0.0.1/8'],
+    // Short, so a test can see the hot path still record activity (sliding the idle expiry).
+    session: { touchInterval: '1s' },
     providers: [{ id: 'idp', name: 'Test IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 's', createUsers: true }],
     apps: [
       { id: 'echo', name: 'Echo', publicUrl: app, upstream: upstream.url, websockets: true, publicPaths: ['/public/*', '/health'], corsPreflight: true, policy: { allow: [{ emails: ['mallory@example.com'] }] } },
       { id: 'closed', name: 'Closed app', publicUrl: closed, upstream: upstream.url, policy: { allow: [{ groups: ['admins'] }] } },
       { id: 'tokens', name: 'Token app', publicUrl: tokens, upstream: upstream.url, passAccessToken: true, policy: { allow: [{ anyUser: true }] } },
-      { id: 'down', name: 'Down app', publicUrl: down, upstream: `http://127.0.0.1:${nobodyListens}`, publicPaths: ['/reports', '/api/*'], policy: { allow: [{ anyUser: true }] } },
+      { id: 'down', name: 'Down app', publicUrl: down, upstream: `http://127.0.0.1:${hangsUpPort}`, publicPaths: ['/reports', '/api/*'], policy: { allow: [{ anyUser: true }] } },
     ],
   });
 });
@@ -49,6 +55,7 @@ afterAll(async () => {
   await gatehouse?.close();
   await upstream?.close();
   await idp?.close();
+  hangsUp?.close();
 });
 
 const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost', 'down.localhost'];
@@ -130,6 +137,21 @@ describe('reverse proxy', () => {
     // The same keys are published on the app host too.
     const appJwks = await browser.request(`${app}/.gatehouse/jwks.json`);
     expect(JSON.parse(appJwks.body)).toEqual(await (await fetch(`${gatehouse.url}/.gatehouse/jwks.json`)).json());
+  });
+
+  // Requests answered without waiting (cached session, reused decision) must still slide the session.
+  it('proxied requests keep recording activity once per touch interval', async () => {
+    const { browser } = await signedInAt(app);
+    const lastSeen = async () => {
+      const rows = await gatehouse.services.database.db.selectFrom('sessions').select(['last_seen_at']).where('revoked_at', 'is', null).orderBy('created_at', 'desc').limit(1).execute();
+      return rows[0]!.last_seen_at;
+    };
+    expect((await browser.request(`${app}/a`)).status).toBe(200);
+    const before = await lastSeen();
+    for (let i = 0; i < 5; i++) expect((await browser.request(`${app}/b`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await browser.request(`${app}/c`)).status).toBe(200);
+    expect(await lastSeen()).toBeGreaterThan(before);
   });
 
   // Threat: header spoofing. A client sends its own identity headers hoping the app believes them.

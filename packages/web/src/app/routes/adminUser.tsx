@@ -1,7 +1,7 @@
-import { Anchor, Group, Skeleton, Stack, Title } from '@mantine/core';
-import { IconArrowLeft } from '@tabler/icons-react';
+import { Skeleton, Stack, Title } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
-import { Link, useParams, type LoaderFunctionArgs } from 'react-router';
+import { useParams, type LoaderFunctionArgs } from 'react-router';
+import { BackLink } from '../../components/BackLink';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { paths } from '../../config/paths';
@@ -24,14 +24,7 @@ export const clientLoader =
   };
 
 function BackToUsers() {
-  return (
-    <Anchor component={Link} to={paths.adminUsers.getHref()} size="sm" fw={600}>
-      <Group gap={4} component="span" wrap="nowrap">
-        <IconArrowLeft size={16} aria-hidden />
-        All users
-      </Group>
-    </Anchor>
-  );
+  return <BackLink to={paths.adminUsers.getHref()}>All users</BackLink>;
 }
 
 /** `/admin/users/:userId`: one user's profile, access (suspend, admin role), identities, sessions and audit trail. */

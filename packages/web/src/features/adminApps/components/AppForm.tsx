@@ -1,11 +1,9 @@
-import { Alert, Button, Fieldset, Group, List, Stack, Switch, Textarea, TextInput } from '@mantine/core';
-import { IconAlertCircle } from '@tabler/icons-react';
+import { Button, Fieldset, Group, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useState, type FormEvent, type ReactNode } from 'react';
+import { SaveError } from '../../../components/SaveError';
 import { Section } from '../../../components/Section';
-import { isApiError } from '../../../lib/apiClient';
 import type { AppDefinition } from '../api/getAdminApps';
 import { formProblems, formToApp, type AppFormValues } from '../utils/policyForm';
-import { validationProblems } from '../utils/policySummary';
 import { RuleListEditor } from './PolicyEditor';
 
 export interface AppFormProps {
@@ -20,24 +18,6 @@ export interface AppFormProps {
   onSubmit: (app: AppDefinition) => void;
   /** Beside "Save" (e.g. "Cancel", "Delete"). */
   actions?: ReactNode;
-}
-
-function SaveError({ error, problems: local }: { error: unknown; problems?: string[] }) {
-  const detail = isApiError(error) ? (error.detail ?? error.title) : 'Something unexpected happened.';
-  const problems = local ?? validationProblems(detail);
-  return (
-    <Alert color="red" title="The app could not be saved" icon={<IconAlertCircle aria-hidden />} role="alert">
-      {problems.length > 1 ? (
-        <List size="sm" spacing={4}>
-          {problems.map((problem) => (
-            <List.Item key={problem}>{problem}</List.Item>
-          ))}
-        </List>
-      ) : (
-        problems[0]
-      )}
-    </Alert>
-  );
 }
 
 /** An app's definition: where it lives, how it is proxied, and who may open it (allow and deny rules). */
@@ -64,9 +44,9 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
       <Fieldset disabled={readOnly || saving} variant="unstyled" p={0} m={0}>
         <Stack gap="lg">
           {localProblems.length > 0 ? (
-            <SaveError error={undefined} problems={localProblems} />
+            <SaveError title="The app could not be saved" error={undefined} problems={localProblems} />
           ) : (
-            error !== undefined && error !== null && <SaveError error={error} />
+            error !== undefined && error !== null && <SaveError title="The app could not be saved" error={error} />
           )}
           <Section title="App" description="Where people reach the app, and where Gatehouse forwards them once allowed.">
             <Stack gap="md">

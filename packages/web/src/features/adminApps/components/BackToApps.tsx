@@ -1,16 +1,7 @@
-import { Anchor, Group } from '@mantine/core';
-import { IconArrowLeft } from '@tabler/icons-react';
-import { Link } from 'react-router';
+import { BackLink } from '../../../components/BackLink';
 import { paths } from '../../../config/paths';
 
 /** "All apps": back to the list from an app's page. */
 export function BackToApps() {
-  return (
-    <Anchor component={Link} to={paths.adminApps.getHref()} size="sm" fw={600}>
-      <Group gap={4} component="span" wrap="nowrap">
-        <IconArrowLeft size={16} aria-hidden />
-        All apps
-      </Group>
-    </Anchor>
-  );
+  return <BackLink to={paths.adminApps.getHref()}>All apps</BackLink>;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeRule, summarizePolicy, validationProblems } from './policySummary';
+import { validationProblems } from '../../../lib/validationProblems';
+import { describeRule, summarizePolicy } from './policySummary';
 
 describe('describeRule', () => {
   it('names each kind of rule as the server does', () => {

@@ -1,15 +1,13 @@
-import { Accordion, Alert, Button, Fieldset, Group, List, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
-import { IconAlertCircle } from '@tabler/icons-react';
+import { Accordion, Button, Fieldset, Group, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { SaveError } from '../../../components/SaveError';
 import { Section } from '../../../components/Section';
-import { isApiError } from '../../../lib/apiClient';
 import type { ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition } from '../api/getAdminProviders';
 import {
   AUTH_METHOD_LABELS,
   formToProvider,
   PAR_LABELS,
   slugFromName,
-  validationProblems,
   type ProviderFormValues,
   type StoredCredentials,
 } from '../utils/providerForm';
@@ -53,24 +51,6 @@ function Locked({ locked, children }: { locked: boolean; children: ReactNode }) 
   );
 }
 
-function SaveError({ error, problems: local }: { error: unknown; problems?: string[] }) {
-  const detail = isApiError(error) ? (error.detail ?? error.title) : 'Something unexpected happened.';
-  const problems = local ?? validationProblems(detail);
-  return (
-    <Alert color="red" title="The provider could not be saved" icon={<IconAlertCircle aria-hidden />} role="alert">
-      {problems.length > 1 ? (
-        <List size="sm" spacing={4}>
-          {problems.map((problem) => (
-            <List.Item key={problem}>{problem}</List.Item>
-          ))}
-        </List>
-      ) : (
-        problems[0]
-      )}
-    </Alert>
-  );
-}
-
 /**
  * A provider's definition: its name and id, the addresses to register at the IdP, the client and its
  * write-only credential, who may sign in with it, and (collapsed) claim mapping and request options.
@@ -107,7 +87,7 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
     <form onSubmit={submit} noValidate aria-label={isNew ? 'New provider' : `Provider ${values.name}`}>
       <Stack gap="lg">
           <div ref={problemsRef}>
-            {localProblems.length > 0 ? <SaveError error={undefined} problems={localProblems} /> : failed && <SaveError error={error} />}
+            {localProblems.length > 0 ? <SaveError title="The provider could not be saved" error={undefined} problems={localProblems} /> : failed && <SaveError title="The provider could not be saved" error={error} />}
           </div>
           <Section title="Provider" description="How the sign-in page names it, and the id Gatehouse knows it by.">
             <Locked locked={locked}>

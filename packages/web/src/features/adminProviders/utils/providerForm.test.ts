@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdminProvider } from '../api/getAdminProviders';
-import { emptyProviderForm, formToProvider, providerToForm, redirectUriFor, slugFromName, splitList, suggestedScopes, validationProblems } from './providerForm';
+import { emptyProviderForm, formToProvider, providerToForm, redirectUriFor, slugFromName, splitList, suggestedScopes } from './providerForm';
+import { validationProblems } from '../../../lib/validationProblems';
 
 const filled = { ...emptyProviderForm(), id: 'corp', name: 'Corp SSO', issuer: 'https://sso.corp.example', clientId: 'gatehouse', clientSecret: 's3cret' };
 

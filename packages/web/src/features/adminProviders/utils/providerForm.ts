@@ -192,15 +192,3 @@ export function formToProvider(values: ProviderFormValues, stored?: StoredCreden
   };
   return { definition, problems };
 }
-
-/** The server's 400 detail ("The request could not be understood: a; b.") as one problem per field. */
-export function validationProblems(detail: string | undefined): string[] {
-  if (!detail) return [];
-  const match = /^[^:]*could not be understood:\s*(.*)$/is.exec(detail);
-  if (!match?.[1]) return [detail];
-  return match[1]
-    .replace(/\.\s*$/, '')
-    .split(/;\s+/)
-    .map((problem) => problem.trim())
-    .filter(Boolean);
-}

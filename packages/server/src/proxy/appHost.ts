@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { appComplete, appStart } from '../authorize/appHandshake.js';
 import { checkAccess } from '../authorize/checkAccess.js';
 import { appCsrfToken, sendDeniedPage } from '../authorize/deniedResponse.js';
@@ -36,8 +36,8 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
   const app = Fastify({
     ...(log ? { loggerInstance: log } : { logger: false }),
     genReqId: () => newReference(),
-    // One log line per proxied request would cost more than the proxying itself; errors still log.
-    disableRequestLogging: true,
+    // One log line per request here would cost more than answering it; errors still log.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     bodyLimit: 64 * 1024,
   });

@@ -41,6 +41,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // (node:http); everything else for a protected app's host goes to the app-host instance (handshake,
   // pages, errors), and the rest to the portal — two encapsulated Fastify applications.
   const forwarder = new UpstreamForwarder(services.sessions, options.loggerInstance ?? pino({ enabled: false }));
+  services.apps.onChange(() => forwarder.retain(new Set(services.apps.all().map((app) => app.upstream))));
   const appHost = await buildAppHost(services, forwarder, options.loggerInstance);
   const upgradeToApp = webSocketProxy(services, appHost.log);
   const app = Fastify({

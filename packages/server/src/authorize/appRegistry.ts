@@ -13,6 +13,7 @@ export class AppRegistry {
   private byId = new Map<string, AppConfig>();
   private sources = new Map<string, AppSource>();
   private appOrigins: ReadonlySet<string> = new Set();
+  private readonly listeners: Array<() => void> = [];
   /** Whether any app receives the IdP access token (only then are access tokens kept at all). */
   passesAccessTokens = false;
 
@@ -40,6 +41,12 @@ export class AppRegistry {
     this.sources = sources;
     this.appOrigins = new Set([...byId.values()].map((app) => new URL(app.publicUrl).origin));
     this.passesAccessTokens = [...byId.values()].some((app) => app.passAccessToken);
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Called after every change to the set of apps (e.g. to let go of upstreams no app uses any more). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   /** The app for a Host header value (host[:port], compared case-insensitively). */

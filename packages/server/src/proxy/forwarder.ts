@@ -73,6 +73,23 @@ export class UpstreamForwarder {
     );
   }
 
+  /**
+   * Closes the pools of upstreams not in `upstreams` (apps were deleted or moved): each finishes the
+   * requests it has in flight, then lets its connections go. A later request opens a fresh pool.
+   */
+  retain(upstreams: ReadonlySet<string>): void {
+    for (const [url, { pool }] of this.upstreams) {
+      if (upstreams.has(url)) continue;
+      this.upstreams.delete(url);
+      pool.close().catch((error: unknown) => this.log.warn({ err: error, upstream: url }, 'closing an upstream pool failed'));
+    }
+  }
+
+  /** How many upstream pools are open. */
+  get size(): number {
+    return this.upstreams.size;
+  }
+
   async close(): Promise<void> {
     const pools = [...this.upstreams.values()].map(({ pool }) => pool.close());
     this.upstreams.clear();

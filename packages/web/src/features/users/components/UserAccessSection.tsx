@@ -2,6 +2,7 @@ import { Button, Group, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconShieldCheck, IconShieldOff, IconUserCheck, IconUserOff } from '@tabler/icons-react';
 import { useId, useState, type ReactNode } from 'react';
+import { Item, ItemList } from '../../../components/ItemList';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Section } from '../../../components/Section';
 import { isApiError } from '../../../lib/apiClient';
@@ -10,7 +11,6 @@ import { useReactivateUser } from '../api/reactivateUser';
 import { useSetUserAdmin } from '../api/setUserAdmin';
 import { AdminBadge, StatusBadge } from './UserBadges';
 import { SuspendUserDialog } from './SuspendUserDialog';
-import classes from './UserAccessSection.module.css';
 
 export interface UserAccessSectionProps {
   user: AdminUser;
@@ -20,8 +20,8 @@ export interface UserAccessSectionProps {
 
 function Row({ label, badge, description, descriptionId, action }: { label: string; badge: ReactNode; description: ReactNode; descriptionId: string; action: ReactNode }) {
   return (
-    <div className={classes.row}>
-      <Stack gap={4} className={classes.text}>
+    <Item actions={action}>
+      <Stack gap={4}>
         <Group gap="xs">
           <Text fw={600} size="sm">
             {label}
@@ -32,8 +32,7 @@ function Row({ label, badge, description, descriptionId, action }: { label: stri
           {description}
         </Text>
       </Stack>
-      <div>{action}</div>
-    </div>
+    </Item>
   );
 }
 
@@ -133,7 +132,7 @@ export function UserAccessSection({ user, isSelf }: UserAccessSectionProps) {
 
   return (
     <Section title="Access" description="Whether this person may sign in, and whether they administer Gatehouse.">
-      <Stack gap={0}>
+      <ItemList label="Access">
         <Row
           label="Status"
           badge={<StatusBadge status={user.status} />}
@@ -154,7 +153,7 @@ export function UserAccessSection({ user, isSelf }: UserAccessSectionProps) {
           description={roleDescription}
           action={roleAction}
         />
-      </Stack>
+      </ItemList>
       {reactivate.isError && <ProblemAlert title={`We couldn't reactivate ${user.email}`} error={reactivate.error} />}
       {setAdmin.isError && <ProblemAlert title={adminErrorTitle(setAdmin.error)} error={setAdmin.error} />}
       {/* Always in the page, so screen readers announce the text when it changes. */}

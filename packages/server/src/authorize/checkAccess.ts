@@ -54,9 +54,8 @@ export function checkAccessNow(services: Services, access: AccessRequest): Acces
   const open = publicAccess(access);
   if (open) return open;
   const current = services.resolver.cachedApp(access.token, access.appOrigin);
-  if (!current) return undefined;
-  const reused = decisions.get(current)?.get(access.app);
-  return reused && reused.result.kind === 'allowed' && reused.until > Date.now() ? reused.result : undefined;
+  const reused = current && reusedDecision(current, access.app, Date.now());
+  return reused?.kind === 'allowed' ? reused : undefined;
 }
 
 const PUBLIC: AccessResult = { kind: 'public', headers: NO_IDENTITY };
@@ -77,11 +76,15 @@ const DECISION_REUSE_MS = 30_000;
 type Decided = Extract<AccessResult, { kind: 'denied' | 'allowed' }>;
 const decisions = new WeakMap<CurrentSession, WeakMap<AppConfig, { result: Decided; until: number }>>();
 
+function reusedDecision(current: CurrentSession, app: AppConfig, now: number): Decided | undefined {
+  const reused = decisions.get(current)?.get(app);
+  return reused && reused.until > now ? reused.result : undefined;
+}
+
 async function decide(services: Services, current: CurrentSession, access: AccessRequest): Promise<Decided> {
   const now = Date.now();
-  let byApp = decisions.get(current);
-  const reused = byApp?.get(access.app);
-  if (reused && reused.until > now) return reused.result;
+  const reused = reusedDecision(current, access.app, now);
+  if (reused) return reused;
 
   const { user, claims, session } = current;
   const decision = evaluatePolicy(access.app.policy, policySubject(services.config.admins, user, claims.groups, claims.extra));
@@ -100,6 +103,7 @@ async function decide(services: Services, current: CurrentSession, access: Acces
       headers: identityHeaders({ userId: user.id, email: user.email, name: user.name, groups: claims.groups, assertion }),
     };
   }
+  let byApp = decisions.get(current);
   if (!byApp) decisions.set(current, (byApp = new WeakMap()));
   byApp.set(access.app, { result, until: now + DECISION_REUSE_MS });
   return result;

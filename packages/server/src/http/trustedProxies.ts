@@ -38,5 +38,5 @@ function compiledTrust(trustedProxies: readonly string[]): (address: string) => 
 export function clientAddressOf(trustedProxies: readonly string[]): (request: IncomingMessage) => string | undefined {
   if (trustedProxies.length === 0) return (request) => request.socket.remoteAddress;
   const trust = compiledTrust(trustedProxies);
-  return (request) => proxyAddr(request, (address) => trust(address));
+  return (request) => proxyAddr(request, trust);
 }

@@ -74,12 +74,11 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
     };
     // Most requests are decided without waiting; only then is the answer written in this very turn.
     const now = checkAccessNow(services, access);
-    if (now) return answerProxied(request, response, app, now);
-    return checkAccess(services, contextOf(request), access).then((result) => answerProxied(request, response, app, result));
+    if (now) return answerProxied(request, response, app, appOrigin, now);
+    return checkAccess(services, contextOf(request), access).then((result) => answerProxied(request, response, app, appOrigin, result));
   }
 
-  function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, result: AccessResult): undefined {
-    const appOrigin = originOf(app);
+  function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, appOrigin: string, result: AccessResult): undefined {
     if (result.kind === 'public' || result.kind === 'allowed') {
       forwarder.forward(request, response, { app, appOrigin, result, clientIp: clientAddress(request) });
     } else if (result.kind === 'unauthenticated' && isBrowserNavigation(request.method ?? 'GET', request.headers.accept)) {

@@ -60,10 +60,9 @@ export class SessionResolver {
 
   app(token: string | undefined, appOrigin: string, request: ResolveContext): Promise<CurrentSession | undefined> {
     if (!isWellFormedSecret(token)) return Promise.resolve(undefined);
-    // The origin is part of the key: a token is only ever good on the host it was issued to. The key
-    // holds the token itself, not its hash: this cache lives in memory only (where the token passes
-    // through anyway), and hashing on every request would be the hot path's largest cost.
-    return this.resolve(`a:${appOrigin}:${token}`, request, async () => {
+    // The key holds the token itself, not its hash: this cache lives in memory only (where the token
+    // passes through anyway), and hashing on every request would be the hot path's largest cost.
+    return this.resolve(appKey(appOrigin, token), request, async () => {
       const sessionId = await this.deps.appSessions.sessionIdFor(hashSecret(token), appOrigin);
       const session = sessionId ? await this.deps.sessions.findById(sessionId) : undefined;
       return session && isActive(session, this.now()) ? session : undefined;
@@ -77,7 +76,7 @@ export class SessionResolver {
    */
   cachedApp(token: string | undefined, appOrigin: string): CurrentSession | undefined {
     if (!isWellFormedSecret(token)) return undefined;
-    const current = this.cache.get(`a:${appOrigin}:${token}`);
+    const current = this.cache.get(appKey(appOrigin, token));
     if (!current || !isActive(current.session, this.now())) return undefined;
     if (this.deps.claims.isStale(current.session) || this.deps.sessions.isTouchDue(current.session)) return undefined;
     return current;
@@ -120,4 +119,9 @@ export class SessionResolver {
     if (!user || user.status !== 'active' || !identity) return undefined;
     return { sessionId: session.id, session, user, identity, claims: identityClaims(identity) };
   }
+}
+
+/** The cache key of an app-host token: the origin is part of it, as a token is good only on its host. */
+function appKey(appOrigin: string, token: string): string {
+  return `a:${appOrigin}:${token}`;
 }

@@ -37,8 +37,7 @@ export class ClaimsRefresher {
   ) {}
 
   /** Due for a re-check: the interval passed, or a kept access token is about to expire. */
-  isStale(session: Session): boolean {
-    const now = this.now();
+  isStale(session: Session, now = this.now()): boolean {
     if (now - session.claims_checked_at >= this.intervalMs) return true;
     return session.access_token_expires_at !== null && session.access_token_expires_at - now < ACCESS_TOKEN_MARGIN_MS;
   }

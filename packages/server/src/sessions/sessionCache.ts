@@ -1,11 +1,14 @@
 /**
- * A bounded in-process cache of resolved sessions, keyed by the hash of the credential (portal cookie
- * or app-host token), so the proxy's hot path does not query the database on every request. Every
- * revocation and claims change invalidates the session's entries at once (`invalidate`), and entries
- * expire after `ttlMs` regardless, so no cache keeps a dead session alive.
+ * A bounded in-process cache of resolved sessions, so the proxy's hot path does not query the database
+ * on every request. Entries are keyed by the credential itself (the portal cookie or an app-host token:
+ * 256 random bits, held in memory only, where the credential passes through anyway) and remember the one
+ * scope it is good for (the portal, or one app origin): a lookup from any other scope is a miss. Keying
+ * by the bare credential rather than by "scope + credential" spares the hot path building and hashing a
+ * new string per request. Every revocation and claims change invalidates the session's entries at once
+ * (`invalidate`), and entries expire after `ttlMs` regardless, so no cache keeps a dead session alive.
  */
 export class SessionCache<V extends { sessionId: string }> {
-  private readonly entries = new Map<string, { value: V; storedAt: number }>();
+  private readonly entries = new Map<string, { value: V; scope: string; storedAt: number }>();
   private readonly keysBySession = new Map<string, Set<string>>();
 
   constructor(
@@ -14,32 +17,35 @@ export class SessionCache<V extends { sessionId: string }> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (this.now() - entry.storedAt >= this.ttlMs) {
-      this.delete(key, entry.value.sessionId);
+  /** The value cached for a credential in this scope; `now` spares a second clock read to a caller that has one. */
+  get(credential: string, scope: string, now = this.now()): V | undefined {
+    const entry = this.entries.get(credential);
+    if (!entry || entry.scope !== scope) return undefined;
+    if (now - entry.storedAt >= this.ttlMs) {
+      this.delete(credential, entry.value.sessionId);
       return undefined;
     }
     return entry.value;
   }
 
-  set(key: string, value: V): void {
-    if (!this.entries.has(key) && this.entries.size >= this.maxEntries) {
+  set(credential: string, scope: string, value: V): void {
+    const previous = this.entries.get(credential);
+    if (previous) this.delete(credential, previous.value.sessionId);
+    if (this.entries.size >= this.maxEntries) {
       // Oldest first: Map iterates in insertion order.
       const [oldestKey, oldest] = this.entries.entries().next().value!;
       this.delete(oldestKey, oldest.value.sessionId);
     }
-    this.entries.set(key, { value, storedAt: this.entries.get(key)?.storedAt ?? this.now() });
+    this.entries.set(credential, { value, scope, storedAt: this.now() });
     let keys = this.keysBySession.get(value.sessionId);
     if (!keys) this.keysBySession.set(value.sessionId, (keys = new Set()));
-    keys.add(key);
+    keys.add(credential);
   }
 
   /** Updates a cached value in place (e.g. last-seen), keeping its age. */
-  update(key: string, value: V): void {
-    const entry = this.entries.get(key);
-    if (entry) entry.value = value;
+  update(credential: string, scope: string, value: V): void {
+    const entry = this.entries.get(credential);
+    if (entry?.scope === scope && entry.value.sessionId === value.sessionId) entry.value = value;
   }
 
   invalidate(sessionId: string): void {

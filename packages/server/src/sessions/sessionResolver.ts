@@ -55,14 +55,14 @@ export class SessionResolver {
 
   portal(secret: string | undefined, request: ResolveContext): Promise<CurrentSession | undefined> {
     if (!isWellFormedSecret(secret)) return Promise.resolve(undefined);
-    return this.resolve(`p:${secret}`, request, () => this.deps.sessions.findActive(secret));
+    return this.resolve(secret, PORTAL_SCOPE, request, () => this.deps.sessions.findActive(secret));
   }
 
   app(token: string | undefined, appOrigin: string, request: ResolveContext): Promise<CurrentSession | undefined> {
     if (!isWellFormedSecret(token)) return Promise.resolve(undefined);
-    // The key holds the token itself, not its hash: this cache lives in memory only (where the token
-    // passes through anyway), and hashing on every request would be the hot path's largest cost.
-    return this.resolve(appKey(appOrigin, token), request, async () => {
+    // The cache holds the token itself, not its hash: it lives in memory only (where the token passes
+    // through anyway), and hashing on every request would be the hot path's largest cost.
+    return this.resolve(token, appOrigin, request, async () => {
       const sessionId = await this.deps.appSessions.sessionIdFor(hashSecret(token), appOrigin);
       const session = sessionId ? await this.deps.sessions.findById(sessionId) : undefined;
       return session && isActive(session, this.now()) ? session : undefined;
@@ -75,19 +75,21 @@ export class SessionResolver {
    * known without waiting", never "signed out": the caller then asks `app`.
    */
   cachedApp(token: string | undefined, appOrigin: string): CurrentSession | undefined {
-    if (!isWellFormedSecret(token)) return undefined;
-    const current = this.cache.get(appKey(appOrigin, token));
-    if (!current || !isActive(current.session, this.now())) return undefined;
-    if (this.deps.claims.isStale(current.session) || this.deps.sessions.isTouchDue(current.session)) return undefined;
+    // Only a well-formed token is ever stored, so a cache hit needs no shape check; one clock read.
+    if (token === undefined) return undefined;
+    const now = this.now();
+    const current = this.cache.get(token, appOrigin, now);
+    if (!current || !isActive(current.session, now)) return undefined;
+    if (this.deps.claims.isStale(current.session, now) || this.deps.sessions.isTouchDue(current.session, now)) return undefined;
     return current;
   }
 
-  private async resolve(key: string, request: ResolveContext, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
-    let current = this.cache.get(key);
+  private async resolve(credential: string, scope: string, request: ResolveContext, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
+    let current = this.cache.get(credential, scope);
     if (!current) {
       current = await this.load(loadSession);
       if (!current) return undefined;
-      this.cache.set(key, current);
+      this.cache.set(credential, scope, current);
     }
     if (!isActive(current.session, this.now())) {
       this.cache.invalidate(current.sessionId);
@@ -101,13 +103,13 @@ export class SessionResolver {
         for (const listener of this.claimsListeners) listener(current.sessionId);
         current = await this.load(loadSession);
         if (!current) return undefined;
-        this.cache.set(key, current);
+        this.cache.set(credential, scope, current);
       }
     }
     const touched = await this.deps.sessions.touch(current.session);
     if (touched !== current.session) {
       current = { ...current, session: touched };
-      this.cache.update(key, current);
+      this.cache.update(credential, scope, current);
     }
     return current;
   }
@@ -121,7 +123,5 @@ export class SessionResolver {
   }
 }
 
-/** The cache key of an app-host token: the origin is part of it, as a token is good only on its host. */
-function appKey(appOrigin: string, token: string): string {
-  return `a:${appOrigin}:${token}`;
-}
+/** The cache scope of portal cookies; an app-host token's scope is its app origin (never this string). */
+const PORTAL_SCOPE = 'portal';

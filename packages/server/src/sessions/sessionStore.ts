@@ -97,8 +97,8 @@ export class SessionStore {
   }
 
   /** Whether `touch` would write (activity is recorded at most once per touchInterval). */
-  isTouchDue(session: Session): boolean {
-    return this.now() - session.last_seen_at >= this.timeouts.touchInterval;
+  isTouchDue(session: Session, now = this.now()): boolean {
+    return now - session.last_seen_at >= this.timeouts.touchInterval;
   }
 
   /**

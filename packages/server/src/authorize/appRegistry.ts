@@ -51,7 +51,8 @@ export class AppRegistry {
 
   /** The app for a Host header value (host[:port], compared case-insensitively). */
   forHost(host: string | undefined): AppConfig | undefined {
-    return host ? this.byHost.get(host.toLowerCase()) : undefined;
+    // Host names arrive lower-case nearly always: look that up before lower-casing a copy.
+    return host ? (this.byHost.get(host) ?? this.byHost.get(host.toLowerCase())) : undefined;
   }
 
   get(id: string): AppConfig | undefined {

@@ -130,26 +130,49 @@ interface ForwardedRequest {
   uri: string;
 }
 
-/** Parsed forwarded origins, e.g. "https" + "App.Example.com:443" → https://app.example.com (bounded). */
-const forwardedOrigins = new Map<string, { origin: string; host: string }>();
+/**
+ * Forwarded origins as proxies send them, parsed once: proto → host → the origin, or null when it is not
+ * one ("https" + "App.Example.com:443" → https://app.example.com). A proxy sends the same few values on
+ * every request, so the hot path does one lookup instead of lower-casing, matching and parsing. Bounded.
+ */
+const forwardedOrigins = new Map<string, Map<string, { origin: string; host: string } | null>>();
+const MAX_FORWARDED_ORIGINS = 1_000;
+let forwardedOriginCount = 0;
+
+function forwardedOrigin(rawProto: string, rawHost: string): { origin: string; host: string } | null {
+  let byHost = forwardedOrigins.get(rawProto);
+  let parsed = byHost?.get(rawHost);
+  if (parsed !== undefined) return parsed;
+  parsed = parseForwardedOrigin(rawProto.toLowerCase(), rawHost.toLowerCase());
+  if (forwardedOriginCount >= MAX_FORWARDED_ORIGINS) {
+    forwardedOrigins.clear();
+    forwardedOriginCount = 0;
+    byHost = undefined;
+  }
+  if (!byHost) forwardedOrigins.set(rawProto, (byHost = new Map()));
+  byHost.set(rawHost, parsed);
+  forwardedOriginCount++;
+  return parsed;
+}
+
+function parseForwardedOrigin(proto: string, host: string): { origin: string; host: string } | null {
+  if ((proto !== 'http' && proto !== 'https') || !/^[a-z0-9.-]+(:\d{1,5})?$/.test(host)) return null;
+  const key = `${proto}://${host}`;
+  // URL drops a default port (":443" for https), as browsers do in Origin.
+  if (!URL.canParse(key)) return null;
+  const origin = new URL(key).origin;
+  return { origin, host: new URL(origin).host };
+}
 
 function forwardedRequest(headers: IncomingHttpHeaders): ForwardedRequest | undefined {
-  const proto = single(headers['x-forwarded-proto'])?.toLowerCase();
-  const host = single(headers['x-forwarded-host'])?.toLowerCase();
+  const proto = single(headers['x-forwarded-proto']);
+  const host = single(headers['x-forwarded-host']);
   const uri = single(headers['x-forwarded-uri']) ?? single(headers['x-original-uri']) ?? '/';
-  const method = (single(headers['x-forwarded-method']) ?? 'GET').toUpperCase();
-  if ((proto !== 'http' && proto !== 'https') || !host || !/^[a-z0-9.-]+(:\d{1,5})?$/.test(host) || !uri.startsWith('/')) return undefined;
-  const key = `${proto}://${host}`;
-  let parsed = forwardedOrigins.get(key);
-  if (!parsed) {
-    // URL drops a default port (":443" for https), as browsers do in Origin.
-    const origin = URL.canParse(key) ? new URL(key).origin : undefined;
-    if (!origin) return undefined;
-    parsed = { origin, host: new URL(origin).host };
-    if (forwardedOrigins.size >= 1_000) forwardedOrigins.clear();
-    forwardedOrigins.set(key, parsed);
-  }
-  return { origin: parsed.origin, host: parsed.host, method, uri };
+  const method = single(headers['x-forwarded-method']) ?? 'GET';
+  if (!proto || !host || !uri.startsWith('/')) return undefined;
+  const parsed = forwardedOrigin(proto, host);
+  if (!parsed) return undefined;
+  return { origin: parsed.origin, host: parsed.host, method: method === 'GET' ? method : method.toUpperCase(), uri };
 }
 
 /** The first value of a header a proxy may have sent as a list. */

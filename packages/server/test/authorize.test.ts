@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ConfigError, parseConfig } from '../src/config/load.js';
+import { forwardedRequest } from '../src/authorize/forwardAuth.js';
 import { encodeHeaderValue, identityHeaders, isIdentityHeader } from '../src/authorize/identityHeaders.js';
 import { evaluatePolicy, policySchema, type PolicySubject } from '../src/authorize/policy.js';
 import { isPublicPath, normalisePath } from '../src/authorize/publicPaths.js';
@@ -177,5 +178,43 @@ describe('public paths match on the normalised path only', () => {
     ['/health/', false],
   ])('%s public: %s', (path, expected) => {
     expect(isPublicPath(path, ['/public/*', '/health'])).toBe(expected);
+  });
+});
+
+describe('the original request from X-Forwarded-* (read only from trusted proxies)', () => {
+  const forwarded = (proto: string | string[] | undefined, host: string | undefined, extra: Record<string, string | string[]> = {}) =>
+    forwardedRequest({ 'x-forwarded-proto': proto, 'x-forwarded-host': host, ...extra });
+
+  it('reads origin, host, method and URI, the way browsers spell an origin', () => {
+    expect(forwarded('https', 'App.Example.com:443', { 'x-forwarded-uri': '/a?b=1', 'x-forwarded-method': 'post' })).toEqual({
+      origin: 'https://app.example.com',
+      host: 'app.example.com',
+      method: 'POST',
+      uri: '/a?b=1',
+    });
+    expect(forwarded('HTTP', 'app.localhost:4180')).toEqual({ origin: 'http://app.localhost:4180', host: 'app.localhost:4180', method: 'GET', uri: '/' });
+    expect(forwarded('http', 'app.localhost', { 'x-original-uri': '/nginx-style' })?.uri).toBe('/nginx-style');
+  });
+
+  it('takes the first of a list, and trims what a proxy padded', () => {
+    expect(forwarded('https, http', 'app.example.com, evil.example')?.origin).toBe('https://app.example.com');
+    expect(forwarded(['https', 'http'], ' app.example.com ')?.origin).toBe('https://app.example.com');
+    expect(forwarded('\thttps', 'app.example.com\u00a0', { 'x-forwarded-method': ' GET ' })).toMatchObject({ origin: 'https://app.example.com', method: 'GET' });
+    // Asked twice with the same strings: the remembered answer is the same answer.
+    expect(forwarded('https', 'App.Example.com:443')).toEqual(forwarded('https', 'App.Example.com:443'));
+  });
+
+  it.each<[string, string | undefined, string | undefined, Record<string, string>]>([
+    ['no proto', undefined, 'app.example.com', {}],
+    ['no host', 'https', undefined, {}],
+    ['an empty first item', ', https', 'app.example.com', {}],
+    ['another scheme', 'javascript', 'app.example.com', {}],
+    ['userinfo in the host', 'https', 'user@app.example.com', {}],
+    ['a path in the host', 'https', 'app.example.com/evil', {}],
+    ['a port out of shape', 'https', 'app.example.com:123456', {}],
+    ['a URI that is not a path', 'https', 'app.example.com', { 'x-forwarded-uri': 'https://evil.example/' }],
+  ])('%s is no request at all', (_name, proto, host, extra) => {
+    expect(forwarded(proto, host, extra)).toBeUndefined();
+    expect(forwarded(proto, host, extra)).toBeUndefined();
   });
 });

@@ -123,7 +123,7 @@ export async function forwardAuthRoutes(app: FastifyInstance, { services }: { se
   app.get(paths.forwardAuthRedirect, hot, handler('redirect'));
 }
 
-interface ForwardedRequest {
+export interface ForwardedRequest {
   origin: string;
   host: string;
   method: string;
@@ -164,7 +164,8 @@ function parseForwardedOrigin(proto: string, host: string): { origin: string; ho
   return { origin, host: new URL(origin).host };
 }
 
-function forwardedRequest(headers: IncomingHttpHeaders): ForwardedRequest | undefined {
+/** The original request as a trusted proxy describes it in X-Forwarded-*, or undefined when it does not make one. */
+export function forwardedRequest(headers: IncomingHttpHeaders): ForwardedRequest | undefined {
   const proto = single(headers['x-forwarded-proto']);
   const host = single(headers['x-forwarded-host']);
   const uri = single(headers['x-forwarded-uri']) ?? single(headers['x-original-uri']) ?? '/';
@@ -180,7 +181,14 @@ function single(value: string | string[] | undefined): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
   if (first === undefined) return undefined;
   const comma = first.indexOf(',');
-  return (comma === -1 ? first : first.slice(0, comma)).trim() || undefined;
+  const item = comma === -1 ? first : first.slice(0, comma);
+  // Proxies send these without padding: trim only when an end is not a visible ASCII character.
+  if (item.length > 0 && isVisibleAscii(item.charCodeAt(0)) && isVisibleAscii(item.charCodeAt(item.length - 1))) return item;
+  return item.trim() || undefined;
+}
+
+function isVisibleAscii(code: number): boolean {
+  return code > 0x20 && code < 0x7f;
 }
 
 export function isBrowserNavigation(method: string, accept: string | undefined): boolean {

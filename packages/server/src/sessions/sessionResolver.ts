@@ -74,10 +74,9 @@ export class SessionResolver {
    * claims check, no activity to record): the hot path's synchronous answer. Undefined means "not
    * known without waiting", never "signed out": the caller then asks `app`.
    */
-  cachedApp(token: string | undefined, appOrigin: string): CurrentSession | undefined {
-    // Only a well-formed token is ever stored, so a cache hit needs no shape check; one clock read.
+  cachedApp(token: string | undefined, appOrigin: string, now = this.now()): CurrentSession | undefined {
+    // Only a well-formed token is ever stored, so a cache hit needs no shape check.
     if (token === undefined) return undefined;
-    const now = this.now();
     const current = this.cache.get(token, appOrigin, now);
     if (!current || !isActive(current.session, now)) return undefined;
     if (this.deps.claims.isStale(current.session, now) || this.deps.sessions.isTouchDue(current.session, now)) return undefined;

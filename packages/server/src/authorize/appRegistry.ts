@@ -51,8 +51,7 @@ export class AppRegistry {
 
   /** The app for a Host header value (host[:port], compared case-insensitively). */
   forHost(host: string | undefined): AppConfig | undefined {
-    // Host names arrive lower-case nearly always: look that up before lower-casing a copy.
-    return host ? (this.byHost.get(host) ?? this.byHost.get(host.toLowerCase())) : undefined;
+    return host ? this.byHost.get(host.toLowerCase()) : undefined;
   }
 
   get(id: string): AppConfig | undefined {

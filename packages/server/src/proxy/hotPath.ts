@@ -90,16 +90,19 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
     return undefined;
   }
 
-  function forwardAuth(request: IncomingMessage, response: ServerResponse, mode: ForwardAuthMode, fallback: Handler): Promise<void> | undefined {
+  /** Where a request the hot path does not answer goes: the app-host instance for an app's host, else the portal. */
+  const fallback = (request: IncomingMessage): Handler => (apps.forHost(request.headers.host) ? appHost : portal);
+
+  function forwardAuth(request: IncomingMessage, response: ServerResponse, mode: ForwardAuthMode): Promise<void> | undefined {
     const asked = { mode, remoteAddress: request.socket.remoteAddress, headers: request.headers };
     const now = checker.now(asked);
-    if (now) return answerForwardAuth(request, response, now, fallback);
-    return checker.check({ ...asked, context: contextOf(request) }).then((answer) => answerForwardAuth(request, response, answer, fallback));
+    if (now) return answerForwardAuth(request, response, now);
+    return checker.check({ ...asked, context: contextOf(request) }).then((answer) => answerForwardAuth(request, response, answer));
   }
 
-  function answerForwardAuth(request: IncomingMessage, response: ServerResponse, answer: ForwardAuthAnswer, fallback: Handler): undefined {
+  function answerForwardAuth(request: IncomingMessage, response: ServerResponse, answer: ForwardAuthAnswer): undefined {
     if (answer.kind === 'denied-page') {
-      fallback(request, response);
+      fallback(request)(request, response);
     } else if (answer.kind === 'redirect') {
       response.writeHead(302, Object.assign({ location: answer.location, 'cache-control': 'no-store', 'content-length': 0 }, answer.headers)).end();
     } else {
@@ -109,19 +112,18 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
   }
 
   return function dispatch(request, response) {
-    const app = apps.forHost(request.headers.host);
-    const fallback = app ? appHost : portal;
     const url = request.url ?? '/';
     let waiting: Promise<void> | undefined;
     try {
       if (url.startsWith(RESERVED_PREFIX)) {
+        // Forward-auth is asked on whatever host the proxy uses for Gatehouse: no app lookup first.
         const mode = url === paths.forwardAuth ? 'auth_request' : url === paths.forwardAuthRedirect ? 'redirect' : undefined;
-        if (!mode || (request.method !== 'GET' && request.method !== 'HEAD')) return fallback(request, response);
-        waiting = forwardAuth(request, response, mode, fallback);
-      } else if (app && url.startsWith('/')) {
-        waiting = proxy(request, response, app);
+        if (!mode || (request.method !== 'GET' && request.method !== 'HEAD')) return fallback(request)(request, response);
+        waiting = forwardAuth(request, response, mode);
       } else {
-        return fallback(request, response);
+        const app = apps.forHost(request.headers.host);
+        if (!app || !url.startsWith('/')) return (app ? appHost : portal)(request, response);
+        waiting = proxy(request, response, app);
       }
     } catch (error) {
       return sendRawError(toAppError(error), request, response, log);

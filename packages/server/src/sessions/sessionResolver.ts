@@ -6,7 +6,7 @@ import type { Identity, User } from '../storage/schema.js';
 import type { AppSessions } from './appSessions.js';
 import { SessionCache } from './sessionCache.js';
 import { isActive, type Session, type SessionStore } from './sessionStore.js';
-import { hashSecret, isWellFormedSecret } from './sessionToken.js';
+import { hashSecret, isWellFormedSecret, SECRET_LENGTH } from './sessionToken.js';
 
 export interface CurrentSession {
   session: Session;
@@ -75,8 +75,9 @@ export class SessionResolver {
    * known without waiting", never "signed out": the caller then asks `app`.
    */
   cachedApp(token: string | undefined, appOrigin: string, now = this.now()): CurrentSession | undefined {
-    // Only a well-formed token is ever stored, so a cache hit needs no shape check.
-    if (token === undefined) return undefined;
+    // Only well-formed tokens are ever stored, so a hit needs no shape check; the length check keeps
+    // junk from being hashed for the lookup.
+    if (token?.length !== SECRET_LENGTH) return undefined;
     const current = this.cache.get(token, appOrigin, now);
     if (!current || !isActive(current.session, now)) return undefined;
     if (this.deps.claims.isStale(current.session, now) || this.deps.sessions.isTouchDue(current.session, now)) return undefined;

@@ -20,7 +20,10 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('base64url');
 }
 
+/** The length of a secret in base64url: 32 bytes, no padding. */
+export const SECRET_LENGTH = 43;
+
 /** Cookie values we issued are exactly 43 base64url characters; anything else is not looked up at all. */
 export function isWellFormedSecret(value: string | undefined): value is string {
-  return typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value);
+  return typeof value === 'string' && value.length === SECRET_LENGTH && /^[A-Za-z0-9_-]+$/.test(value);
 }

@@ -4,6 +4,11 @@
 // URL as its argument; listens on an ephemeral 127.0.0.1 port and prints `listening <port>` once ready.
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
+import { keepTickObjectShape } from '../packages/server/dist/http/tickObjectShape.js';
+
+// As Gatehouse does at start (packages/server/src/http/tickObjectShape.ts), so that no process in the
+// comparison can start in V8's slow state for nextTick entries: the baselines are measured at their best.
+keepTickObjectShape();
 
 const upstream = process.argv[2];
 if (!upstream) throw new Error('usage: plain-proxy.mjs <upstream URL>');

@@ -91,13 +91,14 @@ async function main(): Promise<number> {
   say(`setup: signed in as alice@example.com in ${signIn.trail.length} requests (app → portal → IdP login form → callback → app); ${signIn.cookieName} cookie for ${gatehouse.appHost}`);
 
   const scenarios = new Map<ScenarioName, Scenario>([
-    ['bare', { name: 'bare', url: `http://127.0.0.1:${barePort}/`, headers: {}, server: bare }],
+    // Each baseline is sent the very request its subject gets: only the server differs.
+    ['bare', { name: 'bare', url: `http://127.0.0.1:${barePort}/`, headers: forwardAuthHeaders, server: bare }],
     ['bare-identity', { name: 'bare-identity', url: `http://127.0.0.1:${barePort}/identity`, headers: forwardAuthHeaders, server: bare }],
     ['forward-auth', { name: 'forward-auth', url: `http://127.0.0.1:${gatehouse.port}/.gatehouse/auth`, headers: forwardAuthHeaders, server: gatehouse.server }],
-    ['direct', { name: 'direct', url: `http://127.0.0.1:${upstreamPort}/some/path`, headers: {}, server: upstream }],
+    ['direct', { name: 'direct', url: `http://127.0.0.1:${upstreamPort}/some/path`, headers: { cookie }, server: upstream }],
     ['proxy', { name: 'proxy', url: `http://127.0.0.1:${gatehouse.port}/some/path`, headers: { host: gatehouse.appHost, cookie }, server: gatehouse.server, helpers: [upstream] }],
   ]);
-  if (plain) scenarios.set('plain-proxy', { name: 'plain-proxy', url: `http://127.0.0.1:${plainPort}/some/path`, headers: {}, server: plain, helpers: [upstream] });
+  if (plain) scenarios.set('plain-proxy', { name: 'plain-proxy', url: `http://127.0.0.1:${plainPort}/some/path`, headers: { cookie }, server: plain, helpers: [upstream] });
   await verify([...scenarios.values()]);
   say('setup: every scenario answers as expected (forward-auth 200 with alice\'s identity, proxy 200 "ok")');
   say();

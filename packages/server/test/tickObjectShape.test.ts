@@ -9,5 +9,4 @@ describe('keepTickObjectShape', () => {
     expect(Object.getOwnPropertySymbols(held).map(String)).toEqual(['Symbol(async_id_symbol)', 'Symbol(trigger_async_id_symbol)']);
     expect(keepTickObjectShape()).toBe(held);
   });
-
 });

@@ -18,9 +18,9 @@ export async function signInWithDevIdp(page: Page, login: string, password: stri
  * button and reports it, so it waits for running CSS transitions and animations to end first.
  */
 export async function expectAccessible(page: Page): Promise<void> {
-  // Finite ones only: a loading spinner runs for ever.
-  await page.waitForFunction(() =>
-    document.getAnimations().every((animation) => animation.playState !== 'running' || animation.effect?.getComputedTiming().endTime === Infinity),
+  // Finite ones only: a loading spinner runs for ever. (A string: the tests are type-checked without the DOM library.)
+  await page.waitForFunction(
+    "document.getAnimations().every((animation) => animation.playState !== 'running' || animation.effect?.getComputedTiming().endTime === Infinity)",
   );
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');

@@ -12,15 +12,23 @@ export async function signInWithDevIdp(page: Page, login: string, password: stri
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** The part of the DOM's `document` that `expectAccessible` reads in the page. */
+interface AnimatedDocument {
+  document: { getAnimations(): { playState: string; effect: { getComputedTiming(): { endTime?: number } } | null }[] };
+}
+
 /**
  * axe-core: no serious or critical accessibility violations on the page once it has settled. Mantine
  * fades dialogs and menus in: axe measuring colour contrast halfway through a fade sees a translucent
  * button and reports it, so it waits for running CSS transitions and animations to end first.
  */
 export async function expectAccessible(page: Page): Promise<void> {
-  // Finite ones only: a loading spinner runs for ever. (A string: the tests are type-checked without the DOM library.)
-  await page.waitForFunction(
-    "document.getAnimations().every((animation) => animation.playState !== 'running' || animation.effect?.getComputedTiming().endTime === Infinity)",
+  // Finite ones only: a loading spinner runs for ever. (A function, not a string: the portal's CSP
+  // forbids eval. The tests are type-checked without the DOM library, hence the local type.)
+  await page.waitForFunction(() =>
+    (globalThis as unknown as AnimatedDocument).document
+      .getAnimations()
+      .every((animation) => animation.playState !== 'running' || animation.effect?.getComputedTiming().endTime === Infinity),
   );
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');

@@ -24,6 +24,7 @@ import { buildAppHost } from './proxy/appHost.js';
 import { UpstreamForwarder } from './proxy/forwarder.js';
 import { hotPath } from './proxy/hotPath.js';
 import { webSocketProxy } from './proxy/websocket.js';
+import { hasRepeatedHost } from './http/hostHeader.js';
 import { sessionPlugin } from './sessions/sessionPlugin.js';
 
 export interface BuildOptions {
@@ -46,19 +47,19 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   const upgradeToApp = webSocketProxy(services, appHost.log);
   const app = Fastify({
     serverFactory: (portalHandler) => {
-      const server = createServer(hotPath({ services, forwarder, log: appHost.log, portal: portalHandler, appHost: appHost.routing }));
+      const dispatch = hotPath({ services, forwarder, log: appHost.log, portal: portalHandler, appHost: appHost.routing });
+      const server = createServer(dispatch);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
         const target = services.apps.forHost(request.headers.host);
         const reserved = request.url?.startsWith(`${RESERVED_PREFIX}/`) ?? false;
-        if (!target || reserved) {
+        if (!target || reserved || hasRepeatedHost(request.rawHeaders)) {
           // Not a WebSocket for an app (e.g. a proxy's auth subrequest that kept the client's Upgrade
-          // header): answer it as the plain HTTP request it also is.
+          // header), or not a valid request: answer it as the plain HTTP request it also is.
           const response = new ServerResponse(request);
           response.assignSocket(socket as Socket);
           response.shouldKeepAlive = false;
           response.once('finish', () => socket.end());
-          if (target) appHost.routing(request, response);
-          else portalHandler(request, response);
+          dispatch(request, response);
           return;
         }
         upgradeToApp(request, socket, head, target).catch((error: unknown) => {

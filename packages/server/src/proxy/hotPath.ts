@@ -4,8 +4,9 @@ import { originOf } from '../authorize/appRegistry.js';
 import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from '../authorize/checkAccess.js';
 import { forwardAuthCheck, isBrowserNavigation, type ForwardAuthAnswer, type ForwardAuthMode } from '../authorize/forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
-import { toAppError } from '../errors.js';
+import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
+import { hasRepeatedHost } from '../http/hostHeader.js';
 import { clientAddressOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
@@ -115,6 +116,7 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
     const url = request.url ?? '/';
     let waiting: Promise<void> | undefined;
     try {
+      if (hasRepeatedHost(request.rawHeaders)) throw new AppError('bad_request', { params: { reason: 'it has more than one Host header' } });
       if (url.startsWith(RESERVED_PREFIX)) {
         // Forward-auth is asked on whatever host the proxy uses for Gatehouse: no app lookup first.
         const mode = url === paths.forwardAuth ? 'auth_request' : url === paths.forwardAuthRedirect ? 'redirect' : undefined;

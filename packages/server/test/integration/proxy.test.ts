@@ -77,9 +77,14 @@ async function signedInAt(appOrigin: string, path = '/'): Promise<{ browser: Scr
 
 /** A raw HTTP/1.1 exchange, for requests fetch() will not make (Upgrade headers on a plain GET). */
 function fetchRaw(path: string, headers: Record<string, string>): Promise<string> {
+  return exchangeRaw(`GET ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`);
+}
+
+/** Writes `request` as it is on a new connection and resolves with everything that comes back. */
+function exchangeRaw(request: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(`GET ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`);
+      socket.write(request);
     });
     let data = '';
     socket.on('data', (chunk) => (data += chunk.toString()));
@@ -311,6 +316,38 @@ describe('public paths match on the normalised path only', () => {
     expect(response.status).toBe(200);
     expect(upstream.last?.method).toBe('OPTIONS');
     expect(upstream.last?.headers['x-gatehouse-email']).toBeUndefined();
+  });
+});
+
+describe('a request with more than one Host header', () => {
+  // RFC 9112 §3.2: a 400. A proxy in front might route on one line while Gatehouse decided on the other.
+  const twoHosts = (path: string, first: string, second: string, extra = '') =>
+    exchangeRaw(`GET ${path} HTTP/1.1\r\nHost: ${first}:${port}\r\nhost: ${second}:${port}\r\nAccept: application/json\r\n${extra}Connection: close\r\n\r\n`);
+
+  it('is a 400 problem, for an app, the portal and forward-auth alike, and nothing reaches the upstream', async () => {
+    const before = upstream.last;
+    for (const answer of [
+      await twoHosts('/public/x', 'echo.localhost', 'closed.localhost'),
+      await twoHosts('/public/x', 'closed.localhost', 'echo.localhost'),
+      await twoHosts('/api/session', 'localhost', 'echo.localhost'),
+      await twoHosts('/.gatehouse/auth', 'localhost', 'localhost', 'X-Forwarded-Proto: http\r\nX-Forwarded-Host: echo.localhost:' + port + '\r\nX-Forwarded-Uri: /public/x\r\n'),
+    ]) {
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toMatch(/content-type: application\/problem\+json/i);
+      expect(answer).toContain('"code":"bad_request"');
+    }
+    expect(upstream.last).toBe(before);
+  });
+
+  it('is a 400 on a WebSocket upgrade too, never proxied', async () => {
+    const answer = await twoHosts('/public/ws', 'echo.localhost', 'echo.localhost', 'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"code":"bad_request"');
+  });
+
+  it('one Host header, in any case, is fine', async () => {
+    const answer = await exchangeRaw(`GET /public/x HTTP/1.1\r\nHOST: echo.localhost:${port}\r\nConnection: close\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
   });
 });
 

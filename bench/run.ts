@@ -28,8 +28,39 @@ function envNumber(name: string, fallback: number, integer: boolean): number {
   return value;
 }
 
+function loadGenerator(raw: string | undefined): 'wrk' | 'autocannon' {
+  if (raw === 'autocannon') return raw;
+  if (raw === undefined || raw === '' || raw === 'wrk') return 'wrk';
+  throw new Error(`BENCH_LOAD=${raw}: the load generator is wrk or autocannon`);
+}
+
+/** True when wrk can be run; installs Debian's package when it is missing and this runs as root. */
+function wrkInstalled(): boolean {
+  const runs = () => {
+    try {
+      execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch (error) {
+      // wrk --version prints its version and exits 1: only a missing program is a failure.
+      return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+    }
+  };
+  if (runs()) return true;
+  if (process.getuid?.() !== 0) return false;
+  say('Installing wrk from Debian');
+  try {
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'wrk'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  } catch {
+    return false;
+  }
+  return runs();
+}
+
 const rounds = envNumber('BENCH_ROUNDS', 5, true) || 1;
 const settings: LoadSettings = {
+  generator: loadGenerator(process.env.BENCH_LOAD),
+  wrkThreads: envNumber('BENCH_WRK_THREADS', 1, true) || 1,
   connections: envNumber('BENCH_CONNECTIONS', 50, true) || 1,
   pipelining: 1,
   warmup: envNumber('BENCH_WARMUP', 2, false),
@@ -67,7 +98,16 @@ async function main(): Promise<number> {
   const loadAtStart = loadavg();
   say(`Gatehouse benchmark: ${rounds} rounds, ${settings.duration} s per measurement after ${settings.warmup} s of warm-up, ${settings.connections} connections, pipelining ${settings.pipelining}`);
   say(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
-  say('The load generator (autocannon, in this process) shares the CPUs with the servers under test.');
+  if (settings.generator === 'wrk' && !wrkInstalled()) {
+    settings.generator = 'autocannon';
+    say('wrk is not installed (Debian: apt-get install wrk) and could not be installed here: measuring with autocannon instead, whose');
+    say('JavaScript response parser competes with the servers for the CPUs (see bench/README.md, "The load generator").');
+  }
+  say(
+    settings.generator === 'wrk'
+      ? `The load generator (wrk, ${settings.wrkThreads} thread${settings.wrkThreads === 1 ? '' : 's'}, a child process) shares the CPUs with the servers under test.`
+      : 'The load generator (autocannon, in this process) shares the CPUs with the servers under test.',
+  );
   say();
 
   // ---- setup: every server in its own process
@@ -208,7 +248,7 @@ async function main(): Promise<number> {
     ),
   );
   say('server = the process under test: the bare handler, Gatehouse (not its development IdP), the upstream, or the plain proxy.');
-  say('upstream = the upstream process while it answers the proxy. load-gen = this process (autocannon).');
+  say(`upstream = the upstream process while it answers the proxy. load-gen = ${settings.generator === 'wrk' ? 'wrk' : 'this process (autocannon)'}.`);
   const otherLoad = spread(measurements.map((m) => m.otherLoad ?? Number.NaN));
   say(`Other load on the machine during the measurements: median ${fixed(otherLoad.median, 2)} CPUs [${fixed(otherLoad.min, 2)}–${fixed(otherLoad.max, 2)}] of ${cpus().length}.`);
   if (otherLoad.median > 0.25) say('That is a busy machine: the req/s and p99 ratios swing with it; CPU per request, and its ratio, much less.');

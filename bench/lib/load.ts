@@ -1,6 +1,11 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
-import { cpuSeconds, machineBusySeconds, type ServerProcess } from './processes.js';
+import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, type ServerProcess } from './processes.js';
 import { percentile, Samples } from './stats.js';
+
+const execFileAsync = promisify(execFile);
 
 export type ScenarioName = 'bare' | 'bare-identity' | 'forward-auth' | 'direct' | 'proxy' | 'plain-proxy';
 
@@ -15,6 +20,10 @@ export interface Scenario {
 }
 
 export interface LoadSettings {
+  /** wrk (C, a child process) or autocannon (JavaScript, in the harness's process). */
+  generator: 'wrk' | 'autocannon';
+  /** wrk's threads. */
+  wrkThreads: number;
   connections: number;
   pipelining: number;
   /** Seconds. */
@@ -30,7 +39,7 @@ export interface Measurement {
   seconds: number;
   requests: number;
   rps: number;
-  /** Milliseconds, from every 2xx response's own time (autocannon's histogram rounds to whole ms). */
+  /** Milliseconds: wrk's histogram of every answer, or every 2xx answer's own time with autocannon. */
   latency: { mean: number; p50: number; p90: number; p99: number; max: number };
   errors: number;
   timeouts: number;
@@ -45,41 +54,75 @@ export interface Measurement {
   otherLoad: number | undefined;
 }
 
+/** What one load run reports, whichever tool made it. */
+interface LoadRun {
+  seconds: number;
+  requests: number;
+  /** Milliseconds. */
+  latency: Measurement['latency'];
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  /** CPU seconds the load generator used. */
+  loadCpu: number;
+}
+
 /** A discarded warm-up run, then the measured run with the processes' CPU time read around it. */
 export async function measure(scenario: Scenario, round: number, settings: LoadSettings): Promise<Measurement> {
-  const options = { url: scenario.url, headers: scenario.headers, connections: settings.connections, pipelining: settings.pipelining, timeout: 10 };
-  if (settings.warmup > 0) await autocannon({ ...options, duration: settings.warmup });
+  const run = settings.generator === 'wrk' ? runWrk : runAutocannon;
+  if (settings.warmup > 0) await run(scenario, settings, settings.warmup);
 
   const helpers = scenario.helpers ?? [];
   const serverBefore = cpuSeconds(scenario.server.pid);
   const helpersBefore = helpers.map((helper) => cpuSeconds(helper.pid));
   const machineBefore = machineBusySeconds();
+  const result = await run(scenario, settings, settings.duration);
+  const serverAfter = cpuSeconds(scenario.server.pid);
+  const helpersAfter = helpers.map((helper) => cpuSeconds(helper.pid));
+  const machineAfter = machineBusySeconds();
+
+  const { requests } = result;
+  const perRequest = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) * 1e6) / requests;
+  const delta = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? Number.NaN : after - before);
+  const ours = delta(serverBefore, serverAfter) + helpers.reduce((sum, _helper, index) => sum + delta(helpersBefore[index], helpersAfter[index]), 0) + result.loadCpu;
+  const others = (delta(machineBefore, machineAfter) - ours) / result.seconds;
+  return {
+    scenario: scenario.name,
+    round,
+    seconds: result.seconds,
+    requests,
+    rps: requests / result.seconds,
+    latency: result.latency,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    statusCodes: result.statusCodes,
+    cpu: {
+      server: perRequest(serverBefore, serverAfter),
+      helpers: Object.fromEntries(helpers.map((helper, index) => [helper.name, perRequest(helpersBefore[index], helpersAfter[index])])),
+      loadGenerator: requests === 0 ? Number.NaN : (result.loadCpu * 1e6) / requests,
+    },
+    otherLoad: Number.isFinite(others) ? Math.max(0, others) : undefined,
+  };
+}
+
+/** autocannon in this process; latencies from every 2xx response's own time (its histogram rounds to whole ms). */
+async function runAutocannon(scenario: Scenario, settings: LoadSettings, seconds: number): Promise<LoadRun> {
   const loadBefore = process.cpuUsage();
   const latencies = new Samples();
-  const instance = autocannon({ ...options, duration: settings.duration });
+  const instance = autocannon({ url: scenario.url, headers: scenario.headers, connections: settings.connections, pipelining: settings.pipelining, timeout: 10, duration: seconds });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
   });
   const result: Result = await instance;
   const load = process.cpuUsage(loadBefore);
-  const serverAfter = cpuSeconds(scenario.server.pid);
-  const helpersAfter = helpers.map((helper) => cpuSeconds(helper.pid));
-  const machineAfter = machineBusySeconds();
-
-  const requests = result.requests.total;
-  const perRequest = (before: number | undefined, after: number | undefined) =>
-    before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) * 1e6) / requests;
-  const delta = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? Number.NaN : after - before);
-  const ours = delta(serverBefore, serverAfter) + helpers.reduce((sum, _helper, index) => sum + delta(helpersBefore[index], helpersAfter[index]), 0) + (load.user + load.system) / 1e6;
-  const others = (delta(machineBefore, machineAfter) - ours) / result.duration;
   const sorted = latencies.sorted();
   const sum = sorted.reduce((total, value) => total + value, 0);
   return {
-    scenario: scenario.name,
-    round,
     seconds: result.duration,
-    requests,
-    rps: requests / result.duration,
+    requests: result.requests.total,
     latency: {
       mean: sorted.length ? sum / sorted.length : Number.NaN,
       p50: percentile(sorted, 50),
@@ -91,12 +134,55 @@ export async function measure(scenario: Scenario, round: number, settings: LoadS
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
-    cpu: {
-      server: perRequest(serverBefore, serverAfter),
-      helpers: Object.fromEntries(helpers.map((helper, index) => [helper.name, perRequest(helpersBefore[index], helpersAfter[index])])),
-      loadGenerator: requests === 0 ? Number.NaN : (load.user + load.system) / requests,
-    },
-    otherLoad: Number.isFinite(others) ? Math.max(0, others) : undefined,
+    loadCpu: (load.user + load.system) / 1e6,
+  };
+}
+
+const wrkReport = fileURLToPath(new URL('wrk-report.lua', import.meta.url));
+
+/** The JSON line wrk-report.lua prints. */
+interface WrkReport {
+  durationUs: number;
+  requests: number;
+  connect: number;
+  read: number;
+  write: number;
+  status: number;
+  timeout: number;
+  meanUs: number;
+  p50Us: number;
+  p90Us: number;
+  p99Us: number;
+  maxUs: number;
+}
+
+/**
+ * wrk as a child process (its CPU time is read from this process's ended children once it exits).
+ * wrk counts answers with a status of 400 or more as errors but does not tell 2xx from 3xx: each
+ * scenario's answer is checked once before any load (run.ts).
+ */
+async function runWrk(scenario: Scenario, settings: LoadSettings, seconds: number): Promise<LoadRun> {
+  const args = ['--threads', String(settings.wrkThreads), '--connections', String(settings.connections), '--duration', `${seconds}s`, '--timeout', '10s', '--script', wrkReport];
+  // wrk adds `Host: <the URL's host>` unless its headers hold "Host" in exactly that case: a lower-case
+  // "host" would make it send two Host lines (which Gatehouse answers with 400).
+  for (const [name, value] of Object.entries(scenario.headers)) args.push('--header', `${name.toLowerCase() === 'host' ? 'Host' : name}: ${value}`);
+  args.push(scenario.url);
+  const before = endedChildrenCpuSeconds();
+  const { stdout } = await execFileAsync('wrk', args, { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
+  const after = endedChildrenCpuSeconds();
+  const line = stdout.split('\n').findLast((text) => text.startsWith('{'));
+  if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);
+  const report = JSON.parse(line) as WrkReport;
+  const socketErrors = report.connect + report.read + report.write;
+  return {
+    seconds: report.durationUs / 1e6,
+    requests: report.requests,
+    latency: { mean: report.meanUs / 1000, p50: report.p50Us / 1000, p90: report.p90Us / 1000, p99: report.p99Us / 1000, max: report.maxUs / 1000 },
+    errors: socketErrors,
+    timeouts: report.timeout,
+    non2xx: report.status,
+    statusCodes: report.status ? { '400 or more': report.status } : {},
+    loadCpu: before === undefined || after === undefined ? Number.NaN : after - before,
   };
 }
 

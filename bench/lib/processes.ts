@@ -158,6 +158,25 @@ export function cpuSeconds(pid: number): number | undefined {
 }
 
 /**
+ * CPU seconds (user + system) used so far by this process's children that have ended and been waited
+ * for (/proc/self/stat fields 16 and 17): a load generator run as a child process is counted here once
+ * it exits. Undefined where there is no /proc.
+ */
+export function endedChildrenCpuSeconds(): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync('/proc/self/stat', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cutime = Number(fields[13]);
+  const cstime = Number(fields[14]);
+  if (!Number.isFinite(cutime) || !Number.isFinite(cstime)) return undefined;
+  return (cutime + cstime) / ticksPerSecond();
+}
+
+/**
  * Busy CPU seconds of the whole machine so far, summed over its CPUs (user, nice, system, irq, softirq
  * and steal from /proc/stat), to tell how much else ran during a measurement. Undefined without /proc.
  */

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { AppError, catalogue, toAppError } from '../src/errors.js';
@@ -32,8 +33,8 @@ describe('error catalogue', () => {
 });
 
 describe('error responses', () => {
-  async function app() {
-    const fastify = Fastify({ genReqId: () => 'ref123' });
+  async function app(stream?: Writable) {
+    const fastify = Fastify({ genReqId: () => 'ref123', ...(stream ? { logger: { level: 'info', stream } } : {}) });
     installErrorHandling(fastify);
     fastify.get('/api/boom', async () => {
       throw new Error('secret stack detail');
@@ -43,6 +44,9 @@ describe('error responses', () => {
     });
     fastify.get('/expired', async () => {
       throw new AppError('sign_in_expired');
+    });
+    fastify.get('/expired-because', async () => {
+      throw new AppError('sign_in_expired', { cause: new TypeError('state mismatch') });
     });
     fastify.get('/denied', async () => {
       throw new AppError('sign_in_denied', { params: { provider: '<Corp>', reason: '<script>alert(1)</script>' } });
@@ -80,6 +84,25 @@ describe('error responses', () => {
     const response = await (await app()).inject({ url: '/denied', headers: { accept: 'text/html' } });
     expect(response.body).not.toContain('<script>alert(1)</script>');
     expect(response.body).toContain('&#60;script&#62;');
+  });
+
+  it('logs a refusal without a stack trace, and a failure with one', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const fastify = await app(stream);
+    await fastify.inject('/expired-because');
+    await fastify.inject('/boom');
+    const refusal = lines.find((line) => line.code === 'sign_in_expired');
+    expect(refusal).toMatchObject({ level: 30, status: 400, reference: 'ref123', cause: { type: 'TypeError', message: 'state mismatch' } });
+    expect(JSON.stringify(refusal)).not.toContain('stack');
+    const failure = lines.find((line) => line.code === 'internal') as { level: number; err: { stack: string } };
+    expect(failure.level).toBe(50);
+    expect(failure.err.stack).toContain('secret stack detail');
   });
 
   it('internal errors show no detail on the page either', async () => {

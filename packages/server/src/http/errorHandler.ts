@@ -56,9 +56,14 @@ export function sendRawError(error: AppError, request: IncomingMessage, response
 }
 
 function logError(log: FastifyBaseLogger, error: AppError, reference: string): void {
-  const logged = { code: error.code, reference, status: error.status, err: error.cause ?? error };
-  if (error.status >= 500) log.error(logged, error.message);
-  else log.info(logged, error.message);
+  if (error.status >= 500) {
+    log.error({ code: error.code, reference, status: error.status, err: error.cause ?? error }, error.message);
+    return;
+  }
+  // A refusal (401, 403, 404, ...) is an answer, not a fault: no stack trace, only what led to it.
+  const { cause } = error;
+  const logged = { code: error.code, reference, status: error.status, ...(cause instanceof Error ? { cause: { type: cause.name, message: cause.message } } : {}) };
+  log.info(logged, error.message);
 }
 
 function errorAnswer(error: AppError, reference: string, json: boolean): { headers: Record<string, string>; body: string } {

@@ -15,7 +15,7 @@ import { forwardAuthRoutes } from './authorize/forwardAuth.js';
 import { sessionRoutes } from './api/sessionRoutes.js';
 import { authenticateRoutes } from './authenticate/index.js';
 import { newReference } from './errors.js';
-import { installErrorHandling } from './http/errorHandler.js';
+import { clientErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { paths, RESERVED_PREFIX } from './paths.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
@@ -24,7 +24,7 @@ import { buildAppHost } from './proxy/appHost.js';
 import { UpstreamForwarder } from './proxy/forwarder.js';
 import { hotPath } from './proxy/hotPath.js';
 import { webSocketProxy } from './proxy/websocket.js';
-import { hasRepeatedHost } from './http/hostHeader.js';
+import { hostHeaderProblem } from './http/hostHeader.js';
 import { sessionPlugin } from './sessions/sessionPlugin.js';
 
 export interface BuildOptions {
@@ -48,11 +48,12 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   const app = Fastify({
     serverFactory: (portalHandler) => {
       const dispatch = hotPath({ services, forwarder, log: appHost.log, portal: portalHandler, appHost: appHost.routing });
-      const server = createServer(dispatch);
+      // The hot path answers a missing (or repeated) Host itself, with a catalogue answer (http/hostHeader.ts).
+      const server = createServer({ requireHostHeader: false }, dispatch);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
         const target = services.apps.forHost(request.headers.host);
         const reserved = request.url?.startsWith(`${RESERVED_PREFIX}/`) ?? false;
-        if (!target || reserved || hasRepeatedHost(request.rawHeaders)) {
+        if (!target || reserved || hostHeaderProblem(request)) {
           // Not a WebSocket for an app (e.g. a proxy's auth subrequest that kept the client's Upgrade
           // header), or not a valid request: answer it as the plain HTTP request it also is.
           const response = new ServerResponse(request);
@@ -74,6 +75,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // The request id (reqId in the log) doubles as the reference id people see on error pages.
     genReqId: () => newReference(),
+    // Requests Node's parser refuses get a catalogue answer too, not Fastify's default JSON.
+    clientErrorHandler: clientErrorHandler(appHost.log),
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });

@@ -134,6 +134,16 @@ export const catalogue = {
     title: 'Bad request',
     message: ({ reason }: Params) => `The request could not be understood${reason ? `: ${reason}` : ''}.`,
   },
+  request_too_large: {
+    status: 431,
+    title: 'Request too large',
+    message: () => "The request's headers are too large. In a browser, clearing this site's cookies usually fixes it.",
+  },
+  request_timeout: {
+    status: 408,
+    title: 'Request timed out',
+    message: () => 'The request took too long to arrive. Try again.',
+  },
   not_found: {
     status: 404,
     title: 'Page not found',

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, newReference, toAppError, type ErrorCode } from '../errors.js';
 import { paths } from '../paths.js';
@@ -53,6 +54,31 @@ export function sendRawError(error: AppError, request: IncomingMessage, response
   const answer = errorAnswer(error, reference, accept.includes('application/json') && !accept.includes('text/html'));
   response.writeHead(error.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
   response.end(request.method === 'HEAD' ? undefined : answer.body);
+}
+
+/**
+ * Node's answer to a request its parser refused (malformed, headers over the size limit, too slow to
+ * arrive): there is no request to read an Accept header from, so it is problem+json, with the catalogue
+ * code and a reference like every other error, written to the socket as Node's own default handler
+ * does, and the connection closed. Fastify's `clientErrorHandler`, and the extra listener's too.
+ */
+export function clientErrorHandler(log: FastifyBaseLogger): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  return (error, socket) => {
+    // The peer went away: nobody to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'request_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'bad_request';
+    const appError = new AppError(code, { cause: error });
+    const reference = newReference();
+    logError(log, appError, reference);
+    // Only if nothing of a response is on its way already (a pipelined request's answer, say).
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
+      const { headers, body } = errorAnswer(appError, reference, true);
+      const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.write(`HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status] ?? ''}\r\n${lines.join('')}\r\n${body}`);
+    }
+    socket.destroy(error);
+  };
 }
 
 function logError(log: FastifyBaseLogger, error: AppError, reference: string): void {

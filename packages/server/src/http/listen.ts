@@ -17,8 +17,11 @@ export async function listen(app: FastifyInstance, host: string, port: number): 
   await app.listen({ host: '127.0.0.1', port });
   const boundPort = (app.server.address() as { port: number }).port;
   const handler = app.server.listeners('request')[0] as RequestListener;
-  const secondary: Server = createServer(handler);
-  for (const upgrade of app.server.listeners('upgrade')) secondary.on('upgrade', upgrade as (...args: unknown[]) => void);
+  // The same server options as the first one (app.ts): the handler checks the Host header itself.
+  const secondary: Server = createServer({ requireHostHeader: false }, handler);
+  for (const event of ['upgrade', 'clientError'] as const) {
+    for (const listener of app.server.listeners(event)) secondary.on(event, listener as (...args: unknown[]) => void);
+  }
   try {
     await new Promise<void>((resolve, reject) => {
       secondary.once('error', reject);

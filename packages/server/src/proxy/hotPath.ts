@@ -6,7 +6,7 @@ import { forwardAuthCheck, isBrowserNavigation, type ForwardAuthAnswer, type For
 import type { AppConfig } from '../config/schema.js';
 import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
-import { hasRepeatedHost } from '../http/hostHeader.js';
+import { hostHeaderProblem } from '../http/hostHeader.js';
 import { clientAddressOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
@@ -116,7 +116,8 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
     const url = request.url ?? '/';
     let waiting: Promise<void> | undefined;
     try {
-      if (hasRepeatedHost(request.rawHeaders)) throw new AppError('bad_request', { params: { reason: 'it has more than one Host header' } });
+      const hostProblem = hostHeaderProblem(request);
+      if (hostProblem) throw new AppError('bad_request', { params: { reason: hostProblem } });
       if (url.startsWith(RESERVED_PREFIX)) {
         // Forward-auth is asked on whatever host the proxy uses for Gatehouse: no app lookup first.
         const mode = url === paths.forwardAuth ? 'auth_request' : url === paths.forwardAuthRedirect ? 'redirect' : undefined;

@@ -345,9 +345,40 @@ describe('a request with more than one Host header', () => {
     expect(answer).toContain('"code":"bad_request"');
   });
 
+  it('none at all is a 400 in HTTP/1.1, on a WebSocket upgrade too; HTTP/1.0 needs none', async () => {
+    const plain = await exchangeRaw('GET /api/session HTTP/1.1\r\nAccept: application/json\r\nConnection: close\r\n\r\n');
+    expect(plain).toMatch(/^HTTP\/1\.1 400 /);
+    expect(plain).toContain('"code":"bad_request"');
+    expect(plain).toContain('no Host header');
+    const upgrade = await exchangeRaw('GET /ws HTTP/1.1\r\nAccept: application/json\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
+    expect(upgrade).toMatch(/^HTTP\/1\.1 400 /);
+    expect(upgrade).toContain('"code":"bad_request"');
+    expect(await exchangeRaw('GET /healthz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('one Host header, in any case, is fine', async () => {
     const answer = await exchangeRaw(`GET /public/x HTTP/1.1\r\nHOST: echo.localhost:${port}\r\nConnection: close\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  // No request to negotiate with: problem+json, with the catalogue code and a reference, then the connection closes.
+  const problemOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { code: string; status: number; reference: string };
+
+  it('headers over the size limit are a 431 request_too_large', async () => {
+    const answer = await exchangeRaw(`GET /public/x HTTP/1.1\r\nHost: echo.localhost:${port}\r\nCookie: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toMatch(/content-type: application\/problem\+json/i);
+    expect(problemOf(answer)).toMatchObject({ code: 'request_too_large', status: 431, reference: expect.stringMatching(/^[0-9a-f]{12}$/) });
+  });
+
+  it('a request that could be smuggled (Transfer-Encoding and Content-Length) is a 400 bad_request, never forwarded', async () => {
+    const before = upstream.last;
+    const answer = await exchangeRaw(`POST /public/x HTTP/1.1\r\nHost: echo.localhost:${port}\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\nGET /public/y HTTP/1.1\r\nHost: echo.localhost:${port}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(problemOf(answer)).toMatchObject({ code: 'bad_request', status: 400 });
+    expect(upstream.last).toBe(before);
   });
 });
 

@@ -162,13 +162,15 @@ interface WrkReport {
  * scenario's answer is checked once before any load (run.ts).
  */
 async function runWrk(scenario: Scenario, settings: LoadSettings, seconds: number): Promise<LoadRun> {
-  const args = ['--threads', String(settings.wrkThreads), '--connections', String(settings.connections), '--duration', `${seconds}s`, '--timeout', '10s', '--script', wrkReport];
+  // wrk takes whole seconds only.
+  const duration = Math.max(1, Math.round(seconds));
+  const args = ['--threads', String(settings.wrkThreads), '--connections', String(settings.connections), '--duration', `${duration}s`, '--timeout', '10s', '--script', wrkReport];
   // wrk adds `Host: <the URL's host>` unless its headers hold "Host" in exactly that case: a lower-case
   // "host" would make it send two Host lines (which Gatehouse answers with 400).
   for (const [name, value] of Object.entries(scenario.headers)) args.push('--header', `${name.toLowerCase() === 'host' ? 'Host' : name}: ${value}`);
   args.push(scenario.url);
   const before = endedChildrenCpuSeconds();
-  const { stdout } = await execFileAsync('wrk', args, { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
+  const { stdout } = await execFileAsync('wrk', args, { encoding: 'utf8', timeout: (duration + 30) * 1000 });
   const after = endedChildrenCpuSeconds();
   const line = stdout.split('\n').findLast((text) => text.startsWith('{'));
   if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);

@@ -12,7 +12,7 @@ import { signInToApp } from './lib/browser.js';
 import { startGatehouse } from './lib/gatehouse.js';
 import { httpGet } from './lib/http.js';
 import { measure, problems, type LoadSettings, type Measurement, type Scenario, type ScenarioName } from './lib/load.js';
-import { ProcessGroup, type ServerProcess } from './lib/processes.js';
+import { freePort, ProcessGroup, type ServerProcess } from './lib/processes.js';
 import { fixed, spread, table, thousands, type Spread } from './lib/stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -68,6 +68,8 @@ const settings: LoadSettings = {
 };
 /** Adds a plain node:http + undici proxy (no Gatehouse) to the proxy group, for reference. */
 const withPlainProxy = Boolean(process.env.BENCH_PLAIN_PROXY);
+/** Adds Caddy's unauthenticated `reverse_proxy` (Debian's caddy) to the proxy group, for reference. */
+const withCaddy = Boolean(process.env.BENCH_CADDY);
 /** Gatehouse writes a V8 CPU profile of its whole run (setup included) into bench/results/profiles/ as it stops. */
 const profileDir = process.env.BENCH_PROFILE ? path.join(root, 'bench/results/profiles') : undefined;
 
@@ -116,6 +118,11 @@ async function main(): Promise<number> {
   const upstreamPort = await listeningPort(upstream);
   const plain = withPlainProxy ? processes.start('plain-proxy', [path.join(root, 'bench/plain-proxy.mjs'), `http://127.0.0.1:${upstreamPort}`], { cwd: root }) : undefined;
   const plainPort = plain ? await listeningPort(plain) : undefined;
+  // Caddy gets an upstream process of its own: the headers it sends are shaped differently, and a Node
+  // server that has parsed requests of several shapes stays slower for all of them (V8's inline caches
+  // in Node's HTTP code go megamorphic). Sharing one upstream made "direct" 35 % slower in every round.
+  const caddyUpstream = withCaddy ? processes.start('caddy-upstream', [path.join(root, 'bench/upstream.mjs')], { cwd: root }) : undefined;
+  const caddy = caddyUpstream ? await startCaddy(await listeningPort(caddyUpstream)) : undefined;
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const gatehouse = await startGatehouse(processes, { root, workDir, upstreamPort, nodeArgs });
 
@@ -127,7 +134,7 @@ async function main(): Promise<number> {
   const identity = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('x-gatehouse-') || name === 'cache-control'));
   const bare = processes.start('bare', [path.join(root, 'bench/bare.mjs'), JSON.stringify(identity)], { cwd: root });
   const barePort = await listeningPort(bare);
-  say(`setup: upstream :${upstreamPort}, bare Fastify :${barePort}, Gatehouse :${gatehouse.port} (pid ${gatehouse.server.pid}) with the development IdP${plain ? `, plain proxy :${plainPort}` : ''}`);
+  say(`setup: upstream :${upstreamPort}, bare Fastify :${barePort}, Gatehouse :${gatehouse.port} (pid ${gatehouse.server.pid}) with the development IdP${plain ? `, plain proxy :${plainPort}` : ''}${caddy ? `, Caddy :${caddy.port}` : ''}`);
   say(`setup: signed in as alice@example.com in ${signIn.trail.length} requests (app → portal → IdP login form → callback → app); ${signIn.cookieName} cookie for ${gatehouse.appHost}`);
 
   const scenarios = new Map<ScenarioName, Scenario>([
@@ -139,6 +146,7 @@ async function main(): Promise<number> {
     ['proxy', { name: 'proxy', url: `http://127.0.0.1:${gatehouse.port}/some/path`, headers: { host: gatehouse.appHost, cookie }, server: gatehouse.server, helpers: [upstream] }],
   ]);
   if (plain) scenarios.set('plain-proxy', { name: 'plain-proxy', url: `http://127.0.0.1:${plainPort}/some/path`, headers: { cookie }, server: plain, helpers: [upstream] });
+  if (caddy && caddyUpstream) scenarios.set('caddy-proxy', { name: 'caddy-proxy', url: `http://127.0.0.1:${caddy.port}/some/path`, headers: { cookie }, server: caddy.server, helpers: [caddyUpstream] });
   await verify([...scenarios.values()]);
   say('setup: every scenario answers as expected (forward-auth 200 with alice\'s identity, proxy 200 "ok")');
   say();
@@ -146,11 +154,11 @@ async function main(): Promise<number> {
   // ---- measurements: the pairs back to back, their order flipped every other round
   const groups: ScenarioName[][] = [
     ['bare', 'bare-identity', 'forward-auth'],
-    ['direct', 'proxy', ...(plain ? (['plain-proxy'] as const) : [])],
+    ['direct', 'proxy', ...(plain ? (['plain-proxy'] as const) : []), ...(caddy ? (['caddy-proxy'] as const) : [])],
   ];
   const measurements: Measurement[] = [];
   const orders: string[] = [];
-  const everyServer = [gatehouse.server, upstream, bare, ...(plain ? [plain] : [])];
+  const everyServer = [gatehouse.server, upstream, bare, ...(plain ? [plain] : []), ...(caddy && caddyUpstream ? [caddy.server, caddyUpstream] : [])];
   for (let round = 1; round <= rounds; round++) {
     const order = groups.flatMap((group) => (round % 2 === 0 ? [...group].reverse() : group));
     orders.push(order.join(' → '));
@@ -173,7 +181,7 @@ async function main(): Promise<number> {
   const of = (name: ScenarioName, round: number) => measurements.find((m) => m.scenario === name && m.round === round);
   const perRound = Array.from({ length: rounds }, (_, index) => {
     const round = index + 1;
-    const [b, bi, f, d, p, pp] = (['bare', 'bare-identity', 'forward-auth', 'direct', 'proxy', 'plain-proxy'] as const).map((name) => of(name, round));
+    const [b, bi, f, d, p, pp, cp] = (['bare', 'bare-identity', 'forward-auth', 'direct', 'proxy', 'plain-proxy', 'caddy-proxy'] as const).map((name) => of(name, round));
     return {
       round,
       order: orders[index]!,
@@ -187,11 +195,12 @@ async function main(): Promise<number> {
       proxyP99: ratio(p?.latency.p99, d?.latency.p99),
       proxyCpu: ratio(p?.cpu.server, d?.cpu.server),
       ...(plain ? { plainProxyRps: ratio(pp?.rps, d?.rps), plainProxyCpu: ratio(pp?.cpu.server, d?.cpu.server) } : {}),
+      ...(caddy ? { caddyProxyRps: ratio(cp?.rps, d?.rps), caddyProxyCpu: ratio(cp?.cpu.server, d?.cpu.server) } : {}),
     };
   });
   say(
     table(
-      ['round', 'bare req/s', 'fwd-auth req/s', 'ratio', 'bare p99', 'fwd-auth p99', 'ratio', 'direct req/s', 'proxy req/s', 'ratio', ...(plain ? ['plain proxy', 'ratio'] : []), 'order'],
+      ['round', 'bare req/s', 'fwd-auth req/s', 'ratio', 'bare p99', 'fwd-auth p99', 'ratio', 'direct req/s', 'proxy req/s', 'ratio', ...(plain ? ['plain proxy', 'ratio'] : []), ...(caddy ? ['Caddy', 'ratio'] : []), 'order'],
       perRound.map((r) => [
         String(r.round),
         thousands(of('bare', r.round)?.rps),
@@ -204,6 +213,7 @@ async function main(): Promise<number> {
         thousands(of('proxy', r.round)?.rps),
         fixed(r.proxyRps, 2),
         ...(plain ? [thousands(of('plain-proxy', r.round)?.rps), fixed(r.plainProxyRps, 2)] : []),
+        ...(caddy ? [thousands(of('caddy-proxy', r.round)?.rps), fixed(r.caddyProxyRps, 2)] : []),
         r.order,
       ]),
     ),
@@ -234,7 +244,8 @@ async function main(): Promise<number> {
       ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'upstream CPU µs/req', 'load-gen CPU µs/req'],
       names.map((name) => {
         const s = scenarioSummary[name]!;
-        const upstreamCpu = s.helperCpuUsPerRequest.upstream;
+        // Each proxy has one upstream process (Caddy its own).
+        const upstreamCpu = Object.values(s.helperCpuUsPerRequest)[0];
         return [
           name,
           `${thousands(s.rps.median)} [${thousands(s.rps.min)}–${thousands(s.rps.max)}]`,
@@ -247,8 +258,8 @@ async function main(): Promise<number> {
       }),
     ),
   );
-  say('server = the process under test: the bare handler, Gatehouse (not its development IdP), the upstream, or the plain proxy.');
-  say(`upstream = the upstream process while it answers the proxy. load-gen = ${settings.generator === 'wrk' ? 'wrk' : 'this process (autocannon)'}.`);
+  say('server = the process under test: the bare handler, Gatehouse (not its development IdP), the upstream, the plain proxy, or Caddy.');
+  say(`upstream = the upstream process while it answers the proxy (Caddy's: an upstream process of its own). load-gen = ${settings.generator === 'wrk' ? 'wrk' : 'this process (autocannon)'}.`);
   const otherLoad = spread(measurements.map((m) => m.otherLoad ?? Number.NaN));
   say(`Other load on the machine during the measurements: median ${fixed(otherLoad.median, 2)} CPUs [${fixed(otherLoad.min, 2)}–${fixed(otherLoad.max, 2)}] of ${cpus().length}.`);
   if (otherLoad.median > 0.25) say('That is a busy machine: the req/s and p99 ratios swing with it; CPU per request, and its ratio, much less.');
@@ -265,6 +276,7 @@ async function main(): Promise<number> {
     proxyP99: spread(perRound.map((r) => r.proxyP99)),
     proxyCpu: spread(perRound.map((r) => r.proxyCpu)),
     ...(plain ? { plainProxyRps: spread(perRound.map((r) => r.plainProxyRps ?? Number.NaN)), plainProxyCpu: spread(perRound.map((r) => r.plainProxyCpu ?? Number.NaN)) } : {}),
+    ...(caddy ? { caddyProxyRps: spread(perRound.map((r) => r.caddyProxyRps ?? Number.NaN)), caddyProxyCpu: spread(perRound.map((r) => r.caddyProxyCpu ?? Number.NaN)) } : {}),
   };
   const ratioRow = (label: string, s: Spread | undefined, target = '') => [label, fixed(s?.median, 2), `${fixed(s?.min, 2)}–${fixed(s?.max, 2)}`, target];
   say(`ratios, computed per round, median over ${rounds} rounds`);
@@ -282,6 +294,9 @@ async function main(): Promise<number> {
         ratioRow('proxy / direct       p99', ratios.proxyP99),
         ratioRow('proxy / direct       CPU/req', ratios.proxyCpu, '(Gatehouse vs the upstream alone)'),
         ...(plain ? [ratioRow('plain proxy / direct req/s', ratios.plainProxyRps, '(reference)'), ratioRow('plain proxy / direct CPU/req', ratios.plainProxyCpu, '(reference)')] : []),
+        ...(caddy
+          ? [ratioRow('Caddy / direct       req/s', ratios.caddyProxyRps, '(reference, both cores)'), ratioRow('Caddy / direct       CPU/req', ratios.caddyProxyCpu, '(reference)')]
+          : []),
       ],
     ),
   );
@@ -313,7 +328,7 @@ async function main(): Promise<number> {
     node: process.version,
     cpus: { count: cpus().length, model: cpus()[0]?.model.trim() },
     loadAverage: { start: loadAtStart, end: loadavg() },
-    settings: { rounds, ...settings, plainProxy: withPlainProxy },
+    settings: { rounds, ...settings, plainProxy: withPlainProxy, caddy: withCaddy },
     otherLoad,
     valid: invalid.length === 0,
     problems: invalid,
@@ -331,6 +346,40 @@ async function main(): Promise<number> {
 
 function ratio(a: number | undefined, b: number | undefined): number {
   return a === undefined || b === undefined || b === 0 ? Number.NaN : a / b;
+}
+
+/**
+ * Caddy's `reverse_proxy` to the upstream, nothing else (no TLS, no admin endpoint, no access log), from
+ * Debian's package: the issue's yardstick for the proxy. Its data stays in the run's work folder.
+ */
+async function startCaddy(upstreamPort: number): Promise<{ server: ServerProcess; port: number }> {
+  const dir = path.join(workDir!, 'caddy');
+  await mkdir(dir, { recursive: true });
+  const port = await freePort();
+  const config = `{
+	admin off
+	auto_https off
+	storage file_system ${JSON.stringify(path.join(dir, 'data'))}
+}
+
+http://127.0.0.1:${port} {
+	reverse_proxy 127.0.0.1:${upstreamPort}
+}
+`;
+  await writeFile(path.join(dir, 'Caddyfile'), config);
+  const server = processes.start('caddy', ['run', '--config', path.join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
+    cwd: dir,
+    command: 'caddy',
+    env: { HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), XDG_DATA_HOME: path.join(dir, 'data') },
+  });
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (!server.running) throw new Error(`caddy exited before it was ready (is Debian's caddy installed?):\n${server.tail()}`);
+    const answer = await httpGet({ port, path: '/', headers: { host: `127.0.0.1:${port}` } }).catch(() => undefined);
+    if (answer?.status === 200) return { server, port };
+    if (Date.now() > deadline) throw new Error(`caddy not ready after 15 s:\n${server.tail()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function listeningPort(server: ServerProcess): Promise<number> {

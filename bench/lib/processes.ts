@@ -64,8 +64,9 @@ export class ServerProcess {
 export class ProcessGroup {
   private readonly servers = new Set<ServerProcess>();
 
-  start(name: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): ServerProcess {
-    const child = spawn(process.execPath, args, {
+  /** Starts `args` with this Node (or with `options.command`, for a server that is not a Node program). */
+  start(name: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; command?: string }): ServerProcess {
+    const child = spawn(options.command ?? process.execPath, args, {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

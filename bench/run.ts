@@ -118,9 +118,8 @@ async function main(): Promise<number> {
   const upstreamPort = await listeningPort(upstream);
   const plain = withPlainProxy ? processes.start('plain-proxy', [path.join(root, 'bench/plain-proxy.mjs'), `http://127.0.0.1:${upstreamPort}`], { cwd: root }) : undefined;
   const plainPort = plain ? await listeningPort(plain) : undefined;
-  // Caddy gets an upstream process of its own: the headers it sends are shaped differently, and a Node
-  // server that has parsed requests of several shapes stays slower for all of them (V8's inline caches
-  // in Node's HTTP code go megamorphic). Sharing one upstream made "direct" 35 % slower in every round.
+  // Caddy gets an upstream process of its own: sharing one made "direct" 35 % slower in every round
+  // (bench/README.md, "Caddy, measured here").
   const caddyUpstream = withCaddy ? processes.start('caddy-upstream', [path.join(root, 'bench/upstream.mjs')], { cwd: root }) : undefined;
   const caddy = caddyUpstream ? await startCaddy(await listeningPort(caddyUpstream)) : undefined;
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];

@@ -144,18 +144,7 @@ function ticksPerSecond(): number {
  * clock ticks: 10 ms at the usual 100 Hz). Undefined where there is no /proc.
  */
 export function cpuSeconds(pid: number): number | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) is in parentheses and may contain spaces: count fields after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
-  return (utime + stime) / ticksPerSecond();
+  return statSeconds(`/proc/${pid}/stat`, 11);
 }
 
 /**
@@ -164,17 +153,26 @@ export function cpuSeconds(pid: number): number | undefined {
  * it exits. Undefined where there is no /proc.
  */
 export function endedChildrenCpuSeconds(): number | undefined {
+  return statSeconds('/proc/self/stat', 13);
+}
+
+/**
+ * The sum of two adjacent clock-tick fields of a /proc/<pid>/stat file, in seconds. `index` counts the
+ * fields after the command name (field 2, in parentheses, may contain spaces: they are counted after the
+ * last ')'), so field n of proc(5) is index n - 3.
+ */
+function statSeconds(file: string, index: number): number | undefined {
   let stat: string;
   try {
-    stat = readFileSync('/proc/self/stat', 'utf8');
+    stat = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const cutime = Number(fields[13]);
-  const cstime = Number(fields[14]);
-  if (!Number.isFinite(cutime) || !Number.isFinite(cstime)) return undefined;
-  return (cutime + cstime) / ticksPerSecond();
+  const first = Number(fields[index]);
+  const second = Number(fields[index + 1]);
+  if (!Number.isFinite(first) || !Number.isFinite(second)) return undefined;
+  return (first + second) / ticksPerSecond();
 }
 
 /**

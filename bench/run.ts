@@ -116,12 +116,18 @@ async function main(): Promise<number> {
   workDir = await mkdtemp(path.join(tmpdir(), 'gatehouse-bench-'));
   const upstream = processes.start('upstream', [path.join(root, 'bench/upstream.mjs')], { cwd: root });
   const upstreamPort = await listeningPort(upstream);
-  const plain = withPlainProxy ? processes.start('plain-proxy', [path.join(root, 'bench/plain-proxy.mjs'), `http://127.0.0.1:${upstreamPort}`], { cwd: root }) : undefined;
-  const plainPort = plain ? await listeningPort(plain) : undefined;
-  // Caddy gets an upstream process of its own: sharing one made "direct" 35 % slower in every round
-  // (bench/README.md, "Caddy, measured here").
-  const caddyUpstream = withCaddy ? processes.start('caddy-upstream', [path.join(root, 'bench/upstream.mjs')], { cwd: root }) : undefined;
-  const caddy = caddyUpstream ? await startCaddy(await listeningPort(caddyUpstream)) : undefined;
+  const references: ReferenceProxy[] = [];
+  if (withPlainProxy) {
+    const server = processes.start('plain-proxy', [path.join(root, 'bench/plain-proxy.mjs'), `http://127.0.0.1:${upstreamPort}`], { cwd: root });
+    references.push({ scenario: 'plain-proxy', key: 'plainProxy', label: 'plain proxy', rpsNote: '(reference)', server, port: await listeningPort(server), upstream });
+  }
+  if (withCaddy) {
+    // Caddy gets an upstream process of its own: sharing one made "direct" 35 % slower in every round
+    // (bench/README.md, "Caddy, measured here").
+    const caddyUpstream = processes.start('caddy-upstream', [path.join(root, 'bench/upstream.mjs')], { cwd: root });
+    const { server, port } = await startCaddy(await listeningPort(caddyUpstream));
+    references.push({ scenario: 'caddy-proxy', key: 'caddyProxy', label: 'Caddy', rpsNote: '(reference, both cores)', server, port, upstream: caddyUpstream });
+  }
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const gatehouse = await startGatehouse(processes, { root, workDir, upstreamPort, nodeArgs });
 
@@ -133,7 +139,7 @@ async function main(): Promise<number> {
   const identity = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('x-gatehouse-') || name === 'cache-control'));
   const bare = processes.start('bare', [path.join(root, 'bench/bare.mjs'), JSON.stringify(identity)], { cwd: root });
   const barePort = await listeningPort(bare);
-  say(`setup: upstream :${upstreamPort}, bare Fastify :${barePort}, Gatehouse :${gatehouse.port} (pid ${gatehouse.server.pid}) with the development IdP${plain ? `, plain proxy :${plainPort}` : ''}${caddy ? `, Caddy :${caddy.port}` : ''}`);
+  say(`setup: upstream :${upstreamPort}, bare Fastify :${barePort}, Gatehouse :${gatehouse.port} (pid ${gatehouse.server.pid}) with the development IdP${references.map(({ label, port }) => `, ${label} :${port}`).join('')}`);
   say(`setup: signed in as alice@example.com in ${signIn.trail.length} requests (app → portal → IdP login form → callback → app); ${signIn.cookieName} cookie for ${gatehouse.appHost}`);
 
   const scenarios = new Map<ScenarioName, Scenario>([
@@ -144,8 +150,9 @@ async function main(): Promise<number> {
     ['direct', { name: 'direct', url: `http://127.0.0.1:${upstreamPort}/some/path`, headers: { cookie }, server: upstream }],
     ['proxy', { name: 'proxy', url: `http://127.0.0.1:${gatehouse.port}/some/path`, headers: { host: gatehouse.appHost, cookie }, server: gatehouse.server, helpers: [upstream] }],
   ]);
-  if (plain) scenarios.set('plain-proxy', { name: 'plain-proxy', url: `http://127.0.0.1:${plainPort}/some/path`, headers: { cookie }, server: plain, helpers: [upstream] });
-  if (caddy && caddyUpstream) scenarios.set('caddy-proxy', { name: 'caddy-proxy', url: `http://127.0.0.1:${caddy.port}/some/path`, headers: { cookie }, server: caddy.server, helpers: [caddyUpstream] });
+  for (const { scenario, port, server, upstream: behind } of references) {
+    scenarios.set(scenario, { name: scenario, url: `http://127.0.0.1:${port}/some/path`, headers: { cookie }, server, helpers: [behind] });
+  }
   await verify([...scenarios.values()]);
   say('setup: every scenario answers as expected (forward-auth 200 with alice\'s identity, proxy 200 "ok")');
   say();
@@ -153,11 +160,11 @@ async function main(): Promise<number> {
   // ---- measurements: the pairs back to back, their order flipped every other round
   const groups: ScenarioName[][] = [
     ['bare', 'bare-identity', 'forward-auth'],
-    ['direct', 'proxy', ...(plain ? (['plain-proxy'] as const) : []), ...(caddy ? (['caddy-proxy'] as const) : [])],
+    ['direct', 'proxy', ...references.map((reference) => reference.scenario)],
   ];
   const measurements: Measurement[] = [];
   const orders: string[] = [];
-  const everyServer = [gatehouse.server, upstream, bare, ...(plain ? [plain] : []), ...(caddy && caddyUpstream ? [caddy.server, caddyUpstream] : [])];
+  const everyServer = [...new Set([gatehouse.server, upstream, bare, ...references.flatMap((reference) => [reference.server, reference.upstream])])];
   for (let round = 1; round <= rounds; round++) {
     const order = groups.flatMap((group) => (round % 2 === 0 ? [...group].reverse() : group));
     orders.push(order.join(' → '));
@@ -180,7 +187,7 @@ async function main(): Promise<number> {
   const of = (name: ScenarioName, round: number) => measurements.find((m) => m.scenario === name && m.round === round);
   const perRound = Array.from({ length: rounds }, (_, index) => {
     const round = index + 1;
-    const [b, bi, f, d, p, pp, cp] = (['bare', 'bare-identity', 'forward-auth', 'direct', 'proxy', 'plain-proxy', 'caddy-proxy'] as const).map((name) => of(name, round));
+    const [b, bi, f, d, p] = (['bare', 'bare-identity', 'forward-auth', 'direct', 'proxy'] as const).map((name) => of(name, round));
     return {
       round,
       order: orders[index]!,
@@ -193,13 +200,21 @@ async function main(): Promise<number> {
       proxyRps: ratio(p?.rps, d?.rps),
       proxyP99: ratio(p?.latency.p99, d?.latency.p99),
       proxyCpu: ratio(p?.cpu.server, d?.cpu.server),
-      ...(plain ? { plainProxyRps: ratio(pp?.rps, d?.rps), plainProxyCpu: ratio(pp?.cpu.server, d?.cpu.server) } : {}),
-      ...(caddy ? { caddyProxyRps: ratio(cp?.rps, d?.rps), caddyProxyCpu: ratio(cp?.cpu.server, d?.cpu.server) } : {}),
+      // Each reference proxy against direct: `<key>Rps` and `<key>Cpu`.
+      references: Object.fromEntries(
+        references.flatMap(({ scenario, key }) => {
+          const r = of(scenario, round);
+          return [
+            [`${key}Rps`, ratio(r?.rps, d?.rps)],
+            [`${key}Cpu`, ratio(r?.cpu.server, d?.cpu.server)],
+          ];
+        }),
+      ) as Record<string, number>,
     };
   });
   say(
     table(
-      ['round', 'bare req/s', 'fwd-auth req/s', 'ratio', 'bare p99', 'fwd-auth p99', 'ratio', 'direct req/s', 'proxy req/s', 'ratio', ...(plain ? ['plain proxy', 'ratio'] : []), ...(caddy ? ['Caddy', 'ratio'] : []), 'order'],
+      ['round', 'bare req/s', 'fwd-auth req/s', 'ratio', 'bare p99', 'fwd-auth p99', 'ratio', 'direct req/s', 'proxy req/s', 'ratio', ...references.flatMap(({ label }) => [label, 'ratio']), 'order'],
       perRound.map((r) => [
         String(r.round),
         thousands(of('bare', r.round)?.rps),
@@ -211,8 +226,7 @@ async function main(): Promise<number> {
         thousands(of('direct', r.round)?.rps),
         thousands(of('proxy', r.round)?.rps),
         fixed(r.proxyRps, 2),
-        ...(plain ? [thousands(of('plain-proxy', r.round)?.rps), fixed(r.plainProxyRps, 2)] : []),
-        ...(caddy ? [thousands(of('caddy-proxy', r.round)?.rps), fixed(r.caddyProxyRps, 2)] : []),
+        ...references.flatMap(({ scenario, key }) => [thousands(of(scenario, r.round)?.rps), fixed(r.references[`${key}Rps`], 2)]),
         r.order,
       ]),
     ),
@@ -274,9 +288,10 @@ async function main(): Promise<number> {
     proxyRps: spread(perRound.map((r) => r.proxyRps)),
     proxyP99: spread(perRound.map((r) => r.proxyP99)),
     proxyCpu: spread(perRound.map((r) => r.proxyCpu)),
-    ...(plain ? { plainProxyRps: spread(perRound.map((r) => r.plainProxyRps ?? Number.NaN)), plainProxyCpu: spread(perRound.map((r) => r.plainProxyCpu ?? Number.NaN)) } : {}),
-    ...(caddy ? { caddyProxyRps: spread(perRound.map((r) => r.caddyProxyRps ?? Number.NaN)), caddyProxyCpu: spread(perRound.map((r) => r.caddyProxyCpu ?? Number.NaN)) } : {}),
   };
+  const referenceRatios: Record<string, Spread> = Object.fromEntries(
+    Object.keys(perRound[0]?.references ?? {}).map((name) => [name, spread(perRound.map((r) => r.references[name] ?? Number.NaN))]),
+  );
   const ratioRow = (label: string, s: Spread | undefined, target = '') => [label, fixed(s?.median, 2), `${fixed(s?.min, 2)}–${fixed(s?.max, 2)}`, target];
   say(`ratios, computed per round, median over ${rounds} rounds`);
   say(
@@ -292,10 +307,10 @@ async function main(): Promise<number> {
         ratioRow('proxy / direct       req/s', ratios.proxyRps, `≥ ${TARGETS.proxyRps.toFixed(2)} (aim ${TARGETS.proxyRpsAim.toFixed(2)})`),
         ratioRow('proxy / direct       p99', ratios.proxyP99),
         ratioRow('proxy / direct       CPU/req', ratios.proxyCpu, '(Gatehouse vs the upstream alone)'),
-        ...(plain ? [ratioRow('plain proxy / direct req/s', ratios.plainProxyRps, '(reference)'), ratioRow('plain proxy / direct CPU/req', ratios.plainProxyCpu, '(reference)')] : []),
-        ...(caddy
-          ? [ratioRow('Caddy / direct       req/s', ratios.caddyProxyRps, '(reference, both cores)'), ratioRow('Caddy / direct       CPU/req', ratios.caddyProxyCpu, '(reference)')]
-          : []),
+        ...references.flatMap(({ key, label, rpsNote }) => [
+          ratioRow(`${`${label} / direct`.padEnd(20)} req/s`, referenceRatios[`${key}Rps`], rpsNote),
+          ratioRow(`${`${label} / direct`.padEnd(20)} CPU/req`, referenceRatios[`${key}Cpu`], '(reference)'),
+        ]),
       ],
     ),
   );
@@ -332,9 +347,9 @@ async function main(): Promise<number> {
     valid: invalid.length === 0,
     problems: invalid,
     targets: targets.map(({ name, value, target, pass }) => ({ name, value, target, pass })),
-    ratios,
+    ratios: { ...ratios, ...referenceRatios },
     scenarios: scenarioSummary,
-    rounds: perRound,
+    rounds: perRound.map(({ references: referenceRound, ...round }) => ({ ...round, ...referenceRound })),
     measurements,
   };
   await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -345,6 +360,21 @@ async function main(): Promise<number> {
 
 function ratio(a: number | undefined, b: number | undefined): number {
   return a === undefined || b === undefined || b === 0 ? Number.NaN : a / b;
+}
+
+/** A proxy measured beside Gatehouse's for scale, never a target: the plain node:http + undici floor, or Caddy. */
+interface ReferenceProxy {
+  scenario: ScenarioName;
+  /** Its ratios' names in the results: `<key>Rps`, `<key>Cpu`. */
+  key: string;
+  /** How the tables name it. */
+  label: string;
+  /** What its req/s ratio row says in the target column. */
+  rpsNote: string;
+  server: ServerProcess;
+  port: number;
+  /** The upstream process behind it. */
+  upstream: ServerProcess;
 }
 
 /**

@@ -221,7 +221,7 @@ for (const { name, start } of proxies) {
     });
 
     test('private paths stay private however they are spelled', async () => {
-      for (const path of ['/public/../secret', '/public/%2e%2e/secret', '/public/..%2fsecret', '/public%2f..%2fsecret', '/PUBLIC/x']) {
+      for (const path of ['/public/../secret', '/public/%2e%2e/secret', '/public/..%2fsecret', '/public%2f..%2fsecret', '/public/..;/secret', '/public/%252e%252e/secret', '/PUBLIC/x']) {
         const status = await rawGet(port, `whoami.localhost:${port}`, path);
         expect(status, path).not.toBe(200);
       }

@@ -160,6 +160,17 @@ describe('public paths match on the normalised path only', () => {
     ['/a%zz', undefined],
     ['a/b', undefined],
     ['/a?x=/public', '/a'],
+    // What an upstream might read differently is never public.
+    ['/a/..;/b', undefined],
+    ['/a/.;x/b', undefined],
+    ['/a/%2e%2e;/b', undefined],
+    ['/a;x/b', '/a;x/b'],
+    ['/a/%252e%252e/b', undefined],
+    ['/a%252Fb', undefined],
+    ['/a%09b', undefined],
+    ['/a/..%0d/b', undefined],
+    ['/a%7Fb', undefined],
+    ['/100%25', '/100%'],
   ])('%s → %s', (raw, normalised) => {
     expect(normalisePath(raw)).toBe(normalised);
   });
@@ -176,6 +187,8 @@ describe('public paths match on the normalised path only', () => {
     ['/publicx', false],
     ['/health', true],
     ['/health/', false],
+    ['/public/..;/admin', false],
+    ['/public/%252e%252e/admin', false],
   ])('%s public: %s', (path, expected) => {
     expect(isPublicPath(path, ['/public/*', '/health'])).toBe(expected);
   });

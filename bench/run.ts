@@ -68,6 +68,8 @@ const settings: LoadSettings = {
 };
 /** Adds a plain node:http + undici proxy (no Gatehouse) to the proxy group, for reference. */
 const withPlainProxy = Boolean(process.env.BENCH_PLAIN_PROXY);
+/** Adds a plain `@fastify/http-proxy` (Fastify 5 + @fastify/reply-from, defaults) to the proxy group, for reference. */
+const withFastifyProxy = Boolean(process.env.BENCH_FASTIFY_PROXY);
 /** Adds Caddy's unauthenticated `reverse_proxy` (Debian's caddy) to the proxy group, for reference. */
 const withCaddy = Boolean(process.env.BENCH_CADDY);
 /** Gatehouse writes a V8 CPU profile of its whole run (setup included) into bench/results/profiles/ as it stops. */
@@ -121,12 +123,16 @@ async function main(): Promise<number> {
     const server = processes.start('plain-proxy', [path.join(root, 'bench/plain-proxy.mjs'), `http://127.0.0.1:${upstreamPort}`], { cwd: root });
     references.push({ scenario: 'plain-proxy', key: 'plainProxy', label: 'plain proxy', rpsNote: '(reference)', server, port: await listeningPort(server), upstream });
   }
+  if (withFastifyProxy) {
+    const server = processes.start('fastify-proxy', [path.join(root, 'bench/fastify-proxy.mjs'), `http://127.0.0.1:${upstreamPort}`], { cwd: root });
+    references.push({ scenario: 'fastify-proxy', key: 'fastifyProxy', label: '@fastify/http-proxy', rpsNote: '(reference)', issueRatio: 0.29, server, port: await listeningPort(server), upstream });
+  }
   if (withCaddy) {
     // Caddy gets an upstream process of its own: sharing one made "direct" 35 % slower in every round
     // (bench/README.md, "Caddy, measured here").
     const caddyUpstream = processes.start('caddy-upstream', [path.join(root, 'bench/upstream.mjs')], { cwd: root });
     const { server, port } = await startCaddy(await listeningPort(caddyUpstream));
-    references.push({ scenario: 'caddy-proxy', key: 'caddyProxy', label: 'Caddy', rpsNote: '(reference, both cores)', server, port, upstream: caddyUpstream });
+    references.push({ scenario: 'caddy-proxy', key: 'caddyProxy', label: 'Caddy', rpsNote: '(reference, both cores)', issueRatio: 0.36, server, port, upstream: caddyUpstream });
   }
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const gatehouse = await startGatehouse(processes, { root, workDir, upstreamPort, nodeArgs });
@@ -200,13 +206,14 @@ async function main(): Promise<number> {
       proxyRps: ratio(p?.rps, d?.rps),
       proxyP99: ratio(p?.latency.p99, d?.latency.p99),
       proxyCpu: ratio(p?.cpu.server, d?.cpu.server),
-      // Each reference proxy against direct: `<key>Rps` and `<key>Cpu`.
+      // Each reference proxy against direct (`<key>Rps`, `<key>Cpu`), and Gatehouse's proxy against it (`proxyOver<Key>Rps`).
       references: Object.fromEntries(
         references.flatMap(({ scenario, key }) => {
           const r = of(scenario, round);
           return [
             [`${key}Rps`, ratio(r?.rps, d?.rps)],
             [`${key}Cpu`, ratio(r?.cpu.server, d?.cpu.server)],
+            [`proxyOver${key[0]!.toUpperCase()}${key.slice(1)}Rps`, ratio(p?.rps, r?.rps)],
           ];
         }),
       ) as Record<string, number>,
@@ -271,7 +278,7 @@ async function main(): Promise<number> {
       }),
     ),
   );
-  say('server = the process under test: the bare handler, Gatehouse (not its development IdP), the upstream, the plain proxy, or Caddy.');
+  say('server = the process under test: the bare handler, Gatehouse (not its development IdP), the upstream, the plain proxy, @fastify/http-proxy, or Caddy.');
   say(`upstream = the upstream process while it answers the proxy (Caddy's: an upstream process of its own). load-gen = ${settings.generator === 'wrk' ? 'wrk' : 'this process (autocannon)'}.`);
   const otherLoad = spread(measurements.map((m) => m.otherLoad ?? Number.NaN));
   say(`Other load on the machine during the measurements: median ${fixed(otherLoad.median, 2)} CPUs [${fixed(otherLoad.min, 2)}–${fixed(otherLoad.max, 2)}] of ${cpus().length}.`);
@@ -311,6 +318,18 @@ async function main(): Promise<number> {
           ratioRow(`${`${label} / direct`.padEnd(20)} req/s`, referenceRatios[`${key}Rps`], rpsNote),
           ratioRow(`${`${label} / direct`.padEnd(20)} CPU/req`, referenceRatios[`${key}Cpu`], '(reference)'),
         ]),
+        // The issue placed two of the references on its own scale: Gatehouse's proxy against them here.
+        ...references.flatMap(({ key, label, issueRatio }) =>
+          issueRatio === undefined
+            ? []
+            : [
+                ratioRow(
+                  `proxy / ${label}  req/s`,
+                  referenceRatios[`proxyOver${key[0]!.toUpperCase()}${key.slice(1)}Rps`],
+                  `(issue's scale: ${TARGETS.proxyRps.toFixed(2)} / ${issueRatio.toFixed(2)} = ${(TARGETS.proxyRps / issueRatio).toFixed(2)}, aim ${(TARGETS.proxyRpsAim / issueRatio).toFixed(2)})`,
+                ),
+              ],
+        ),
       ],
     ),
   );
@@ -342,7 +361,7 @@ async function main(): Promise<number> {
     node: process.version,
     cpus: { count: cpus().length, model: cpus()[0]?.model.trim() },
     loadAverage: { start: loadAtStart, end: loadavg() },
-    settings: { rounds, ...settings, plainProxy: withPlainProxy, caddy: withCaddy },
+    settings: { rounds, ...settings, plainProxy: withPlainProxy, fastifyProxy: withFastifyProxy, caddy: withCaddy },
     otherLoad,
     valid: invalid.length === 0,
     problems: invalid,
@@ -362,7 +381,7 @@ function ratio(a: number | undefined, b: number | undefined): number {
   return a === undefined || b === undefined || b === 0 ? Number.NaN : a / b;
 }
 
-/** A proxy measured beside Gatehouse's for scale, never a target: the plain node:http + undici floor, or Caddy. */
+/** A proxy measured beside Gatehouse's for scale, never a target: the plain node:http + undici floor, @fastify/http-proxy, or Caddy. */
 interface ReferenceProxy {
   scenario: ScenarioName;
   /** Its ratios' names in the results: `<key>Rps`, `<key>Cpu`. */
@@ -371,6 +390,8 @@ interface ReferenceProxy {
   label: string;
   /** What its req/s ratio row says in the target column. */
   rpsNote: string;
+  /** Its ratio to direct as the issue measured it elsewhere, when the issue gave one (Caddy 0.36, @fastify/http-proxy 0.29). */
+  issueRatio?: number;
   server: ServerProcess;
   port: number;
   /** The upstream process behind it. */

@@ -7,7 +7,7 @@ import { percentile, Samples } from './stats.js';
 
 const execFileAsync = promisify(execFile);
 
-export type ScenarioName = 'bare' | 'bare-identity' | 'forward-auth' | 'direct' | 'proxy' | 'plain-proxy' | 'caddy-proxy';
+export type ScenarioName = 'bare' | 'bare-identity' | 'forward-auth' | 'direct' | 'proxy' | 'plain-proxy' | 'fastify-proxy' | 'caddy-proxy';
 
 export interface Scenario {
   name: ScenarioName;

@@ -14,8 +14,8 @@ import { appAuthorize } from './authorize/appHandshake.js';
 import { forwardAuthRoutes } from './authorize/forwardAuth.js';
 import { sessionRoutes } from './api/sessionRoutes.js';
 import { authenticateRoutes } from './authenticate/index.js';
-import { newReference } from './errors.js';
-import { clientErrorHandler, installErrorHandling } from './http/errorHandler.js';
+import { newReference, toAppError } from './errors.js';
+import { clientErrorHandler, installErrorHandling, refuseUpgrade } from './http/errorHandler.js';
 import { paths, RESERVED_PREFIX } from './paths.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
@@ -63,10 +63,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
           dispatch(request, response);
           return;
         }
-        upgradeToApp(request, socket, head, target).catch((error: unknown) => {
-          appHost.log.error({ err: error }, 'WebSocket upgrade failed');
-          socket.destroy();
-        });
+        upgradeToApp(request, socket, head, target).catch((error: unknown) => refuseUpgrade(socket, toAppError(error), appHost.log));
       });
       return server;
     },

@@ -67,18 +67,32 @@ export function clientErrorHandler(log: FastifyBaseLogger): (error: NodeJS.Errno
     // The peer went away: nobody to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'request_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'bad_request';
-    const appError = new AppError(code, { cause: error });
-    const reference = newReference();
-    logError(log, appError, reference);
+    const answer = rawErrorAnswer(new AppError(code, { cause: error }), log);
     // Only if nothing of a response is on its way already (a pipelined request's answer, say).
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (socket.writable && !inFlight?.headersSent) {
-      const { headers, body } = errorAnswer(appError, reference, true);
-      const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
-      socket.write(`HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status] ?? ''}\r\n${lines.join('')}\r\n${body}`);
-    }
+    if (socket.writable && !inFlight?.headersSent) socket.write(answer);
     socket.destroy(error);
   };
+}
+
+/**
+ * A refused WebSocket upgrade (no session, a policy that says no, WebSockets off, an upstream that does
+ * not answer, anything unexpected): the catalogue answer as problem+json on the bare socket, which Node
+ * hands over without a response object, and the connection closed.
+ */
+export function refuseUpgrade(socket: Duplex, error: AppError, log: FastifyBaseLogger): void {
+  const answer = rawErrorAnswer(error, log);
+  if (socket.writable) socket.end(answer);
+  else socket.destroy();
+}
+
+/** A whole HTTP/1.1 answer with problem+json, for a socket without a response object; logged with its reference. */
+function rawErrorAnswer(error: AppError, log: FastifyBaseLogger): string {
+  const reference = newReference();
+  logError(log, error, reference);
+  const { headers, body } = errorAnswer(error, reference, true);
+  const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n${lines.join('')}\r\n${body}`;
 }
 
 function logError(log: FastifyBaseLogger, error: AppError, reference: string): void {

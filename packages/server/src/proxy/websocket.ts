@@ -7,6 +7,8 @@ import type { AppConfig } from '../config/schema.js';
 import type { Services } from '../services.js';
 import { cookieValue } from '../sessions/cookies.js';
 import { originOf } from '../authorize/appRegistry.js';
+import { AppError } from '../errors.js';
+import { refuseUpgrade } from '../http/errorHandler.js';
 import { clientAddressOf } from '../http/trustedProxies.js';
 import { upstreamRequestHeaders } from './upstreamHeaders.js';
 
@@ -48,10 +50,10 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
     const result = app.websockets
       ? await checkAccess(services, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false })
       : undefined;
-    if (!result || result.kind === 'unauthenticated' || result.kind === 'denied') {
-      const status = !result ? '404 Not Found' : result.kind === 'unauthenticated' ? '401 Unauthorized' : '403 Forbidden';
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-      return;
+    if (!result) return refuseUpgrade(socket, new AppError('not_found'), log);
+    if (result.kind === 'unauthenticated') return refuseUpgrade(socket, new AppError('unauthenticated'), log);
+    if (result.kind === 'denied') {
+      return refuseUpgrade(socket, new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), log);
     }
 
     const upstream = new URL(app.upstream);
@@ -70,12 +72,21 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
     const protocols = request.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim()).filter(Boolean);
     const toUpstream = new WebSocket(target, protocols, { headers: headers as Record<string, string>, perMessageDeflate: false });
 
+    let bridged = false;
     toUpstream.once('error', (error) => {
-      log.warn({ app: app.id, err: error }, 'WebSocket upstream failed');
-      if (socket.writable) socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      // Once bridged, the socket speaks WebSocket: the bridge's own handlers end both sides instead.
+      if (bridged) return;
+      if (socket.writable) refuseUpgrade(socket, new AppError('upstream_unavailable', { params: { app: app.name }, cause: error }), log);
+      else socket.destroy();
+    });
+    // The client gave up while the upstream was still being reached, or its handshake was refused
+    // (ws answers a bad one itself and never calls back): let the upstream go.
+    socket.once('close', () => {
+      if (!bridged) toUpstream.terminate();
     });
     toUpstream.once('open', () => {
       server.handleUpgrade(request, socket, head, (client) => {
+        bridged = true;
         if (result.kind === 'allowed') remember(result.current.session.id, client);
         client.on('message', (data, isBinary) => toUpstream.readyState === WebSocket.OPEN && toUpstream.send(data, { binary: isBinary }));
         toUpstream.on('message', (data, isBinary) => client.readyState === WebSocket.OPEN && client.send(data, { binary: isBinary }));

@@ -46,7 +46,7 @@ beforeAll(async () => {
       { id: 'echo', name: 'Echo', publicUrl: app, upstream: upstream.url, websockets: true, publicPaths: ['/public/*', '/health'], corsPreflight: true, policy: { allow: [{ emails: ['mallory@example.com'] }] } },
       { id: 'closed', name: 'Closed app', publicUrl: closed, upstream: upstream.url, policy: { allow: [{ groups: ['admins'] }] } },
       { id: 'tokens', name: 'Token app', publicUrl: tokens, upstream: upstream.url, passAccessToken: true, policy: { allow: [{ anyUser: true }] } },
-      { id: 'down', name: 'Down app', publicUrl: down, upstream: `http://127.0.0.1:${hangsUpPort}`, publicPaths: ['/reports', '/api/*'], policy: { allow: [{ anyUser: true }] } },
+      { id: 'down', name: 'Down app', publicUrl: down, upstream: `http://127.0.0.1:${hangsUpPort}`, websockets: true, publicPaths: ['/reports', '/api/*'], policy: { allow: [{ anyUser: true }] } },
     ],
   });
 });
@@ -412,6 +412,36 @@ describe('WebSockets', () => {
 
   it('refuses an upgrade without a session', async () => {
     await expect(connect(new ScriptedBrowser(hosts()))).rejects.toThrow('upgrade refused: 401');
+  });
+
+  it('answers a refused upgrade with the catalogue code and a reference, and closes the connection', async () => {
+    const upgrade = (host: string, path: string) =>
+      exchangeRaw(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    const problem = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { code: string; reference: string; status: number };
+    for (const [host, path, status, code] of [
+      ['echo.localhost', '/ws', 401, 'unauthenticated'],
+      // WebSockets are off for this app.
+      ['closed.localhost', '/ws', 404, 'not_found'],
+      // A public path of an app whose upstream hangs up.
+      ['down.localhost', '/api/ws', 502, 'upstream_unavailable'],
+    ] as const) {
+      const answer = await upgrade(host, path);
+      expect(answer, host).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(answer).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+      expect(problem(answer)).toMatchObject({ code, status, reference: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    }
+  });
+
+  it('lets the upstream go when the client’s own handshake is refused', async () => {
+    const { browser } = await signedInAt(app);
+    expect(upstream.openWebSockets()).toBe(0);
+    // Allowed, so Gatehouse reaches the upstream first; then ws refuses the client's malformed key.
+    const answer = await exchangeRaw(
+      `GET /ws HTTP/1.1\r\nHost: echo.localhost:${port}\r\nCookie: ${browser.cookieHeader('echo.localhost')}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: not-a-key\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    await expect.poll(() => upstream.openWebSockets(), { timeout: 2000 }).toBe(0);
   });
 });
 

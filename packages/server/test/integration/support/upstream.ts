@@ -7,6 +7,8 @@ export interface Upstream {
   port: number;
   /** What the last request looked like on arrival. */
   last: { method: string; url: string; headers: IncomingHttpHeaders; bodyLength: number } | undefined;
+  /** How many WebSockets are open on /ws. */
+  openWebSockets(): number;
   close(): Promise<void>;
 }
 
@@ -17,7 +19,7 @@ export interface Upstream {
  */
 export async function startUpstream(): Promise<Upstream> {
   const port = await freePort();
-  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, close: async () => {} };
+  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, openWebSockets: () => 0, close: async () => {} };
   const server: Server = createServer((request, response) => {
     let bodyLength = 0;
     request.on('data', (chunk: Buffer) => (bodyLength += chunk.length));
@@ -32,6 +34,7 @@ export async function startUpstream(): Promise<Upstream> {
   sockets.on('connection', (socket, request) => {
     socket.on('message', (data) => socket.send(`echo from ${request.headers['x-gatehouse-email'] || 'nobody'}: ${data.toString()}`));
   });
+  state.openWebSockets = () => sockets.clients.size;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   state.close = () =>
     new Promise((resolve) => {

@@ -67,7 +67,7 @@ export class UpstreamForwarder {
         if (!error) return;
         // The client went away first (the request body failing is no reason: undici ends it on errors).
         if (response.writableEnded || !response.socket || response.socket.destroyed) return;
-        this.log.warn({ app: app.id, err: error }, 'upstream failed');
+        // Logged once, at error, with the cause and the reference the person is shown.
         sendRawError(new AppError('upstream_unavailable', { params: { app: app.name }, cause: error }), request, response, this.log);
       },
     );

@@ -51,6 +51,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       // The hot path answers a missing (or repeated) Host itself, with a catalogue answer (http/hostHeader.ts).
       const server = createServer({ requireHostHeader: false }, dispatch);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+        // Node hands an upgrade's socket over without its own error listener: a client that resets the
+        // connection before the answer is written would otherwise be an uncaught error, and end the process.
+        socket.on('error', ignorePeerGone);
         const target = services.apps.forHost(request.headers.host);
         const reserved = request.url?.startsWith(`${RESERVED_PREFIX}/`) ?? false;
         if (!target || reserved || hostHeaderProblem(request)) {
@@ -148,3 +151,6 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT, services });
   return app;
 }
+
+/** A socket error on an upgrade: the peer went away (reset, broken pipe), and Node destroys the socket itself. */
+function ignorePeerGone(): void {}

@@ -97,6 +97,18 @@ function exchangeRaw(request: string): Promise<string> {
   });
 }
 
+/** Writes `request` on a new connection and resets the connection at once (TCP RST), as a client that gives up may. */
+function writeThenReset(request: string): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(request);
+      socket.resetAndDestroy();
+      resolve();
+    });
+    socket.on('error', () => resolve());
+  });
+}
+
 const json = (body: string) => JSON.parse(body) as { headers: Record<string, string>; url: string; bodyLength: number; method: string };
 
 describe('reverse proxy', () => {
@@ -430,6 +442,27 @@ describe('WebSockets', () => {
       expect(answer).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
       expect(answer).toMatch(/\r\nconnection: close\r\n/i);
       expect(problem(answer)).toMatchObject({ code, status, reference: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    }
+  });
+
+  it('outlives clients that reset the connection right after asking for an upgrade', async () => {
+    // Node hands an upgrade's socket over without an error listener: unguarded, the write of the
+    // answer to a reset connection was an uncaught error, which ends a server process.
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', record);
+    try {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        // Refused (no session), and public (reaches the upstream first).
+        for (const path of ['/ws', '/public/ws']) {
+          await writeThenReset(`GET ${path} HTTP/1.1\r\nHost: echo.localhost:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(uncaught).toEqual([]);
+      expect((await fetch(`${gatehouse.url}/healthz`)).status).toBe(200);
+    } finally {
+      process.off('uncaughtException', record);
     }
   });
 

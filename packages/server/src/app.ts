@@ -14,7 +14,7 @@ import { appAuthorize } from './authorize/appHandshake.js';
 import { forwardAuthRoutes } from './authorize/forwardAuth.js';
 import { sessionRoutes } from './api/sessionRoutes.js';
 import { authenticateRoutes } from './authenticate/index.js';
-import { newReference, toAppError } from './errors.js';
+import { AppError, newReference, toAppError } from './errors.js';
 import { clientErrorHandler, installErrorHandling, refuseUpgrade } from './http/errorHandler.js';
 import { paths, RESERVED_PREFIX } from './paths.js';
 import { healthRoutes } from './http/health.js';
@@ -56,9 +56,15 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         socket.on('error', ignorePeerGone);
         const target = services.apps.forHost(request.headers.host);
         const reserved = request.url?.startsWith(`${RESERVED_PREFIX}/`) ?? false;
-        if (!target || reserved || hostHeaderProblem(request)) {
-          // Not a WebSocket for an app (e.g. a proxy's auth subrequest that kept the client's Upgrade
-          // header), or not a valid request: answer it as the plain HTTP request it also is.
+        if (!target || reserved || !isWebSocketUpgrade(request) || hostHeaderProblem(request)) {
+          // Not a WebSocket for an app — a proxy's auth subrequest that kept the client's Upgrade header,
+          // another protocol (curl --http2 asks for h2c, which a server may ignore), or not a valid
+          // request: answer it as the plain HTTP request it also is. Node has already let go of the
+          // connection's parser, so a body could not be read: such a request is refused instead.
+          if (hasBody(request)) {
+            const reason = 'a request that asks to switch protocols cannot carry a body here; send it without the Upgrade header';
+            return refuseUpgrade(socket, new AppError('bad_request', { params: { reason } }), appHost.log);
+          }
           const response = new ServerResponse(request);
           response.assignSocket(socket as Socket);
           response.shouldKeepAlive = false;
@@ -154,3 +160,13 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
 /** A socket error on an upgrade: the peer went away (reset, broken pipe), and Node destroys the socket itself. */
 function ignorePeerGone(): void {}
+
+/** An RFC 6455 opening handshake's request line and Upgrade header; anything else is served as plain HTTP. */
+function isWebSocketUpgrade(request: IncomingMessage): boolean {
+  return request.method === 'GET' && request.headers.upgrade?.trim().toLowerCase() === 'websocket';
+}
+
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}

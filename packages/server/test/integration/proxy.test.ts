@@ -466,6 +466,26 @@ describe('WebSockets', () => {
     }
   });
 
+  it('serves a request asking for another protocol (curl --http2’s h2c) as the plain request it also is, never tunnelled', async () => {
+    const { browser } = await signedInAt(app);
+    const h2c = (host: string, path: string, extra = '') =>
+      exchangeRaw(
+        `GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nCookie: ${browser.cookieHeader(host)}\r\nAccept: application/json\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n${extra}\r\n`,
+      );
+    const allowed = await h2c('echo.localhost', '/page');
+    expect(allowed).toMatch(/^HTTP\/1\.1 200 /);
+    expect(upstream.last?.url).toBe('/page');
+    expect(upstream.last?.headers.upgrade).toBeUndefined();
+    expect(upstream.last?.headers['http2-settings']).toBeUndefined();
+    expect(upstream.last?.headers.connection).not.toMatch(/upgrade/i);
+    // An app without WebSockets, and one whose policy says no: the usual answers, not a refused upgrade.
+    expect(await h2c('tokens.localhost', '/')).toMatch(/^HTTP\/1\.1 401 /);
+    // A body cannot follow once Node has handed the connection over: a clear 400, never a hang.
+    const withBody = await h2c('echo.localhost', '/page', 'Content-Length: 5\r\n');
+    expect(withBody).toMatch(/^HTTP\/1\.1 400 /);
+    expect(withBody).toContain('"code":"bad_request"');
+  });
+
   it('lets the upstream go when the client’s own handshake is refused', async () => {
     const { browser } = await signedInAt(app);
     expect(upstream.openWebSockets()).toBe(0);

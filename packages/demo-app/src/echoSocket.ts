@@ -10,7 +10,10 @@ import { WebSocketServer } from 'ws';
 export function echoSocket() {
   const server = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   return function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
-    if (new URL(request.url ?? '/', 'http://localhost').pathname !== '/ws') {
+    // Node hands the socket over without an error listener: a client that resets the connection must
+    // not become an uncaught error that ends the process.
+    socket.on('error', () => socket.destroy());
+    if ((request.url ?? '/').split('?')[0] !== '/ws') {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }

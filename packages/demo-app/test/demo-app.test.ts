@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildDemoApp, type WhoamiReport } from '../src/index.js';
+import { startDemoApp } from '../src/startDemoApp.js';
 
 const ISSUER = 'http://localhost:4180';
 const APP_HOST = 'whoami.localhost:4180';
@@ -143,5 +144,33 @@ describe('demo-app', () => {
       expect(response.json<WhoamiReport>().assertion).toEqual({ status: 'absent' });
       await app.close();
     });
+  });
+
+  it('outlives WebSocket clients that reset the connection right after asking', async () => {
+    const demo = await startDemoApp({ port: 0, host: '127.0.0.1' });
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', record);
+    try {
+      const { port } = new URL(demo.url);
+      for (let attempt = 0; attempt < 20; attempt++) {
+        for (const path of ['/ws', '/elsewhere']) {
+          await new Promise<void>((resolve) => {
+            const socket = connect(Number(port), '127.0.0.1', () => {
+              socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+              socket.resetAndDestroy();
+              resolve();
+            });
+            socket.on('error', () => resolve());
+          });
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(uncaught).toEqual([]);
+      expect((await fetch(`${demo.url}/?format=json`)).status).toBe(200);
+    } finally {
+      process.off('uncaughtException', record);
+      await demo.close();
+    }
   });
 });

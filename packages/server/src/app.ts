@@ -74,6 +74,12 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         }
         upgradeToApp(request, socket, head, target).catch((error: unknown) => refuseUpgrade(socket, toAppError(error), appHost.log));
       });
+      // Without a listener Node drops a CONNECT without a word: say why instead.
+      server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+        socket.on('error', ignorePeerGone);
+        const reason = 'CONNECT is for forward proxies, and Gatehouse is not one';
+        refuseUpgrade(socket, new AppError('bad_request', { params: { reason } }), appHost.log);
+      });
       return server;
     },
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),

@@ -77,8 +77,8 @@ export function clientErrorHandler(log: FastifyBaseLogger): (error: NodeJS.Errno
 
 /**
  * A refused WebSocket upgrade (no session, a policy that says no, WebSockets off, an upstream that does
- * not answer, anything unexpected): the catalogue answer as problem+json on the bare socket, which Node
- * hands over without a response object, and the connection closed.
+ * not answer, anything unexpected) or CONNECT: the catalogue answer as problem+json on the bare socket,
+ * which Node hands over without a response object, and the connection closed.
  */
 export function refuseUpgrade(socket: Duplex, error: AppError, log: FastifyBaseLogger): void {
   const answer = rawErrorAnswer(error, log);

@@ -19,7 +19,7 @@ export async function listen(app: FastifyInstance, host: string, port: number): 
   const handler = app.server.listeners('request')[0] as RequestListener;
   // The same server options as the first one (app.ts): the handler checks the Host header itself.
   const secondary: Server = createServer({ requireHostHeader: false }, handler);
-  for (const event of ['upgrade', 'clientError'] as const) {
+  for (const event of ['upgrade', 'connect', 'clientError'] as const) {
     for (const listener of app.server.listeners(event)) secondary.on(event, listener as (...args: unknown[]) => void);
   }
   try {

@@ -445,6 +445,13 @@ describe('WebSockets', () => {
     }
   });
 
+  it('answers CONNECT with a catalogue 400 rather than dropping the connection', async () => {
+    const answer = await exchangeRaw(`CONNECT echo.localhost:443 HTTP/1.1\r\nHost: echo.localhost:443\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"code":"bad_request"');
+    expect(answer).toContain('CONNECT is for forward proxies');
+  });
+
   it('outlives clients that reset the connection right after asking for an upgrade', async () => {
     // Node hands an upgrade's socket over without an error listener: unguarded, the write of the
     // answer to a reset connection was an uncaught error, which ends a server process.

@@ -56,10 +56,11 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         socket.on('error', ignorePeerGone);
         const target = services.apps.forHost(request.headers.host);
         const reserved = request.url?.startsWith(`${RESERVED_PREFIX}/`) ?? false;
-        if (!target || reserved || !isWebSocketUpgrade(request) || hostHeaderProblem(request)) {
+        if (!target || reserved || !isWebSocketUpgrade(request) || !request.url?.startsWith('/') || hostHeaderProblem(request)) {
           // Not a WebSocket for an app — a proxy's auth subrequest that kept the client's Upgrade header,
           // another protocol (curl --http2 asks for h2c, which a server may ignore), or not a valid
-          // request: answer it as the plain HTTP request it also is. Node has already let go of the
+          // request (a target that is not a path, a bad Host): answer it as the plain HTTP request it
+          // also is. Node has already let go of the
           // connection's parser, so a body could not be read: such a request is refused instead.
           if (hasBody(request)) {
             const reason = 'a request that asks to switch protocols cannot carry a body here; send it without the Upgrade header';

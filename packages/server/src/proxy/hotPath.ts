@@ -16,6 +16,9 @@ import type { UpstreamForwarder } from './forwarder.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
+const SLASH = 0x2f;
+const NOT_A_PATH = 'the request target must be a path: Gatehouse is not a forward proxy';
+
 /**
  * A forward-auth answer's headers: the identity headers plus no-store and an empty body. Built once per
  * set of identity headers (those are reused per session and app), not once per request.
@@ -118,6 +121,10 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
     try {
       const hostProblem = hostHeaderProblem(request);
       if (hostProblem) throw new AppError('bad_request', { params: { reason: hostProblem } });
+      // Only a path (origin-form). An absolute URL naming another host than the Host header was proxied
+      // under the Host's app and its policy, and sent on as it was: an upstream that serves several hosts
+      // reads the host in the URL (RFC 9112 §3.2.2) and would answer for an app the policy never checked.
+      if (url.charCodeAt(0) !== SLASH) throw new AppError('bad_request', { params: { reason: NOT_A_PATH } });
       if (url.startsWith(RESERVED_PREFIX)) {
         // Forward-auth is asked on whatever host the proxy uses for Gatehouse: no app lookup first.
         const mode = url === paths.forwardAuth ? 'auth_request' : url === paths.forwardAuthRedirect ? 'redirect' : undefined;
@@ -125,7 +132,7 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
         waiting = forwardAuth(request, response, mode);
       } else {
         const app = apps.forHost(request.headers.host);
-        if (!app || !url.startsWith('/')) return (app ? appHost : portal)(request, response);
+        if (!app) return portal(request, response);
         waiting = proxy(request, response, app);
       }
     } catch (error) {

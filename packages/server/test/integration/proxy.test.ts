@@ -445,6 +445,27 @@ describe('WebSockets', () => {
     }
   });
 
+  it('refuses a request target that is not a path, so no URL naming another host is proxied under this one’s policy', async () => {
+    const { browser } = await signedInAt(app);
+    const cookie = browser.cookieHeader('echo.localhost');
+    const before = upstream.last;
+    for (const [target, extra] of [
+      // Allowed on echo; the URL names the closed app, which an upstream serving both would answer for.
+      [`http://closed.localhost:${port}/admin`, ''],
+      [`http://echo.localhost:${port}/page`, ''],
+      ['*', ''],
+      [`http://closed.localhost:${port}/ws`, 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n'],
+    ] as const) {
+      const answer = await exchangeRaw(`${target === '*' ? 'OPTIONS' : 'GET'} ${target} HTTP/1.1\r\nHost: echo.localhost:${port}\r\nCookie: ${cookie}\r\nAccept: application/json\r\n${extra}\r\n`);
+      expect(answer, target).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toContain('"code":"bad_request"');
+      expect(answer).toContain('must be a path');
+    }
+    expect(upstream.last).toBe(before);
+    // The portal too.
+    expect(await exchangeRaw(`GET http://localhost:${port}/ HTTP/1.1\r\nHost: localhost:${port}\r\nAccept: application/json\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400 /);
+  });
+
   it('answers CONNECT with a catalogue 400 rather than dropping the connection', async () => {
     const answer = await exchangeRaw(`CONNECT echo.localhost:443 HTTP/1.1\r\nHost: echo.localhost:443\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);

@@ -60,8 +60,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
           // Not a WebSocket for an app — a proxy's auth subrequest that kept the client's Upgrade header,
           // another protocol (curl --http2 asks for h2c, which a server may ignore), or not a valid
           // request (a target that is not a path, a bad Host): answer it as the plain HTTP request it
-          // also is. Node has already let go of the
-          // connection's parser, so a body could not be read: such a request is refused instead.
+          // also is. Node has already let go of the connection's parser, so a body could not be read:
+          // such a request is refused instead.
           if (hasBody(request)) {
             const reason = 'a request that asks to switch protocols cannot carry a body here; send it without the Upgrade header';
             return refuseUpgrade(socket, new AppError('bad_request', { params: { reason } }), appHost.log);

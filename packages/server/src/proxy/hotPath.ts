@@ -121,9 +121,9 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
     try {
       const hostProblem = hostHeaderProblem(request);
       if (hostProblem) throw new AppError('bad_request', { params: { reason: hostProblem } });
-      // Only a path (origin-form). An absolute URL naming another host than the Host header was proxied
-      // under the Host's app and its policy, and sent on as it was: an upstream that serves several hosts
-      // reads the host in the URL (RFC 9112 §3.2.2) and would answer for an app the policy never checked.
+      // Only a path (origin-form). An absolute URL would be routed by the Host header and checked against
+      // that app's policy, yet sent on as it is; an upstream that serves several hosts reads the host in
+      // the URL (RFC 9112 §3.2.2), and would answer for an app whose policy was never checked.
       if (url.charCodeAt(0) !== SLASH) throw new AppError('bad_request', { params: { reason: NOT_A_PATH } });
       if (url.startsWith(RESERVED_PREFIX)) {
         // Forward-auth is asked on whatever host the proxy uses for Gatehouse: no app lookup first.

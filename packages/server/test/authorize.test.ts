@@ -1,9 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { type ConfigError, parseConfig } from '../src/config/load.js';
 import { forwardedRequest } from '../src/authorize/forwardAuth.js';
 import { encodeHeaderValue, identityHeaders, isIdentityHeader } from '../src/authorize/identityHeaders.js';
 import { evaluatePolicy, policySchema, type PolicySubject } from '../src/authorize/policy.js';
 import { isPublicPath, normalisePath } from '../src/authorize/publicPaths.js';
+import { forwardedForOf } from '../src/http/trustedProxies.js';
 import { downstreamResponseHeaders, upstreamRequestHeaders, withoutOurCookies } from '../src/proxy/upstreamHeaders.js';
 
 const alice: PolicySubject = { email: 'alice@example.com', groups: ['staff', 'admins'], roles: [], claims: { department: 'eng', level: 3, tags: ['a', 'b'] } };
@@ -71,7 +73,7 @@ describe('identity headers', () => {
 
   it('strips every incoming copy before adding the real ones', () => {
     const incoming = { 'x-gatehouse-email': 'evil', x_gatehouse_user: 'evil', 'x-gatehouse_groups': 'admins', 'X-Gatehouse-Name': 'evil', accept: '*/*' };
-    const context = { clientIp: undefined, publicOrigin: 'http://app.localhost:4180', preserveHost: false };
+    const context = { forwardedFor: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false };
     const anonymous = upstreamRequestHeaders(incoming, { ...context, identity: undefined });
     expect(Object.keys(anonymous).filter((name) => name.toLowerCase().replace(/_/g, '-').startsWith('x-gatehouse'))).toEqual([]);
     const signedIn = upstreamRequestHeaders(incoming, { ...context, identity: { 'x-gatehouse-email': 'alice@example.com' } });
@@ -114,27 +116,39 @@ describe('what goes upstream', () => {
   it('never forwards hop-by-hop headers, in either direction', () => {
     const up = upstreamRequestHeaders(
       { host: 'app.localhost:4180', connection: 'keep-alive, X-Hop', 'x-hop': '1', 'keep-alive': 'timeout=5', te: 'trailers', upgrade: 'h2c', expect: '100-continue', 'transfer-encoding': 'chunked', 'proxy-authorization': 'Basic x', accept: 'text/html' },
-      { clientIp: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: undefined },
+      { forwardedFor: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: undefined },
     );
     expect(Object.keys(up).sort()).toEqual(['accept', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
     const down = downstreamResponseHeaders({ connection: 'close, x-secret', 'x-secret': 'y', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked', 'content-type': 'text/html', 'x-app': 'kept' });
     expect(down).toEqual({ 'content-type': 'text/html', 'x-app': 'kept' });
   });
 
-  it('keeps the public Host only when the app asks for it, and appends to X-Forwarded-For', () => {
-    const context = { clientIp: '10.0.0.9', publicOrigin: 'https://app.example.com', identity: undefined };
+  it('keeps the public Host only when the app asks for it, and sends the X-Forwarded-For it is given', () => {
+    const context = { forwardedFor: '203.0.113.7, 10.0.0.9', publicOrigin: 'https://app.example.com', identity: undefined };
     expect(upstreamRequestHeaders({ host: 'app.example.com' }, { ...context, preserveHost: false }).host).toBeUndefined();
-    const preserved = upstreamRequestHeaders({ host: 'evil.example', 'x-forwarded-for': '203.0.113.7' }, { ...context, preserveHost: true });
+    const preserved = upstreamRequestHeaders({ host: 'evil.example', 'x-forwarded-for': '198.51.100.1' }, { ...context, preserveHost: true });
     expect(preserved.host).toBe('app.example.com');
     expect(preserved['x-forwarded-for']).toBe('203.0.113.7, 10.0.0.9');
     expect(preserved['x-forwarded-proto']).toBe('https');
+  });
+
+  // Threat: forwarded-header spoofing. Only a trusted proxy's X-Forwarded-For is passed on.
+  it('passes on X-Forwarded-For only from a trusted proxy, always ending in the peer', () => {
+    const forwardedFor = forwardedForOf(['10.0.0.0/8']);
+    const from = (remoteAddress: string, xff?: string) =>
+      forwardedFor({ socket: { remoteAddress }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } } as unknown as IncomingMessage);
+    expect(from('10.0.0.9', '203.0.113.7')).toBe('203.0.113.7, 10.0.0.9');
+    expect(from('10.0.0.9', '198.51.100.1, 203.0.113.7')).toBe('198.51.100.1, 203.0.113.7, 10.0.0.9');
+    expect(from('10.0.0.9')).toBe('10.0.0.9');
+    expect(from('192.0.2.5', '203.0.113.7')).toBe('192.0.2.5');
+    expect(forwardedForOf([])({ socket: { remoteAddress: '10.0.0.9' }, headers: { 'x-forwarded-for': '1.2.3.4' } } as unknown as IncomingMessage)).toBe('10.0.0.9');
   });
 
   // Threat: forwarded-header spoofing. X-Forwarded-* describe the request as Gatehouse saw it.
   it('sets X-Forwarded-* itself and drops Forwarded', () => {
     const headers = upstreamRequestHeaders(
       { host: 'a.example', forwarded: 'for=1.2.3.4;host=evil', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-gatehouse-email': 'evil' },
-      { clientIp: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: { 'x-gatehouse-email': 'alice@example.com' } },
+      { forwardedFor: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: { 'x-gatehouse-email': 'alice@example.com' } },
     );
     expect(headers['x-forwarded-host']).toBe('app.localhost:4180');
     expect(headers['x-forwarded-proto']).toBe('http');

@@ -31,6 +31,21 @@ function compiledTrust(trustedProxies: readonly string[]): (address: string) => 
 }
 
 /**
+ * The X-Forwarded-For an upstream receives: the peer's address added to the list a trusted proxy sent,
+ * or the peer's address alone. A list from anyone else is only the client's word, and is dropped (as
+ * Traefik does), so that an app reading the first entry cannot be handed a made-up address.
+ */
+export function forwardedForOf(trustedProxies: readonly string[]): (request: IncomingMessage) => string {
+  const isTrusted = trustedProxyCheck(trustedProxies);
+  return (request) => {
+    const peer = request.socket.remoteAddress ?? '';
+    // Node joins repeated X-Forwarded-For lines with ", " into one string.
+    const incoming = request.headers['x-forwarded-for'];
+    return incoming && isTrusted(peer) ? `${incoming}, ${peer}` : peer;
+  };
+}
+
+/**
  * The client's address as Fastify's `request.ip` gives it with the same `trustProxy` list: the peer,
  * or, when the peer is a trusted proxy, the nearest untrusted hop of X-Forwarded-For. For the hot path,
  * which answers on node:http without a Fastify request.

@@ -8,6 +8,7 @@ import { forwardAuthRoutes, isBrowserNavigation } from '../authorize/forwardAuth
 import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
 import { installErrorHandling, sendError } from '../http/errorHandler.js';
+import { forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
 import { originOf } from '../authorize/appRegistry.js';
@@ -74,14 +75,21 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     // Bodies stream through untouched: no parsing, no buffering.
     proxied.removeAllContentTypeParsers();
     proxied.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    proxied.all('/*', (request, reply) => proxy(services, forwarder, request, reply));
+    const forwardedFor = forwardedForOf(config.trustedProxies);
+    proxied.all('/*', (request, reply) => proxy(services, forwarder, forwardedFor, request, reply));
   });
 
   await app.ready();
   return app;
 }
 
-async function proxy(services: Services, forwarder: UpstreamForwarder, request: FastifyRequest, reply: FastifyReply) {
+async function proxy(
+  services: Services,
+  forwarder: UpstreamForwarder,
+  forwardedFor: (request: FastifyRequest['raw']) => string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const app = request.gatehouseApp;
   const appOrigin = originOf(app);
   const result = await checkAccess(services, request, {
@@ -109,7 +117,7 @@ async function proxy(services: Services, forwarder: UpstreamForwarder, request: 
     case 'public':
     case 'allowed':
       reply.hijack();
-      forwarder.forward(request.raw, reply.raw, { app, appOrigin, result, clientIp: request.ip });
+      forwarder.forward(request.raw, reply.raw, { app, appOrigin, result, forwardedFor: forwardedFor(request.raw) });
       return reply;
   }
 }

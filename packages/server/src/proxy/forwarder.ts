@@ -13,7 +13,8 @@ export interface ForwardTarget {
   appOrigin: string;
   /** What checkAccess decided: only 'public' and 'allowed' are forwarded. */
   result: Extract<AccessResult, { kind: 'public' | 'allowed' }>;
-  clientIp: string | undefined;
+  /** The X-Forwarded-For to send (http/trustedProxies.ts, forwardedForOf). */
+  forwardedFor: string;
 }
 
 interface Upstream {
@@ -39,7 +40,7 @@ export class UpstreamForwarder {
     const { app, appOrigin, result } = target;
     const { pool, basePath } = this.upstreamFor(app);
     const headers = upstreamRequestHeaders(request.headers, {
-      clientIp: target.clientIp,
+      forwardedFor: target.forwardedFor,
       publicOrigin: appOrigin,
       preserveHost: app.preserveHost,
       identity: result.kind === 'allowed' ? result.headers : undefined,

@@ -7,7 +7,7 @@ import type { AppConfig } from '../config/schema.js';
 import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
 import { hostHeaderProblem } from '../http/hostHeader.js';
-import { clientAddressOf } from '../http/trustedProxies.js';
+import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
 import { cookieValue } from '../sessions/cookies.js';
@@ -54,6 +54,7 @@ export interface HotPathOptions {
 export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOptions): Handler {
   const { apps, cookies } = services;
   const clientAddress = clientAddressOf(services.config.trustedProxies);
+  const forwardedFor = forwardedForOf(services.config.trustedProxies);
   const checker = forwardAuthCheck(services);
 
   const contextOf = (request: IncomingMessage): ResolveContext => ({
@@ -84,7 +85,7 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
 
   function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, appOrigin: string, result: AccessResult): undefined {
     if (result.kind === 'public' || result.kind === 'allowed') {
-      forwarder.forward(request, response, { app, appOrigin, result, clientIp: clientAddress(request) });
+      forwarder.forward(request, response, { app, appOrigin, result, forwardedFor: forwardedFor(request) });
     } else if (result.kind === 'unauthenticated' && isBrowserNavigation(request.method ?? 'GET', request.headers.accept)) {
       const start = `${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`;
       response.writeHead(302, { location: start, 'cache-control': 'no-store', 'content-length': 0 }).end();

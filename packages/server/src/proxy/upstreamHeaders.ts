@@ -30,7 +30,8 @@ function namedByConnection(connection: string | string[] | undefined): Set<strin
 }
 
 export interface UpstreamContext {
-  clientIp: string | undefined;
+  /** The X-Forwarded-For to send (http/trustedProxies.ts, forwardedForOf). */
+  forwardedFor: string;
   /** The public origin the request came in on, e.g. https://wiki.example.com */
   publicOrigin: string;
   /** Keep the public Host header (preserveHost) instead of the upstream's. */
@@ -68,8 +69,7 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: U
   const cookie = withoutOurCookies(incoming.cookie);
   if (cookie) headers.cookie = cookie;
   const { proto, host } = partsOf(context.publicOrigin);
-  const forwardedFor = incoming['x-forwarded-for'];
-  headers['x-forwarded-for'] = forwardedFor && context.clientIp ? `${forwardedFor}, ${context.clientIp}` : (forwardedFor ?? context.clientIp ?? '');
+  headers['x-forwarded-for'] = context.forwardedFor;
   headers['x-forwarded-proto'] = proto;
   headers['x-forwarded-host'] = host;
   if (context.preserveHost) headers.host = host;

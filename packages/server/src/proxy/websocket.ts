@@ -9,7 +9,7 @@ import { cookieValue } from '../sessions/cookies.js';
 import { originOf } from '../authorize/appRegistry.js';
 import { AppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
-import { clientAddressOf } from '../http/trustedProxies.js';
+import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
 import { upstreamRequestHeaders } from './upstreamHeaders.js';
 
 /** Close code for "the session that opened this socket ended" (RFC 6455 §7.4.1: policy violation). */
@@ -24,6 +24,7 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
   const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   const bySession = new Map<string, Set<WebSocket>>();
   const clientAddress = clientAddressOf(services.config.trustedProxies);
+  const forwardedFor = forwardedForOf(services.config.trustedProxies);
 
   services.sessions.onRevoke((revoked) => {
     for (const session of revoked) {
@@ -60,7 +61,7 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
     upstream.protocol = upstream.protocol === 'https:' ? 'wss:' : 'ws:';
     const target = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}${request.url ?? '/'}`;
     const headers = upstreamRequestHeaders(request.headers, {
-      clientIp,
+      forwardedFor: forwardedFor(request),
       publicOrigin: appOrigin,
       preserveHost: app.preserveHost,
       identity: result.kind === 'allowed' ? result.headers : undefined,

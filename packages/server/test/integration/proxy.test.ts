@@ -592,6 +592,12 @@ describe('forward-auth', () => {
     expect(await denied.text()).toContain('who may not open <strong>Closed app</strong>');
   });
 
+  it('passes a trusted proxy’s X-Forwarded-For on with the proxy added', async () => {
+    // This instance trusts 127.0.0.0/8, where the test connects from.
+    const hop = await new ScriptedBrowser(hosts()).request(`${app}/public/x`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(json(hop.body).headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+  });
+
   // Threat: forwarded-header spoofing. Without trusted proxies, X-Forwarded-* are never believed.
   it('forwarded headers from an untrusted peer are not believed', async () => {
     const untrustedPort = await freePort();
@@ -603,10 +609,10 @@ describe('forward-auth', () => {
     try {
       const response = await fetch(`${untrusted.url}/.gatehouse/auth`, { headers: forwarded(`echo.example:${untrustedPort}`, '/public/x') });
       expect(response.status).toBe(403);
-      // Nor is X-Forwarded-For: the upstream sees the real peer.
+      // Nor is X-Forwarded-For: the upstream sees the real peer, and only it.
       const browser = new ScriptedBrowser(['echo.example']);
       const hop = await browser.request(`http://echo.example:${untrusted.port}/public/x`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
-      expect(json(hop.body).headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+      expect(json(hop.body).headers['x-forwarded-for']).toBe('127.0.0.1');
     } finally {
       await untrusted.close();
     }

@@ -89,8 +89,8 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
       server.handleUpgrade(request, socket, head, (client) => {
         bridged = true;
         if (result.kind === 'allowed') remember(result.current.session.id, client);
-        client.on('message', (data, isBinary) => toUpstream.readyState === WebSocket.OPEN && toUpstream.send(data, { binary: isBinary }));
-        toUpstream.on('message', (data, isBinary) => client.readyState === WebSocket.OPEN && client.send(data, { binary: isBinary }));
+        relay(client, toUpstream);
+        relay(toUpstream, client);
         client.once('close', (code, reason) => toUpstream.close(validCloseCode(code), reason));
         toUpstream.once('close', (code, reason) => client.close(validCloseCode(code), reason));
         client.on('error', () => toUpstream.terminate());
@@ -98,6 +98,27 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger) {
       });
     });
   };
+}
+
+/** Above this many bytes waiting to be written to one side, the other side is not read from. */
+const HIGH_WATER_MARK = 1024 * 1024;
+
+/**
+ * Passes every message from one side to the other, message for message, with backpressure: while the
+ * receiving side has more than HIGH_WATER_MARK bytes waiting (a client that reads slowly, say), the
+ * sending side is paused, so its TCP window closes instead of Gatehouse's memory filling up. It is
+ * resumed once the receiving side has written what it had.
+ */
+function relay(from: WebSocket, to: WebSocket): void {
+  from.on('message', (data, isBinary) => {
+    if (to.readyState !== WebSocket.OPEN) return;
+    to.send(data, { binary: isBinary }, () => {
+      if (from.isPaused && to.bufferedAmount <= HIGH_WATER_MARK) from.resume();
+    });
+    if (to.bufferedAmount > HIGH_WATER_MARK) from.pause();
+  });
+  // A paused side still has to read the other's closing handshake.
+  to.once('close', () => from.isPaused && from.resume());
 }
 
 /** 1005/1006 are reported, never sent. */

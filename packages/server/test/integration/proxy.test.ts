@@ -422,6 +422,24 @@ describe('WebSockets', () => {
     expect(await closedWith).toBe(1008);
   });
 
+  it('stops reading from the upstream while a client is not reading, instead of buffering without bound', async () => {
+    const { browser } = await signedInAt(app);
+    const socket = await connect(browser);
+    let received = 0;
+    socket.on('message', (data: Buffer) => (received += data.length));
+    socket.pause();
+    socket.send('flood 64');
+    // 64 MiB from the upstream: far more than the sockets between can hold, so most of it must wait at
+    // the upstream rather than in Gatehouse.
+    await expect.poll(() => upstream.webSocketBacklog(), { timeout: 5000 }).toBeGreaterThan(32 * 1024 * 1024);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(upstream.webSocketBacklog()).toBeGreaterThan(32 * 1024 * 1024);
+    // Reading again, the client gets every byte.
+    socket.resume();
+    await expect.poll(() => received, { timeout: 10_000 }).toBe(64 * 1024 * 1024);
+    socket.close();
+  });
+
   it('refuses an upgrade without a session', async () => {
     await expect(connect(new ScriptedBrowser(hosts()))).rejects.toThrow('upgrade refused: 401');
   });
@@ -456,14 +474,14 @@ describe('WebSockets', () => {
       ['*', ''],
       [`http://closed.localhost:${port}/ws`, 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n'],
     ] as const) {
-      const answer = await exchangeRaw(`${target === '*' ? 'OPTIONS' : 'GET'} ${target} HTTP/1.1\r\nHost: echo.localhost:${port}\r\nCookie: ${cookie}\r\nAccept: application/json\r\n${extra}\r\n`);
+      const answer = await exchangeRaw(`${target === '*' ? 'OPTIONS' : 'GET'} ${target} HTTP/1.1\r\nHost: echo.localhost:${port}\r\nCookie: ${cookie}\r\nAccept: application/json\r\n${extra || 'Connection: close\r\n'}\r\n`);
       expect(answer, target).toMatch(/^HTTP\/1\.1 400 /);
       expect(answer).toContain('"code":"bad_request"');
       expect(answer).toContain('must be a path');
     }
     expect(upstream.last).toBe(before);
     // The portal too.
-    expect(await exchangeRaw(`GET http://localhost:${port}/ HTTP/1.1\r\nHost: localhost:${port}\r\nAccept: application/json\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await exchangeRaw(`GET http://localhost:${port}/ HTTP/1.1\r\nHost: localhost:${port}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400 /);
   });
 
   it('answers CONNECT with a catalogue 400 rather than dropping the connection', async () => {

@@ -9,6 +9,8 @@ export interface Upstream {
   last: { method: string; url: string; headers: IncomingHttpHeaders; bodyLength: number } | undefined;
   /** How many WebSockets are open on /ws. */
   openWebSockets(): number;
+  /** Bytes the upstream's open WebSockets have not been able to write yet (its peer is not reading). */
+  webSocketBacklog(): number;
   close(): Promise<void>;
 }
 
@@ -19,7 +21,7 @@ export interface Upstream {
  */
 export async function startUpstream(): Promise<Upstream> {
   const port = await freePort();
-  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, openWebSockets: () => 0, close: async () => {} };
+  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, openWebSockets: () => 0, webSocketBacklog: () => 0, close: async () => {} };
   const server: Server = createServer((request, response) => {
     let bodyLength = 0;
     request.on('data', (chunk: Buffer) => (bodyLength += chunk.length));
@@ -32,9 +34,15 @@ export async function startUpstream(): Promise<Upstream> {
   });
   const sockets = new WebSocketServer({ server, path: '/ws' });
   sockets.on('connection', (socket, request) => {
-    socket.on('message', (data) => socket.send(`echo from ${request.headers['x-gatehouse-email'] || 'nobody'}: ${data.toString()}`));
+    socket.on('message', (data) => {
+      // "flood N": N binary messages of 1 MiB, for backpressure tests.
+      const flood = /^flood (\d+)$/.exec(data.toString());
+      if (flood) for (let i = 0; i < Number(flood[1]); i++) socket.send(Buffer.alloc(1024 * 1024, i % 256));
+      else socket.send(`echo from ${request.headers['x-gatehouse-email'] || 'nobody'}: ${data.toString()}`);
+    });
   });
   state.openWebSockets = () => sockets.clients.size;
+  state.webSocketBacklog = () => [...sockets.clients].reduce((sum, client) => sum + client.bufferedAmount, 0);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   state.close = () =>
     new Promise((resolve) => {

@@ -213,7 +213,7 @@ async function main(): Promise<number> {
           return [
             [`${key}Rps`, ratio(r?.rps, d?.rps)],
             [`${key}Cpu`, ratio(r?.cpu.server, d?.cpu.server)],
-            [`proxyOver${key[0]!.toUpperCase()}${key.slice(1)}Rps`, ratio(p?.rps, r?.rps)],
+            [proxyOverKey(key), ratio(p?.rps, r?.rps)],
           ];
         }),
       ) as Record<string, number>,
@@ -325,7 +325,7 @@ async function main(): Promise<number> {
             : [
                 ratioRow(
                   `proxy / ${label}  req/s`,
-                  referenceRatios[`proxyOver${key[0]!.toUpperCase()}${key.slice(1)}Rps`],
+                  referenceRatios[proxyOverKey(key)],
                   `(issue's scale: ${TARGETS.proxyRps.toFixed(2)} / ${issueRatio.toFixed(2)} = ${(TARGETS.proxyRps / issueRatio).toFixed(2)}, aim ${(TARGETS.proxyRpsAim / issueRatio).toFixed(2)})`,
                 ),
               ],
@@ -375,6 +375,11 @@ async function main(): Promise<number> {
   say(`\nfull results: ${path.relative(process.cwd(), resultsFile)} (${results.seconds} s)`);
   if (profileDir) say(`Gatehouse's CPU profile: ${path.relative(process.cwd(), profileDir)}/ (written as it stops; open it in Chrome DevTools)`);
   return invalid.length ? 1 : 0;
+}
+
+/** The results key of Gatehouse's proxy over a reference: `proxyOver<Key>Rps`. */
+function proxyOverKey(key: string): string {
+  return `proxyOver${key[0]!.toUpperCase()}${key.slice(1)}Rps`;
 }
 
 function ratio(a: number | undefined, b: number | undefined): number {

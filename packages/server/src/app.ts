@@ -22,9 +22,8 @@ import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
 import { buildAppHost } from './proxy/appHost.js';
 import { UpstreamForwarder } from './proxy/forwarder.js';
-import { hotPath } from './proxy/hotPath.js';
+import { hotPath, requestProblem } from './proxy/hotPath.js';
 import { webSocketProxy } from './proxy/websocket.js';
-import { hostHeaderProblem } from './http/hostHeader.js';
 import { sessionPlugin } from './sessions/sessionPlugin.js';
 
 export interface BuildOptions {
@@ -56,7 +55,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         socket.on('error', ignorePeerGone);
         const target = services.apps.forHost(request.headers.host);
         const reserved = request.url?.startsWith(`${RESERVED_PREFIX}/`) ?? false;
-        if (!target || reserved || !isWebSocketUpgrade(request) || !request.url?.startsWith('/') || hostHeaderProblem(request)) {
+        if (!target || reserved || !isWebSocketUpgrade(request) || requestProblem(request)) {
           // Not a WebSocket for an app — a proxy's auth subrequest that kept the client's Upgrade header,
           // another protocol (curl --http2 asks for h2c, which a server may ignore), or not a valid
           // request (a target that is not a path, a bad Host): answer it as the plain HTTP request it

@@ -20,6 +20,17 @@ const SLASH = 0x2f;
 const NOT_A_PATH = 'the request target must be a path: Gatehouse is not a forward proxy';
 
 /**
+ * What makes a request unfit to route, if anything: a missing or repeated Host (http/hostHeader.ts), or
+ * a target that is not a path (origin-form). An absolute URL would be routed by the Host header and
+ * checked against that app's policy, yet sent on as it is; an upstream that serves several hosts reads
+ * the host in the URL (RFC 9112 §3.2.2), and would answer for an app whose policy was never checked.
+ * Asked first of every request, plain or upgrade.
+ */
+export function requestProblem(request: IncomingMessage): string | undefined {
+  return hostHeaderProblem(request) ?? ((request.url ?? '/').charCodeAt(0) === SLASH ? undefined : NOT_A_PATH);
+}
+
+/**
  * A forward-auth answer's headers: the identity headers plus no-store and an empty body. Built once per
  * set of identity headers (those are reused per session and app), not once per request.
  */
@@ -120,12 +131,8 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
     const url = request.url ?? '/';
     let waiting: Promise<void> | undefined;
     try {
-      const hostProblem = hostHeaderProblem(request);
-      if (hostProblem) throw new AppError('bad_request', { params: { reason: hostProblem } });
-      // Only a path (origin-form). An absolute URL would be routed by the Host header and checked against
-      // that app's policy, yet sent on as it is; an upstream that serves several hosts reads the host in
-      // the URL (RFC 9112 §3.2.2), and would answer for an app whose policy was never checked.
-      if (url.charCodeAt(0) !== SLASH) throw new AppError('bad_request', { params: { reason: NOT_A_PATH } });
+      const problem = requestProblem(request);
+      if (problem) throw new AppError('bad_request', { params: { reason: problem } });
       if (url.startsWith(RESERVED_PREFIX)) {
         // Forward-auth is asked on whatever host the proxy uses for Gatehouse: no app lookup first.
         const mode = url === paths.forwardAuth ? 'auth_request' : url === paths.forwardAuthRedirect ? 'redirect' : undefined;

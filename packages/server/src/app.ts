@@ -43,7 +43,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   const forwarder = new UpstreamForwarder(services.sessions, options.loggerInstance ?? pino({ enabled: false }));
   services.apps.onChange(() => forwarder.retain(new Set(services.apps.all().map((app) => app.upstream))));
   const appHost = await buildAppHost(services, forwarder, options.loggerInstance);
-  const upgradeToApp = webSocketProxy(services, appHost.log);
+  const webSockets = webSocketProxy(services, appHost.log);
   const app = Fastify({
     serverFactory: (portalHandler) => {
       const dispatch = hotPath({ services, forwarder, log: appHost.log, portal: portalHandler, appHost: appHost.routing });
@@ -72,7 +72,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
           dispatch(request, response);
           return;
         }
-        upgradeToApp(request, socket, head, target).catch((error: unknown) => refuseUpgrade(socket, toAppError(error), appHost.log));
+        webSockets.upgrade(request, socket, head, target).catch((error: unknown) => refuseUpgrade(socket, toAppError(error), appHost.log));
       });
       // Without a listener Node drops a CONNECT without a word: say why instead.
       server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
@@ -94,6 +94,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   installErrorHandling(app);
+  // Before the server stops listening and waits for its connections: bridged WebSockets are told it is going away.
+  app.addHook('preClose', async () => webSockets.close());
   app.addHook('onClose', async () => {
     await appHost.close();
     await forwarder.close();

@@ -58,7 +58,7 @@ afterAll(async () => {
   hangsUp?.close();
 });
 
-const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost', 'down.localhost'];
+const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost', 'down.localhost', 'live.localhost'];
 
 /** A browser signed in at the portal and, through the handshake, at `appOrigin`. */
 async function signedInAt(appOrigin: string, path = '/'): Promise<{ browser: ScriptedBrowser; landing: ReturnType<ScriptedBrowser['request']> extends Promise<infer H> ? H : never }> {
@@ -398,9 +398,9 @@ describe('requests the HTTP parser refuses', () => {
 });
 
 describe('WebSockets', () => {
-  function connect(browser: ScriptedBrowser): Promise<WebSocket> {
+  function connect(browser: ScriptedBrowser, host = 'echo.localhost'): Promise<WebSocket> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { host: `echo.localhost:${port}`, cookie: browser.cookieHeader('echo.localhost') } });
+      const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { host: `${host}:${port}`, cookie: browser.cookieHeader(host) } });
       socket.once('open', () => resolve(socket));
       socket.once('unexpected-response', (_request, response) => reject(new Error(`upgrade refused: ${response.statusCode}`)));
       socket.once('error', reject);
@@ -420,6 +420,76 @@ describe('WebSockets', () => {
     const sessionId = JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
     await gatehouse.services.sessions.revoke(sessionId, 'revoked-by-admin');
     expect(await closedWith).toBe(1008);
+  });
+
+  const closeOf = (socket: WebSocket) => new Promise<[number, string]>((resolve) => socket.once('close', (code, reason) => resolve([code, reason.toString()])));
+  const sessionIdOf = async (browser: ScriptedBrowser) => JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
+
+  it('closes the upstream side first on a revocation: a client that ignores the close gets nothing more through', async () => {
+    const { browser } = await signedInAt(app);
+    const socket = await connect(browser);
+    await new Promise((resolve) => {
+      socket.once('message', resolve);
+      socket.send('hello');
+    });
+    const open = upstream.openWebSockets();
+    const arrived = upstream.webSocketMessages();
+    // The client stops reading, so it never sees the closing handshake, and goes on sending.
+    socket.pause();
+    await gatehouse.services.sessions.revoke(await sessionIdOf(browser), 'revoked-by-admin');
+    for (let i = 0; i < 5; i++) socket.send(`still here ${i}`);
+    await expect.poll(() => upstream.openWebSockets()).toBe(open - 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(upstream.webSocketMessages()).toBe(arrived);
+    // Reading again, it finds the close waiting for it.
+    const closed = closeOf(socket);
+    socket.resume();
+    expect(await closed).toEqual([1008, 'session ended']);
+  });
+
+  it('checks open sockets again while they are open: one whose session has expired is closed', async () => {
+    const { browser } = await signedInAt(app);
+    const socket = await connect(browser);
+    const sessionId = await sessionIdOf(browser);
+    const closed = closeOf(socket);
+    await gatehouse.services.database.db.updateTable('sessions').set({ absolute_expires_at: Date.now() - 1 }).where('id', '=', sessionId).execute();
+    gatehouse.services.resolver.invalidate(sessionId);
+    // Checked once per touch interval: 1 s in this suite.
+    expect(await closed).toEqual([1008, 'session ended']);
+  });
+
+  it('closes open sockets when the console changes their app so that they are no longer allowed, or removes it', async () => {
+    const live = `http://live.localhost:${port}`;
+    const definition = { id: 'live', name: 'Live', publicUrl: live, upstream: upstream.url, websockets: true, policy: { allow: [{ anyUser: true }] } };
+    await gatehouse.services.appStore.create(definition);
+    try {
+      const { browser } = await signedInAt(live);
+      const denied = closeOf(await connect(browser, 'live.localhost'));
+      await gatehouse.services.appStore.update('live', { ...definition, policy: { allow: [{ emails: ['someone-else@example.com'] }] } });
+      expect(await denied).toEqual([1008, 'access denied']);
+
+      await gatehouse.services.appStore.update('live', definition);
+      const removed = closeOf(await connect(browser, 'live.localhost'));
+      await gatehouse.services.appStore.remove('live');
+      expect(await removed).toEqual([1001, 'the app no longer takes WebSockets here']);
+    } finally {
+      if (gatehouse.services.apps.get('live')) await gatehouse.services.appStore.remove('live');
+    }
+  });
+
+  it('tells open sockets Gatehouse is going away when it shuts down, and does not wait for them', async () => {
+    // A Gatehouse of its own, with a public WebSocket path: no sign-in needed.
+    const own = await startGatehouse({
+      apps: [{ id: 'pub', name: 'Public socket', publicUrl: 'http://pub.localhost:8443', upstream: upstream.url, websockets: true, publicPaths: ['/ws'], policy: { allow: [{ anyUser: true }] } }],
+    });
+    const socket = await new Promise<WebSocket>((resolve, reject) => {
+      const opened = new WebSocket(`ws://127.0.0.1:${own.port}/ws`, { headers: { host: 'pub.localhost:8443' } });
+      opened.once('open', () => resolve(opened));
+      opened.once('error', reject);
+    });
+    const closed = closeOf(socket);
+    await own.close();
+    expect(await closed).toEqual([1001, 'Gatehouse is shutting down']);
   });
 
   it('stops reading from the upstream while a client is not reading, instead of buffering without bound', async () => {

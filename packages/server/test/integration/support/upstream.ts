@@ -11,6 +11,8 @@ export interface Upstream {
   openWebSockets(): number;
   /** Bytes the upstream's open WebSockets have not been able to write yet (its peer is not reading). */
   webSocketBacklog(): number;
+  /** How many WebSocket messages have arrived on /ws so far. */
+  webSocketMessages(): number;
   close(): Promise<void>;
 }
 
@@ -21,7 +23,7 @@ export interface Upstream {
  */
 export async function startUpstream(): Promise<Upstream> {
   const port = await freePort();
-  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, openWebSockets: () => 0, webSocketBacklog: () => 0, close: async () => {} };
+  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, openWebSockets: () => 0, webSocketBacklog: () => 0, webSocketMessages: () => 0, close: async () => {} };
   const server: Server = createServer((request, response) => {
     let bodyLength = 0;
     request.on('data', (chunk: Buffer) => (bodyLength += chunk.length));
@@ -33,8 +35,10 @@ export async function startUpstream(): Promise<Upstream> {
     });
   });
   const sockets = new WebSocketServer({ server, path: '/ws' });
+  let messages = 0;
   sockets.on('connection', (socket, request) => {
     socket.on('message', (data) => {
+      messages++;
       // "flood N": N binary messages of 1 MiB, for backpressure tests.
       const flood = /^flood (\d+)$/.exec(data.toString());
       if (flood) for (let i = 0; i < Number(flood[1]); i++) socket.send(Buffer.alloc(1024 * 1024, i % 256));
@@ -42,6 +46,7 @@ export async function startUpstream(): Promise<Upstream> {
     });
   });
   state.openWebSockets = () => sockets.clients.size;
+  state.webSocketMessages = () => messages;
   state.webSocketBacklog = () => [...sockets.clients].reduce((sum, client) => sum + client.bufferedAmount, 0);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   state.close = () =>

@@ -90,6 +90,9 @@ async function main(argv: string[]): Promise<number> {
   return start(loaded);
 }
 
+/** How long stopping may take before the process exits regardless. */
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
 async function start({ config, file }: LoadedConfig): Promise<number> {
   // Before the heap grows: see tickObjectShape.ts (a steady per-request cost on Node 20).
   keepTickObjectShape();
@@ -131,8 +134,14 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   });
   log.info({ reason }, 'stopping Gatehouse');
   clearInterval(purge);
-  await closeListeners();
-  await app.close();
+  // Whatever still holds the process after this long (a stream that never ends, say) does not keep it up.
+  setTimeout(() => {
+    log.error(`still stopping after ${SHUTDOWN_DEADLINE_MS / 1000} s: exiting now`);
+    log.flush();
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS).unref();
+  // Together: closing the app tells open WebSockets it is going away, which the listeners wait for too.
+  await Promise.all([closeListeners(), app.close()]);
   await services.close();
   await devServices?.stop();
   log.flush();

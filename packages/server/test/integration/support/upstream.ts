@@ -18,13 +18,19 @@ export interface Upstream {
 
 /**
  * An app to put behind Gatehouse: answers every request with what it received (method, URL, headers,
- * body size) as JSON, sets cookies on /set-cookie (one of them named like Gatehouse's), and echoes
+ * body size) as JSON, sets cookies on /set-cookie (one of them named like Gatehouse's), starts an answer
+ * on /stream that never ends, and echoes
  * WebSocket messages on /ws prefixed with the identity it was given.
  */
 export async function startUpstream(): Promise<Upstream> {
   const port = await freePort();
   const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, openWebSockets: () => 0, webSocketBacklog: () => 0, webSocketMessages: () => 0, close: async () => {} };
   const server: Server = createServer((request, response) => {
+    if (request.url === '/stream') {
+      // An answer that never ends (an event stream, say): one chunk, then nothing.
+      response.writeHead(200, { 'content-type': 'text/event-stream' }).write('data: first\n\n');
+      return;
+    }
     let bodyLength = 0;
     request.on('data', (chunk: Buffer) => (bodyLength += chunk.length));
     request.on('end', () => {

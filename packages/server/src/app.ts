@@ -23,6 +23,7 @@ import type { Services } from './services.js';
 import { buildAppHost } from './proxy/appHost.js';
 import { UpstreamForwarder } from './proxy/forwarder.js';
 import { hotPath, requestProblem } from './proxy/hotPath.js';
+import { LiveAccess } from './proxy/liveAccess.js';
 import { webSocketProxy } from './proxy/websocket.js';
 import { sessionPlugin } from './sessions/sessionPlugin.js';
 
@@ -40,10 +41,13 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // One listening server: allowed proxied requests and forward-auth checks are answered on the hot path
   // (node:http); everything else for a protected app's host goes to the app-host instance (handshake,
   // pages, errors), and the rest to the portal — two encapsulated Fastify applications.
-  const forwarder = new UpstreamForwarder(services.sessions, options.loggerInstance ?? pino({ enabled: false }));
+  const log = options.loggerInstance ?? pino({ enabled: false });
+  // WebSockets and streamed answers answer to their access while they last (proxy/liveAccess.ts).
+  const live = new LiveAccess(services, log);
+  const forwarder = new UpstreamForwarder(services.sessions, log, live);
   services.apps.onChange(() => forwarder.retain(new Set(services.apps.all().map((app) => app.upstream))));
   const appHost = await buildAppHost(services, forwarder, options.loggerInstance);
-  const webSockets = webSocketProxy(services, appHost.log);
+  const webSockets = webSocketProxy(services, appHost.log, live);
   const app = Fastify({
     serverFactory: (portalHandler) => {
       const dispatch = hotPath({ services, forwarder, log: appHost.log, portal: portalHandler, appHost: appHost.routing });
@@ -97,6 +101,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // Before the server stops listening and waits for its connections: bridged WebSockets are told it is going away.
   app.addHook('preClose', async () => webSockets.close());
   app.addHook('onClose', async () => {
+    live.close();
     await appHost.close();
     await forwarder.close();
   });

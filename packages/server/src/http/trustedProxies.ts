@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 
 /**
@@ -54,4 +54,14 @@ export function clientAddressOf(trustedProxies: readonly string[]): (request: In
   if (trustedProxies.length === 0) return (request) => request.socket.remoteAddress;
   const trust = compiledTrust(trustedProxies);
   return (request) => proxyAddr(request, trust);
+}
+
+/**
+ * The same for a peer address kept apart from its request: a request whose body has been read may have
+ * let go of its socket by the time its answer is under way.
+ */
+export function clientAddressOfPeer(trustedProxies: readonly string[]): (remoteAddress: string | undefined, headers: IncomingHttpHeaders) => string | undefined {
+  const of = clientAddressOf(trustedProxies);
+  // proxy-addr reads only these two of a request.
+  return (remoteAddress, headers) => of({ socket: { remoteAddress }, headers } as unknown as IncomingMessage);
 }

@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
+import type { LiveAccess } from './liveAccess.js';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './upstreamHeaders.js';
 
 export interface ForwardTarget {
@@ -34,6 +35,8 @@ export class UpstreamForwarder {
   constructor(
     private readonly sessions: Pick<SessionStore, 'accessToken'>,
     private readonly log: FastifyBaseLogger,
+    /** Where answers that may last are kept to their access while they do (none: not kept). */
+    private readonly live?: LiveAccess,
   ) {}
 
   forward(request: IncomingMessage, response: ServerResponse, target: ForwardTarget): void {
@@ -62,6 +65,9 @@ export class UpstreamForwarder {
       },
       ({ statusCode, headers: upstreamHeaders }) => {
         response.writeHead(statusCode, downstreamResponseHeaders(upstreamHeaders));
+        // An answer of unknown length may last (an event stream, a long poll): it answers to its access
+        // while it does, so a revocation ends it rather than leave it streaming. One check for the rest.
+        if (upstreamHeaders['content-length'] === undefined && this.live && hasContent(request.method, statusCode)) this.keepToAccess(request, response, target);
         return response;
       },
       (error) => {
@@ -72,6 +78,12 @@ export class UpstreamForwarder {
         sendRawError(new AppError('upstream_unavailable', { params: { app: app.name }, cause: error }), request, response, this.log);
       },
     );
+  }
+
+  private keepToAccess(request: IncomingMessage, response: ServerResponse, { app, result }: ForwardTarget): void {
+    const sessionId = result.kind === 'allowed' ? result.current.session.id : undefined;
+    const untrack = this.live!.track(request, app, sessionId, 'stream', () => response.destroy(), response.socket?.remoteAddress);
+    response.once('close', untrack);
   }
 
   /**
@@ -109,4 +121,9 @@ export class UpstreamForwarder {
     }
     return upstream;
   }
+}
+
+/** Whether an answer to this method with this status has content at all (RFC 9110 §6.4.1). */
+function hasContent(method: string | undefined, status: number): boolean {
+  return method !== 'HEAD' && status !== 204 && status !== 304;
 }

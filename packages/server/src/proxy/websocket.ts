@@ -2,121 +2,40 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket, WebSocketServer } from 'ws';
-import { checkAccess, type AccessResult } from '../authorize/checkAccess.js';
+import { checkAccess } from '../authorize/checkAccess.js';
 import type { AppConfig } from '../config/schema.js';
 import type { Services } from '../services.js';
 import { cookieValue } from '../sessions/cookies.js';
-import type { ResolveContext } from '../sessions/sessionResolver.js';
 import { originOf } from '../authorize/appRegistry.js';
 import { AppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
 import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
+import { LIVE_END, type LiveAccess } from './liveAccess.js';
 import { upstreamRequestHeaders } from './upstreamHeaders.js';
-
-/** Close codes (RFC 6455 §7.4.1): the access that opened the socket ended (policy violation), Gatehouse is going away, a check failed. */
-const POLICY_VIOLATION = 1008;
-const GOING_AWAY = 1001;
-const INTERNAL_ERROR = 1011;
 
 /** How long a side that was told to close may take to answer before its connection is cut. */
 export const CLOSE_GRACE_MS = 5_000;
 
-/** One bridged WebSocket, with what it was let through on, so that it can be checked again while open. */
-interface Bridge {
-  client: WebSocket;
-  upstream: WebSocket;
-  appId: string;
-  path: string;
-  token: string | undefined;
-  /** The session it was allowed for; undefined on a public path. */
-  sessionId: string | undefined;
-  context: ResolveContext;
-}
-
 export interface WebSocketProxy {
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void>;
-  /** Closes every bridged WebSocket (going away) and stops checking. */
+  /** Closes every bridged WebSocket (going away). */
   close(): void;
 }
 
 /**
  * WebSocket upgrades on app hosts: checked exactly like any request (session, policy), then bridged to
- * the upstream with the `ws` library, message for message. A socket is not let through once and then
- * forgotten: a revocation of its session closes it at once; a change to the apps checks every open
- * socket again at once; and each is checked again once per touch interval (`session.touchInterval`),
- * which closes it when its session has expired, its user is disabled, or the policy no longer allows
- * them — and, like a request, records the session's activity: an open socket is use. Closing tells the
- * upstream first, so nothing the client sends after that reaches the app, and cuts a side that does not
- * answer within CLOSE_GRACE_MS.
+ * the upstream with the `ws` library, message for message. Each bridge answers to its access for as
+ * long as it is open (liveAccess.ts): a revocation closes it at once, and so does a later check that
+ * finds the session expired or the user no longer allowed. Closing tells the upstream first, so nothing
+ * the client sends after that reaches the app, and cuts a side that does not answer within
+ * CLOSE_GRACE_MS.
  */
-export function webSocketProxy(services: Services, log: FastifyBaseLogger): WebSocketProxy {
+export function webSocketProxy(services: Services, log: FastifyBaseLogger, live: LiveAccess): WebSocketProxy {
   const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
-  const bridges = new Set<Bridge>();
-  const bySession = new Map<string, Set<Bridge>>();
   const clientAddress = clientAddressOf(services.config.trustedProxies);
   const forwardedFor = forwardedForOf(services.config.trustedProxies);
-
-  const forget = (bridge: Bridge): boolean => {
-    if (!bridges.delete(bridge)) return false;
-    const sessionBridges = bridge.sessionId === undefined ? undefined : bySession.get(bridge.sessionId);
-    sessionBridges?.delete(bridge);
-    if (sessionBridges?.size === 0) bySession.delete(bridge.sessionId!);
-    return true;
-  };
-
-  const end = (bridge: Bridge, code: number, reason: string) => {
-    if (!forget(bridge)) return;
-    // The upstream first: the relay drops whatever the client sends to a side that is no longer open.
-    closeWithin(bridge.upstream, code, reason);
-    closeWithin(bridge.client, code, reason);
-  };
-
-  const recheck = async (bridge: Bridge): Promise<void> => {
-    const app = services.apps.get(bridge.appId);
-    if (!app?.websockets) return end(bridge, GOING_AWAY, 'the app no longer takes WebSockets here');
-    let result: AccessResult;
-    try {
-      result = await checkAccess(services, bridge.context, { app, appOrigin: originOf(app), method: 'GET', path: bridge.path, token: bridge.token, preflight: false });
-    } catch (error) {
-      // Fail closed: a socket whose access cannot be confirmed is not kept open.
-      log.warn({ err: error, app: app.id }, 'could not check an open WebSocket again: closing it');
-      return end(bridge, INTERNAL_ERROR, 'access could not be checked');
-    }
-    const still = result.kind === 'allowed' ? result.current.session.id === bridge.sessionId : result.kind === 'public' && bridge.sessionId === undefined;
-    if (!still) end(bridge, POLICY_VIOLATION, result.kind === 'denied' ? 'access denied' : result.kind === 'unauthenticated' ? 'session ended' : 'access changed');
-  };
-
-  const recheckAll = () =>
-    Promise.all([...bridges].map(recheck)).then(
-      () => undefined,
-      (error: unknown) => log.error({ err: error }, 'checking open WebSockets failed'),
-    );
-  let checking = false;
-  const timer = setInterval(() => {
-    if (checking || bridges.size === 0) return;
-    checking = true;
-    void recheckAll().finally(() => (checking = false));
-  }, services.config.session.touchInterval);
-  timer.unref();
-  // An app removed, or its policy or WebSocket switch changed in the console: its sockets answer to that at once.
-  services.apps.onChange(() => void recheckAll());
-
-  services.sessions.onRevoke((revoked) => {
-    for (const session of revoked) {
-      for (const bridge of [...(bySession.get(session.id) ?? [])]) end(bridge, POLICY_VIOLATION, 'session ended');
-    }
-  });
-
-  const remember = (bridge: Bridge) => {
-    bridges.add(bridge);
-    if (bridge.sessionId !== undefined) {
-      let sessionBridges = bySession.get(bridge.sessionId);
-      if (!sessionBridges) bySession.set(bridge.sessionId, (sessionBridges = new Set()));
-      sessionBridges.add(bridge);
-    }
-    bridge.client.once('close', () => forget(bridge));
-    bridge.upstream.once('close', () => forget(bridge));
-  };
+  /** Every open bridge, to close as the process stops. */
+  const open = new Set<() => void>();
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
     const appOrigin = originOf(app);
@@ -163,8 +82,20 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger): WebS
     toUpstream.once('open', () => {
       server.handleUpgrade(request, socket, head, (client) => {
         bridged = true;
-        const sessionId = result.kind === 'allowed' ? result.current.session.id : undefined;
-        remember({ client, upstream: toUpstream, appId: app.id, path: request.url ?? '/', token, sessionId, context });
+        const close = (code: number, reason: string) => {
+          // The upstream first: the relay drops whatever the client sends to a side that is no longer open.
+          closeWithin(toUpstream, code, reason);
+          closeWithin(client, code, reason);
+        };
+        const untrack = live.track(request, app, result.kind === 'allowed' ? result.current.session.id : undefined, 'websocket', close);
+        const goingAway = () => close(LIVE_END.goingAway, 'Gatehouse is shutting down');
+        open.add(goingAway);
+        const forget = () => {
+          untrack();
+          open.delete(goingAway);
+        };
+        client.once('close', forget);
+        toUpstream.once('close', forget);
         relay(client, toUpstream);
         relay(toUpstream, client);
         client.once('close', (code, reason) => toUpstream.close(validCloseCode(code), reason));
@@ -178,8 +109,7 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger): WebS
   return {
     upgrade,
     close() {
-      clearInterval(timer);
-      for (const bridge of [...bridges]) end(bridge, GOING_AWAY, 'Gatehouse is shutting down');
+      for (const goingAway of [...open]) goingAway();
     },
   };
 }

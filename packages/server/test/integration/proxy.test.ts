@@ -1,5 +1,6 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { inputValue, ScriptedBrowser } from './support/browser.js';
@@ -397,6 +398,47 @@ describe('requests the HTTP parser refuses', () => {
   });
 });
 
+describe('answers that last', () => {
+  /** A GET on echo's /stream (an answer that never ends), resolved once the first chunk is in. */
+  function openStream(browser: ScriptedBrowser): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const request = httpGet(
+        { host: '127.0.0.1', port, path: '/stream', headers: { host: `echo.localhost:${port}`, cookie: browser.cookieHeader('echo.localhost'), accept: 'text/event-stream' } },
+        (response) => (response.statusCode === 200 ? response.once('data', () => resolve(response)) : reject(new Error(`status ${response.statusCode}`))),
+      );
+      request.once('error', reject);
+    });
+  }
+  const endOf = (response: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      response.once('end', () => resolve('ended'));
+      response.once('aborted', () => resolve('cut'));
+      response.once('error', () => resolve('cut'));
+    });
+
+  it('an event stream is cut when its session is revoked, not left streaming', async () => {
+    const { browser } = await signedInAt(app);
+    const stream = await openStream(browser);
+    const ended = endOf(stream);
+    const sessionId = JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
+    await gatehouse.services.sessions.revoke(sessionId, 'revoked-by-admin');
+    expect(await ended).toBe('cut');
+    // Reconnecting, as an EventSource does, is refused.
+    await expect(openStream(browser)).rejects.toThrow('status 401');
+  });
+
+  it('an event stream is cut once a later check finds its session expired', async () => {
+    const { browser } = await signedInAt(app);
+    const stream = await openStream(browser);
+    const ended = endOf(stream);
+    const sessionId = JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
+    await gatehouse.services.database.db.updateTable('sessions').set({ absolute_expires_at: Date.now() - 1 }).where('id', '=', sessionId).execute();
+    gatehouse.services.resolver.invalidate(sessionId);
+    // Checked once per touch interval: 1 s in this suite.
+    expect(await ended).toBe('cut');
+  });
+});
+
 describe('WebSockets', () => {
   function connect(browser: ScriptedBrowser, host = 'echo.localhost'): Promise<WebSocket> {
     return new Promise((resolve, reject) => {
@@ -471,7 +513,7 @@ describe('WebSockets', () => {
       await gatehouse.services.appStore.update('live', definition);
       const removed = closeOf(await connect(browser, 'live.localhost'));
       await gatehouse.services.appStore.remove('live');
-      expect(await removed).toEqual([1001, 'the app no longer takes WebSockets here']);
+      expect(await removed).toEqual([1001, 'the app was removed']);
     } finally {
       if (gatehouse.services.apps.get('live')) await gatehouse.services.appStore.remove('live');
     }

@@ -1,0 +1,138 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import { originOf } from '../authorize/appRegistry.js';
+import { checkAccess, type AccessResult } from '../authorize/checkAccess.js';
+import type { AppConfig } from '../config/schema.js';
+import { clientAddressOfPeer } from '../http/trustedProxies.js';
+import type { Services } from '../services.js';
+import { cookieValue } from '../sessions/cookies.js';
+import type { ResolveContext } from '../sessions/sessionResolver.js';
+
+/** Why a live answer is ended, as WebSocket close codes (RFC 6455 §7.4.1). */
+export const LIVE_END = {
+  /** Its access ended: the session was revoked or expired, or the policy no longer allows the user. */
+  policy: 1008,
+  /** The app was removed, or no longer takes this kind of answer. */
+  goingAway: 1001,
+  /** Its access could not be checked (fail closed). */
+  checkFailed: 1011,
+} as const;
+
+export type EndLive = (code: number, reason: string) => void;
+
+interface Live {
+  appId: string;
+  path: string;
+  token: string | undefined;
+  /** The session it was allowed for; undefined on a public path. */
+  sessionId: string | undefined;
+  context: ResolveContext;
+  /** Whether the app must still take WebSockets for it to stay open. */
+  webSocket: boolean;
+  end: EndLive;
+}
+
+/**
+ * Answers that outlive their request — bridged WebSockets, and proxied answers of unknown length (event
+ * streams, long polls) — answer to the access that let them through for as long as they last, not only
+ * when they start: a revocation of their session ends them at once; a change to the apps checks every
+ * one again at once; and each is checked again once per touch interval (`session.touchInterval`), which
+ * ends it when its session has expired, its user is disabled, or the policy no longer allows them. Like a
+ * request, that check records the session's activity: an open stream is use.
+ */
+export class LiveAccess {
+  private readonly all = new Set<Live>();
+  private readonly bySession = new Map<string, Set<Live>>();
+  private readonly clientAddress: (remoteAddress: string | undefined, headers: IncomingMessage['headers']) => string | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private checking = false;
+
+  constructor(
+    private readonly services: Services,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.clientAddress = clientAddressOfPeer(services.config.trustedProxies);
+    services.sessions.onRevoke((revoked) => {
+      for (const session of revoked) {
+        for (const live of [...(this.bySession.get(session.id) ?? [])]) this.end(live, LIVE_END.policy, 'session ended');
+      }
+    });
+    // An app removed, or its policy or WebSocket switch changed in the console: what is open answers to that at once.
+    services.apps.onChange(() => void this.recheckAll());
+    this.timer = setInterval(() => {
+      if (this.checking || this.all.size === 0) return;
+      this.checking = true;
+      void this.recheckAll().finally(() => (this.checking = false));
+    }, services.config.session.touchInterval);
+    this.timer.unref();
+  }
+
+  /**
+   * Keeps an answer to its access while it lasts. `end` closes it; it is called at most once, and never
+   * after the returned function (for an answer that ended by itself) was called. `remoteAddress` is the
+   * peer's, for a request that may have let go of its socket already.
+   */
+  track(request: IncomingMessage, app: AppConfig, sessionId: string | undefined, kind: 'websocket' | 'stream', end: EndLive, remoteAddress = request.socket?.remoteAddress): () => void {
+    const live: Live = {
+      appId: app.id,
+      path: request.url ?? '/',
+      token: cookieValue(request.headers.cookie, this.services.cookies.appSession),
+      sessionId,
+      context: { log: this.log, ip: this.clientAddress(remoteAddress, request.headers), headers: request.headers },
+      webSocket: kind === 'websocket',
+      end,
+    };
+    this.all.add(live);
+    if (sessionId !== undefined) {
+      let forSession = this.bySession.get(sessionId);
+      if (!forSession) this.bySession.set(sessionId, (forSession = new Set()));
+      forSession.add(live);
+    }
+    return () => void this.forget(live);
+  }
+
+  /** How many answers are tracked now. */
+  get size(): number {
+    return this.all.size;
+  }
+
+  /** Stops checking (the process is stopping); what is tracked stays open. */
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private forget(live: Live): boolean {
+    if (!this.all.delete(live)) return false;
+    if (live.sessionId === undefined) return true;
+    const forSession = this.bySession.get(live.sessionId);
+    forSession?.delete(live);
+    if (forSession?.size === 0) this.bySession.delete(live.sessionId);
+    return true;
+  }
+
+  private end(live: Live, code: number, reason: string): void {
+    if (this.forget(live)) live.end(code, reason);
+  }
+
+  private recheckAll(): Promise<void> {
+    return Promise.all([...this.all].map((live) => this.recheck(live))).then(
+      () => undefined,
+      (error: unknown) => this.log.error({ err: error }, 'checking open answers failed'),
+    );
+  }
+
+  private async recheck(live: Live): Promise<void> {
+    const app = this.services.apps.get(live.appId);
+    if (!app || (live.webSocket && !app.websockets)) return this.end(live, LIVE_END.goingAway, app ? 'the app no longer takes WebSockets here' : 'the app was removed');
+    let result: AccessResult;
+    try {
+      result = await checkAccess(this.services, live.context, { app, appOrigin: originOf(app), method: 'GET', path: live.path, token: live.token, preflight: false });
+    } catch (error) {
+      // Fail closed: an answer whose access cannot be confirmed is not kept open.
+      this.log.warn({ err: error, app: app.id }, 'could not check an open answer again: ending it');
+      return this.end(live, LIVE_END.checkFailed, 'access could not be checked');
+    }
+    const still = result.kind === 'allowed' ? result.current.session.id === live.sessionId : result.kind === 'public' && live.sessionId === undefined;
+    if (!still) this.end(live, LIVE_END.policy, result.kind === 'denied' ? 'access denied' : result.kind === 'unauthenticated' ? 'session ended' : 'access changed');
+  }
+}

@@ -91,11 +91,6 @@ export class LiveAccess {
     return () => void this.forget(live);
   }
 
-  /** How many answers are tracked now. */
-  get size(): number {
-    return this.all.size;
-  }
-
   /** Stops checking (the process is stopping); what is tracked stays open. */
   close(): void {
     clearInterval(this.timer);

@@ -47,7 +47,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   const forwarder = new UpstreamForwarder(services.sessions, log, live);
   services.apps.onChange(() => forwarder.retain(new Set(services.apps.all().map((app) => app.upstream))));
   const appHost = await buildAppHost(services, forwarder, options.loggerInstance);
-  const webSockets = webSocketProxy(services, appHost.log, live);
+  const upgradeToApp = webSocketProxy(services, appHost.log, live);
   const app = Fastify({
     serverFactory: (portalHandler) => {
       const dispatch = hotPath({ services, forwarder, log: appHost.log, portal: portalHandler, appHost: appHost.routing });
@@ -76,7 +76,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
           dispatch(request, response);
           return;
         }
-        webSockets.upgrade(request, socket, head, target).catch((error: unknown) => refuseUpgrade(socket, toAppError(error), appHost.log));
+        upgradeToApp(request, socket, head, target).catch((error: unknown) => refuseUpgrade(socket, toAppError(error), appHost.log));
       });
       // Without a listener Node drops a CONNECT without a word: say why instead.
       server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
@@ -99,9 +99,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   installErrorHandling(app);
   // Before the server stops listening and waits for its connections: bridged WebSockets are told it is going away.
-  app.addHook('preClose', async () => webSockets.close());
+  app.addHook('preClose', async () => live.close());
   app.addHook('onClose', async () => {
-    live.close();
     await appHost.close();
     await forwarder.close();
   });

@@ -82,7 +82,8 @@ export class UpstreamForwarder {
 
   private keepToAccess(request: IncomingMessage, response: ServerResponse, { app, result }: ForwardTarget): void {
     const sessionId = result.kind === 'allowed' ? result.current.session.id : undefined;
-    const untrack = this.live!.track(request, app, sessionId, 'stream', () => response.destroy(), response.socket?.remoteAddress);
+    const access = this.live!.accessOf(request, response.socket?.remoteAddress);
+    const untrack = this.live!.track({ app, path: request.url ?? '/', ...access, sessionId, kind: 'stream' }, () => response.destroy());
     response.once('close', untrack);
   }
 

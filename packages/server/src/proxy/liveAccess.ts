@@ -20,15 +20,23 @@ export const LIVE_END = {
 
 export type EndLive = (code: number, reason: string) => void;
 
-interface Live {
-  appId: string;
-  path: string;
+/** What a request brings to an access check: the app host's token, and who is asking. */
+export interface RequestAccess {
   token: string | undefined;
+  context: ResolveContext;
+}
+
+/** An answer to keep to its access: what it was let through on. */
+export interface LiveAnswer extends RequestAccess {
+  app: AppConfig;
+  path: string;
   /** The session it was allowed for; undefined on a public path. */
   sessionId: string | undefined;
-  context: ResolveContext;
-  /** Whether the app must still take WebSockets for it to stay open. */
-  webSocket: boolean;
+  kind: 'websocket' | 'stream';
+}
+
+interface Live extends Omit<LiveAnswer, 'app'> {
+  appId: string;
   end: EndLive;
 }
 
@@ -68,20 +76,23 @@ export class LiveAccess {
   }
 
   /**
-   * Keeps an answer to its access while it lasts. `end` closes it; it is called at most once, and never
-   * after the returned function (for an answer that ended by itself) was called. `remoteAddress` is the
-   * peer's, for a request that may have let go of its socket already.
+   * The token and the asker of a request, as an access check takes them. `remoteAddress` is the peer's,
+   * for a request that may have let go of its socket already.
    */
-  track(request: IncomingMessage, app: AppConfig, sessionId: string | undefined, kind: 'websocket' | 'stream', end: EndLive, remoteAddress = request.socket?.remoteAddress): () => void {
-    const live: Live = {
-      appId: app.id,
-      path: request.url ?? '/',
+  accessOf(request: IncomingMessage, remoteAddress = request.socket?.remoteAddress): RequestAccess {
+    return {
       token: cookieValue(request.headers.cookie, this.services.cookies.appSession),
-      sessionId,
       context: { log: this.log, ip: this.clientAddress(remoteAddress, request.headers), headers: request.headers },
-      webSocket: kind === 'websocket',
-      end,
     };
+  }
+
+  /**
+   * Keeps an answer to its access while it lasts. `end` closes it; it is called at most once, and never
+   * after the returned function (for an answer that ended by itself) was called.
+   */
+  track({ app, ...answer }: LiveAnswer, end: EndLive): () => void {
+    const live: Live = { ...answer, appId: app.id, end };
+    const { sessionId } = live;
     this.all.add(live);
     if (sessionId !== undefined) {
       let forSession = this.bySession.get(sessionId);
@@ -91,9 +102,13 @@ export class LiveAccess {
     return () => void this.forget(live);
   }
 
-  /** Stops checking (the process is stopping); what is tracked stays open. */
+  /**
+   * The process is stopping: checks stop, and open WebSockets are told Gatehouse is going away. Streams
+   * are left to finish (main.ts bounds how long).
+   */
   close(): void {
     clearInterval(this.timer);
+    for (const live of [...this.all]) if (live.kind === 'websocket') this.end(live, LIVE_END.goingAway, 'Gatehouse is shutting down');
   }
 
   private forget(live: Live): boolean {
@@ -118,7 +133,7 @@ export class LiveAccess {
 
   private async recheck(live: Live): Promise<void> {
     const app = this.services.apps.get(live.appId);
-    if (!app || (live.webSocket && !app.websockets)) return this.end(live, LIVE_END.goingAway, app ? 'the app no longer takes WebSockets here' : 'the app was removed');
+    if (!app || (live.kind === 'websocket' && !app.websockets)) return this.end(live, LIVE_END.goingAway, app ? 'the app no longer takes WebSockets here' : 'the app was removed');
     let result: AccessResult;
     try {
       result = await checkAccess(this.services, live.context, { app, appOrigin: originOf(app), method: 'GET', path: live.path, token: live.token, preflight: false });

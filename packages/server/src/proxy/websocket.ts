@@ -5,22 +5,15 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { checkAccess } from '../authorize/checkAccess.js';
 import type { AppConfig } from '../config/schema.js';
 import type { Services } from '../services.js';
-import { cookieValue } from '../sessions/cookies.js';
 import { originOf } from '../authorize/appRegistry.js';
 import { AppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
-import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
-import { LIVE_END, type LiveAccess } from './liveAccess.js';
+import { forwardedForOf } from '../http/trustedProxies.js';
+import type { LiveAccess } from './liveAccess.js';
 import { upstreamRequestHeaders } from './upstreamHeaders.js';
 
 /** How long a side that was told to close may take to answer before its connection is cut. */
 export const CLOSE_GRACE_MS = 5_000;
-
-export interface WebSocketProxy {
-  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void>;
-  /** Closes every bridged WebSocket (going away). */
-  close(): void;
-}
 
 /**
  * WebSocket upgrades on app hosts: checked exactly like any request (session, policy), then bridged to
@@ -30,18 +23,13 @@ export interface WebSocketProxy {
  * the client sends after that reaches the app, and cuts a side that does not answer within
  * CLOSE_GRACE_MS.
  */
-export function webSocketProxy(services: Services, log: FastifyBaseLogger, live: LiveAccess): WebSocketProxy {
+export function webSocketProxy(services: Services, log: FastifyBaseLogger, live: LiveAccess) {
   const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
-  const clientAddress = clientAddressOf(services.config.trustedProxies);
   const forwardedFor = forwardedForOf(services.config.trustedProxies);
-  /** Every open bridge, to close as the process stops. */
-  const open = new Set<() => void>();
 
-  async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
+  return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
     const appOrigin = originOf(app);
-    const clientIp = clientAddress(request);
-    const context = { log, ip: clientIp, headers: request.headers };
-    const token = cookieValue(request.headers.cookie, services.cookies.appSession);
+    const { token, context } = live.accessOf(request);
     const result = app.websockets
       ? await checkAccess(services, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false })
       : undefined;
@@ -87,15 +75,10 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger, live:
           closeWithin(toUpstream, code, reason);
           closeWithin(client, code, reason);
         };
-        const untrack = live.track(request, app, result.kind === 'allowed' ? result.current.session.id : undefined, 'websocket', close);
-        const goingAway = () => close(LIVE_END.goingAway, 'Gatehouse is shutting down');
-        open.add(goingAway);
-        const forget = () => {
-          untrack();
-          open.delete(goingAway);
-        };
-        client.once('close', forget);
-        toUpstream.once('close', forget);
+        const sessionId = result.kind === 'allowed' ? result.current.session.id : undefined;
+        const untrack = live.track({ app, path: request.url ?? '/', token, context, sessionId, kind: 'websocket' }, close);
+        client.once('close', untrack);
+        toUpstream.once('close', untrack);
         relay(client, toUpstream);
         relay(toUpstream, client);
         client.once('close', (code, reason) => toUpstream.close(validCloseCode(code), reason));
@@ -104,13 +87,6 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger, live:
         toUpstream.on('error', () => client.terminate());
       });
     });
-  }
-
-  return {
-    upgrade,
-    close() {
-      for (const goingAway of [...open]) goingAway();
-    },
   };
 }
 

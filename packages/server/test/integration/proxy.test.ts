@@ -61,6 +61,9 @@ afterAll(async () => {
 
 const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost', 'down.localhost', 'live.localhost'];
 
+/** The id of the portal session a browser is signed in with. */
+const sessionIdOf = async (browser: ScriptedBrowser) => JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
+
 /** A browser signed in at the portal and, through the handshake, at `appOrigin`. */
 async function signedInAt(appOrigin: string, path = '/'): Promise<{ browser: ScriptedBrowser; landing: ReturnType<ScriptedBrowser['request']> extends Promise<infer H> ? H : never }> {
   const browser = new ScriptedBrowser(hosts());
@@ -420,7 +423,7 @@ describe('answers that last', () => {
     const { browser } = await signedInAt(app);
     const stream = await openStream(browser);
     const ended = endOf(stream);
-    const sessionId = JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
+    const sessionId = await sessionIdOf(browser);
     await gatehouse.services.sessions.revoke(sessionId, 'revoked-by-admin');
     expect(await ended).toBe('cut');
     // Reconnecting, as an EventSource does, is refused.
@@ -431,7 +434,7 @@ describe('answers that last', () => {
     const { browser } = await signedInAt(app);
     const stream = await openStream(browser);
     const ended = endOf(stream);
-    const sessionId = JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
+    const sessionId = await sessionIdOf(browser);
     await gatehouse.services.database.db.updateTable('sessions').set({ absolute_expires_at: Date.now() - 1 }).where('id', '=', sessionId).execute();
     gatehouse.services.resolver.invalidate(sessionId);
     // Checked once per touch interval: 1 s in this suite.
@@ -459,13 +462,12 @@ describe('WebSockets', () => {
     expect(reply).toBe('echo from mallory@example.com: hello');
 
     const closedWith = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
-    const sessionId = JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
+    const sessionId = await sessionIdOf(browser);
     await gatehouse.services.sessions.revoke(sessionId, 'revoked-by-admin');
     expect(await closedWith).toBe(1008);
   });
 
   const closeOf = (socket: WebSocket) => new Promise<[number, string]>((resolve) => socket.once('close', (code, reason) => resolve([code, reason.toString()])));
-  const sessionIdOf = async (browser: ScriptedBrowser) => JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
 
   it('closes the upstream side first on a revocation: a client that ignores the close gets nothing more through', async () => {
     const { browser } = await signedInAt(app);

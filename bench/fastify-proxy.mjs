@@ -1,4 +1,4 @@
-// Optional reference (BENCH_FASTIFY_PROXY=1): "a plain @fastify/http-proxy", the issue's second
+// Reference (on unless BENCH_FASTIFY_PROXY=0): "a plain @fastify/http-proxy", the issue's second
 // yardstick for the proxy: Fastify 5 with `logger: false` and the official @fastify/http-proxy plugin
 // (@fastify/reply-from on undici) registered with its defaults, forwarding every path to the upstream;
 // no checks. Takes the upstream URL as its argument; listens on an ephemeral 127.0.0.1 port and prints

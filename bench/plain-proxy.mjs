@@ -1,4 +1,4 @@
-// Optional reference (BENCH_PLAIN_PROXY=1): the reverse proxy Gatehouse's hot path is built on, without
+// Reference (on unless BENCH_PLAIN_PROXY=0): the reverse proxy Gatehouse's hot path is built on, without
 // Gatehouse: node:http and an undici Pool with Gatehouse's pool settings, streaming each request to the
 // upstream and the answer back (hop-by-hop headers dropped), no logging, no checks. Takes the upstream
 // URL as its argument; listens on an ephemeral 127.0.0.1 port and prints `listening <port>` once ready.

@@ -210,38 +210,52 @@ describe('public paths match on the normalised path only', () => {
 
 describe('the original request from X-Forwarded-* (read only from trusted proxies)', () => {
   const forwarded = (proto: string | string[] | undefined, host: string | undefined, extra: Record<string, string | string[]> = {}) =>
-    forwardedRequest({ 'x-forwarded-proto': proto, 'x-forwarded-host': host, ...extra });
+    forwardedRequest({ 'x-forwarded-proto': proto, 'x-forwarded-host': host, 'x-forwarded-uri': '/', 'x-forwarded-method': 'GET', ...extra }, 'x-forwarded-uri');
 
   it('reads origin, host, method and URI, the way browsers spell an origin', () => {
-    expect(forwarded('https', 'App.Example.com:443', { 'x-forwarded-uri': '/a?b=1', 'x-forwarded-method': 'post' })).toEqual({
+    expect(forwarded('https', 'App.Example.com:443', { 'x-forwarded-uri': '/a?b=1', 'x-forwarded-method': 'POST' })).toEqual({
       origin: 'https://app.example.com',
       host: 'app.example.com',
       method: 'POST',
       uri: '/a?b=1',
     });
     expect(forwarded('HTTP', 'app.localhost:4180')).toEqual({ origin: 'http://app.localhost:4180', host: 'app.localhost:4180', method: 'GET', uri: '/' });
-    expect(forwarded('http', 'app.localhost', { 'x-original-uri': '/nginx-style' })?.uri).toBe('/nginx-style');
-  });
-
-  it('takes the first of a list, and trims what a proxy padded', () => {
-    expect(forwarded('https, http', 'app.example.com, evil.example')?.origin).toBe('https://app.example.com');
-    expect(forwarded(['https', 'http'], ' app.example.com ')?.origin).toBe('https://app.example.com');
-    expect(forwarded('\thttps', 'app.example.com\u00a0', { 'x-forwarded-method': ' GET ' })).toMatchObject({ origin: 'https://app.example.com', method: 'GET' });
     // Asked twice with the same strings: the remembered answer is the same answer.
     expect(forwarded('https', 'App.Example.com:443')).toEqual(forwarded('https', 'App.Example.com:443'));
   });
 
-  it.each<[string, string | undefined, string | undefined, Record<string, string>]>([
+  it('reads the URI from the configured header only', () => {
+    const headers = { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'app.localhost', 'x-forwarded-method': 'GET', 'x-original-uri': '/nginx-style' };
+    expect(forwardedRequest(headers, 'x-original-uri')?.uri).toBe('/nginx-style');
+    expect(forwardedRequest(headers, 'x-forwarded-uri')).toBeUndefined();
+  });
+
+  it.each<[string, string | string[] | undefined, string | undefined, Record<string, string | string[]>]>([
     ['no proto', undefined, 'app.example.com', {}],
     ['no host', 'https', undefined, {}],
-    ['an empty first item', ', https', 'app.example.com', {}],
+    ['a list of protos', 'https, http', 'app.example.com', {}],
+    ['a list of hosts', 'https', 'app.example.com, evil.example', {}],
+    ['two proto headers', ['https', 'http'], 'app.example.com', {}],
+    ['a padded host', 'https', ' app.example.com ', {}],
+    ['a host with a non-breaking space', 'https', 'app.example.com\u00a0', {}],
     ['another scheme', 'javascript', 'app.example.com', {}],
     ['userinfo in the host', 'https', 'user@app.example.com', {}],
     ['a path in the host', 'https', 'app.example.com/evil', {}],
     ['a port out of shape', 'https', 'app.example.com:123456', {}],
     ['a URI that is not a path', 'https', 'app.example.com', { 'x-forwarded-uri': 'https://evil.example/' }],
+    ['two URI headers, joined by Node', 'https', 'app.example.com', { 'x-forwarded-uri': '/public/x, /admin' }],
+    ['two URI headers, as an array', 'https', 'app.example.com', { 'x-forwarded-uri': ['/public/x', '/admin'] }],
+    ['a URI with a fragment', 'https', 'app.example.com', { 'x-forwarded-uri': '/public/#/../admin' }],
+    ['a URI with a space', 'https', 'app.example.com', { 'x-forwarded-uri': '/public/ x' }],
+    ['no method', 'https', 'app.example.com', { 'x-forwarded-method': '' }],
+    ['a padded method', 'https', 'app.example.com', { 'x-forwarded-method': ' GET ' }],
+    ['a list of methods', 'https', 'app.example.com', { 'x-forwarded-method': 'OPTIONS, GET' }],
   ])('%s is no request at all', (_name, proto, host, extra) => {
     expect(forwarded(proto, host, extra)).toBeUndefined();
     expect(forwarded(proto, host, extra)).toBeUndefined();
+  });
+
+  it('keeps a comma inside a URI: it is one path, judged whole', () => {
+    expect(forwarded('https', 'app.example.com', { 'x-forwarded-uri': '/static,/../secret.txt' })?.uri).toBe('/static,/../secret.txt');
   });
 });

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from '../config/schema.js';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig, Config } from '../config/schema.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { cookieValue } from '../sessions/cookies.js';
@@ -21,19 +21,35 @@ export type ForwardAuthAnswer =
 
 export interface ForwardAuthRequest {
   mode: ForwardAuthMode;
+  /** The app the proxy block serves, as named in the auth URL (`/.gatehouse/auth/<app id>`). */
+  appId: string | undefined;
   /** The address of the peer that connected (the proxy, when there is one). */
   remoteAddress: string | undefined;
   headers: IncomingHttpHeaders;
   context: ResolveContext;
 }
 
+/** The headers a forward-auth request may name the original URI in; exactly one is read (config). */
+export type ForwardedUriHeader = Config['forwardAuth']['uriHeader'];
+
 /**
- * Forward-auth for proxies people already run. `/.gatehouse/auth` follows nginx `auth_request`: 2xx with
- * identity headers, 401 or 403, never a redirect. `/.gatehouse/forward-auth` follows Traefik
- * `forwardAuth` and Caddy `forward_auth`: the same, except a signed-out browser is redirected to sign in.
- * The original request is read from X-Forwarded-* only when the peer is a trusted proxy; an unknown
- * forwarded host is 403. Every identity header is always in the answer (empty when not applicable) so
- * the proxy overwrites whatever the client sent.
+ * Forward-auth for proxies people already run. `/.gatehouse/auth/<app id>` follows nginx `auth_request`:
+ * 2xx with identity headers, 401 or 403, never a redirect. `/.gatehouse/forward-auth/<app id>` follows
+ * Traefik `forwardAuth` and Caddy `forward_auth`: the same, except a signed-out browser is redirected to
+ * sign in. Every identity header is always in the answer (empty when not applicable) so the proxy
+ * overwrites whatever the client sent.
+ *
+ * What is judged is tied to what the proxy will do, never to what the client says:
+ * - the app is the one the proxy block names in the auth URL, not the one the client's Host picks: a
+ *   proxy block that also answers other Host values (nginx's default server, Caddy's site matcher,
+ *   which ignores the port) would otherwise apply another app's policy to this app's upstream. The
+ *   forwarded origin must be that app's origin, or the answer is 403;
+ * - the original request is read from X-Forwarded-* only when the peer is a trusted proxy, each header
+ *   as one exact value (a list, a second header or padding is refused, never split or trimmed), and the
+ *   URI from the one header the deployment names (`forwardAuth.uriHeader`), with no fallback: a request
+ *   that also carries another URI or URL-rewrite header (X-Original-URL, X-Rewrite-URL, …), in any
+ *   spelling, is refused, since the proxy passes the client's copy on to the app, which may route by it;
+ * - the URI is judged as the app will resolve it (authorize/publicPaths.ts).
  *
  * The decision is made here once; the hot path (proxy/hotPath.ts) answers it on node:http, and the
  * Fastify routes below answer it too (requests the hot path leaves to them, and the 403 page).
@@ -44,28 +60,37 @@ export interface ForwardAuthCheck {
   check(request: ForwardAuthRequest): Promise<ForwardAuthAnswer>;
 }
 
-export function forwardAuthCheck(services: Services): ForwardAuthCheck {
+export function forwardAuthCheck(services: Services, log: FastifyBaseLogger): ForwardAuthCheck {
   const isTrusted = trustedProxyCheck(services.config.trustedProxies);
+  const { uriHeader } = services.config.forwardAuth;
   const { apps, cookies } = services;
   const forbidden: ForwardAuthAnswer = { kind: 'status', status: 403, headers: identityHeaders(undefined) };
+  const warn = rateLimitedWarning(log);
 
-  /** The request the proxy asks about, if it comes from a trusted proxy and names a known app. */
-  const target = ({ remoteAddress, headers }: Omit<ForwardAuthRequest, 'context' | 'mode'>) => {
-    const original = isTrusted(remoteAddress) ? forwardedRequest(headers) : undefined;
-    const app = original ? apps.forHost(original.host) : undefined;
-    if (!original || !app || original.origin !== originOf(app)) return undefined;
+  type Target = { original: ForwardedRequest; app: AppConfig; access: AccessRequest };
+  /** The request the proxy asks about, or why it is refused (a misconfigured proxy or a forged request). */
+  const target = ({ appId, remoteAddress, headers }: Omit<ForwardAuthRequest, 'context' | 'mode'>): Target | string => {
+    if (!isTrusted(remoteAddress)) return 'the peer is not a trusted proxy (trustedProxies)';
+    if (appId === undefined) return 'the auth URL names no app: the proxy must ask /.gatehouse/auth/<app id> (see docs/deploy)';
+    const app = apps.get(appId);
+    if (!app) return 'the auth URL names no known app';
+    if (rewriteHeaderOf(headers, uriHeader)) return `the request carries a URI or URL-rewrite header other than ${uriHeader}`;
+    const original = forwardedRequest(headers, uriHeader);
+    if (!original) return `X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-Method and ${uriHeader} must each be one well-formed value`;
+    if (original.origin !== originOf(app)) return "the forwarded host is not the named app's host";
     const access: AccessRequest = {
       app,
       appOrigin: original.origin,
       method: original.method,
       path: original.uri,
       token: cookieValue(headers.cookie, cookies.appSession),
-      preflight: original.method === 'OPTIONS',
+      // Only a real CORS preflight: OPTIONS with Origin and Access-Control-Request-Method.
+      preflight: original.method === 'OPTIONS' && Boolean(headers.origin && headers['access-control-request-method']),
     };
     return { original, app, access };
   };
 
-  const answer = (mode: ForwardAuthMode, headers: IncomingHttpHeaders, { original, app }: NonNullable<ReturnType<typeof target>>, result: AccessResult): ForwardAuthAnswer => {
+  const answer = (mode: ForwardAuthMode, headers: IncomingHttpHeaders, { original, app }: Target, result: AccessResult): ForwardAuthAnswer => {
     const browser = mode === 'redirect' && isBrowserNavigation(original.method, headers.accept);
     switch (result.kind) {
       case 'public':
@@ -84,27 +109,79 @@ export function forwardAuthCheck(services: Services): ForwardAuthCheck {
     }
   };
 
+  const refused = (appId: string | undefined, why: string): ForwardAuthAnswer => {
+    warn(why, { app: appId, reason: why }, 'forward-auth request refused');
+    return forbidden;
+  };
+
   return {
     now(request) {
       const found = target(request);
-      if (!found) return forbidden;
+      if (typeof found === 'string') return refused(request.appId, found);
       const result = checkAccessNow(services, found.access);
       return result ? answer(request.mode, request.headers, found, result) : undefined;
     },
     async check(request) {
       const found = target(request);
-      if (!found) return forbidden;
+      if (typeof found === 'string') return refused(request.appId, found);
       return answer(request.mode, request.headers, found, await checkAccess(services, request.context, found.access));
     },
   };
 }
 
+/**
+ * A warning logged at most once a minute per reason: a misconfigured proxy asks on every request, and
+ * the operator needs one line saying why, not a flood.
+ */
+function rateLimitedWarning(log: FastifyBaseLogger): (key: string, fields: object, message: string) => void {
+  const last = new Map<string, number>();
+  return (key, fields, message) => {
+    const now = Date.now();
+    if (now - (last.get(key) ?? 0) < 60_000) return;
+    if (last.size > 100) last.clear();
+    last.set(key, now);
+    log.warn(fields, message);
+  };
+}
+
+const APP_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * The forward-auth endpoint a request target asks for: its mode and the app it names, or undefined
+ * when the target is not one. The bare endpoint (no app) is recognised so that it is refused with a
+ * reason rather than answered as the portal's 404.
+ */
+export function forwardAuthEndpoint(url: string): { mode: ForwardAuthMode; appId: string | undefined } | undefined {
+  for (const [base, mode] of ENDPOINTS) {
+    if (!url.startsWith(base)) continue;
+    if (url.length === base.length) return { mode, appId: undefined };
+    if (url.charCodeAt(base.length) !== SLASH) continue;
+    const appId = url.slice(base.length + 1);
+    // Anything but a bare app id (a query, a further segment, an escape) names no app.
+    return { mode, appId: APP_ID.test(appId) ? appId : undefined };
+  }
+  return undefined;
+}
+
+const SLASH = 0x2f;
+const ENDPOINTS: ReadonlyArray<[string, ForwardAuthMode]> = [
+  [paths.forwardAuth, 'auth_request'],
+  [paths.forwardAuthRedirect, 'redirect'],
+];
+
 /** The forward-auth endpoints as Fastify routes, on the portal and on app hosts. */
 export async function forwardAuthRoutes(app: FastifyInstance, { services }: { services: Services }) {
-  const checker = forwardAuthCheck(services);
+  const checker = forwardAuthCheck(services, app.log);
   const handler = (mode: ForwardAuthMode) =>
     async function forwardAuth(request: FastifyRequest, reply: FastifyReply) {
-      const answer = await checker.check({ mode, remoteAddress: request.socket.remoteAddress, headers: request.headers, context: request });
+      const { appId } = request.params as { appId?: string };
+      const answer = await checker.check({
+        mode,
+        appId: appId !== undefined && APP_ID.test(appId) ? appId : undefined,
+        remoteAddress: request.socket.remoteAddress,
+        headers: request.headers,
+        context: request,
+      });
       reply.header('cache-control', 'no-store').headers(answer.headers);
       switch (answer.kind) {
         case 'status':
@@ -119,8 +196,11 @@ export async function forwardAuthRoutes(app: FastifyInstance, { services }: { se
   // Logged at warn only, and without the security headers meant for pages (the proxy never shows
   // this answer's headers to a browser as a page).
   const hot = { logLevel: 'warn', helmet: false } as const;
-  app.get(paths.forwardAuth, hot, handler('auth_request'));
-  app.get(paths.forwardAuthRedirect, hot, handler('redirect'));
+  for (const [base, mode] of ENDPOINTS) {
+    // The bare endpoint names no app: refused (403) with the reason in the log.
+    app.get(base, hot, handler(mode));
+    app.get(`${base}/:appId`, hot, handler(mode));
+  }
 }
 
 export interface ForwardedRequest {
@@ -164,31 +244,52 @@ function parseForwardedOrigin(proto: string, host: string): { origin: string; ho
   return { origin, host: new URL(origin).host };
 }
 
-/** The original request as a trusted proxy describes it in X-Forwarded-*, or undefined when it does not make one. */
-export function forwardedRequest(headers: IncomingHttpHeaders): ForwardedRequest | undefined {
-  const proto = single(headers['x-forwarded-proto']);
-  const host = single(headers['x-forwarded-host']);
-  const uri = single(headers['x-forwarded-uri']) ?? single(headers['x-original-uri']) ?? '/';
-  const method = single(headers['x-forwarded-method']) ?? 'GET';
-  if (!proto || !host || !uri.startsWith('/')) return undefined;
+/**
+ * A request target as a proxy forwards it: origin-form (a path, then an optional query), visible ASCII
+ * only. No whitespace, so two headers that Node joined into one ("a, b") never pass; no "#", which
+ * RFC 9112 §3.2 does not allow in a request target.
+ */
+const REQUEST_TARGET = /^\/[\x21\x22\x24-\x7e]*$/;
+/** RFC 9110 §9.1: a method is a token; it is case-sensitive, so it is judged exactly as the app gets it. */
+const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
+
+/**
+ * The original request as a trusted proxy describes it in X-Forwarded-* and the configured URI header,
+ * or undefined when it does not describe exactly one: each header must be one exact value. A comma is
+ * never a separator here (a URI such as "/static,/../secret" is one path, which the app resolves to
+ * "/secret"), and nothing is trimmed: a value is judged as the proxy will act on it.
+ */
+export function forwardedRequest(headers: IncomingHttpHeaders, uriHeader: ForwardedUriHeader): ForwardedRequest | undefined {
+  const proto = headers['x-forwarded-proto'];
+  const host = headers['x-forwarded-host'];
+  const uri = headers[uriHeader];
+  const method = headers['x-forwarded-method'];
+  if (typeof proto !== 'string' || typeof host !== 'string' || typeof uri !== 'string' || typeof method !== 'string') return undefined;
+  if (!REQUEST_TARGET.test(uri) || !METHOD.test(method)) return undefined;
   const parsed = forwardedOrigin(proto, host);
   if (!parsed) return undefined;
-  return { origin: parsed.origin, host: parsed.host, method: method === 'GET' ? method : method.toUpperCase(), uri };
+  return { origin: parsed.origin, host: parsed.host, method, uri };
 }
 
-/** The first value of a header a proxy may have sent as a list. */
-function single(value: string | string[] | undefined): string | undefined {
-  const first = Array.isArray(value) ? value[0] : value;
-  if (first === undefined) return undefined;
-  const comma = first.indexOf(',');
-  const item = comma === -1 ? first : first.slice(0, comma);
-  // Proxies send these without padding: trim only when an end is not a visible ASCII character.
-  if (item.length > 0 && isVisibleAscii(item.charCodeAt(0)) && isVisibleAscii(item.charCodeAt(item.length - 1))) return item;
-  return item.trim() || undefined;
-}
+/**
+ * Request headers an app may take the request's URI from instead of the request line, each written the
+ * way Node names it, "_" for "-" (PHP, CGI and WSGI read X_Original_URL as X-Original-URL).
+ */
+const REWRITE_HEADERS = new Set(['x-forwarded-uri', 'x-original-uri', 'x-original-url', 'x-rewrite-url']);
 
-function isVisibleAscii(code: number): boolean {
-  return code > 0x20 && code < 0x7f;
+/**
+ * The name of a URI or URL-rewrite header in a forward-auth request other than the one configured, if
+ * any. The proxy passes the client's headers on to the app; an app that routes by X-Original-URL (IIS,
+ * Symfony, Laravel) would serve that URL while the check judged the request line. Names are looked at
+ * only when they start with "x" (Node lower-cases them), so the usual request pays a character test
+ * per header.
+ */
+export function rewriteHeaderOf(headers: IncomingHttpHeaders, uriHeader: ForwardedUriHeader): string | undefined {
+  for (const name in headers) {
+    if (name.charCodeAt(0) !== 0x78 || name === uriHeader) continue;
+    if (REWRITE_HEADERS.has(name.includes('_') ? name.replace(/_/g, '-') : name)) return name;
+  }
+  return undefined;
 }
 
 export function isBrowserNavigation(method: string, accept: string | undefined): boolean {

@@ -1,20 +1,34 @@
 // eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const CONTROL_OR_ESCAPE = /[\u0000-\u001f\u007f]|%[0-9a-f]{2}/i;
+const NON_ASCII = /[\u0080-\uffff]/;
+/**
+ * Characters that Unicode normalisation leaves alone but that some servers still read as "." "/" or
+ * "\": the ideographic full stop, division and fraction slashes, and the yen and won signs that
+ * Windows' best-fit conversion to East Asian code pages turns into a backslash. (The fullwidth and
+ * other compatibility forms, "．" "／" "＼" "․", are caught by the NFKC comparison.)
+ */
+const LOOK_ALIKE = /[\u3002\u2215\u2044\u29f8\u2216\u00a5\u20a9]/;
 
 /**
- * Public paths (no sign-in needed) match on the normalised path only, never on the query or fragment:
- * the path is percent-decoded once, `\` is treated as `/`, `//` collapsed and dot segments resolved,
- * as an upstream would read it. Anything an upstream might read differently is never public (fail
- * closed):
+ * The path as an upstream resolves it, for public-path matching, or undefined when upstreams may
+ * resolve it differently (fail closed: such a path is never public). The path is percent-decoded once,
+ * `\` is treated as `/`, `//` collapsed and dot segments resolved. With `withoutParameters`, each
+ * segment's path parameters (";…") are dropped first, as servlet containers (Tomcat, Jetty) do:
+ * "/admin;x=1" is "/admin" to them. Never public:
  * - an encoded slash or backslash, or bad escapes;
  * - a control character (NUL, CR, tab, …) once decoded;
  * - an escape still there after decoding ("%252e" → "%2e"), for an upstream that decodes twice;
- * - a dot segment with path parameters ("..;" or ".;x"), which servlet containers such as Tomcat
- *   resolve as ".." and "." ("/public/..;/admin" is "/admin" to them).
+ * - a dot segment with path parameters ("..;" or ".;x"), which servlet containers resolve as ".."
+ *   and "." ("/public/..;/admin" is "/admin" to them);
+ * - a "#" (no request target has one, RFC 9112 §3.2; servers disagree on what it means);
+ * - a character that Unicode normalisation (NFKC) would change, or a look-alike of ".", "/" or "\"
+ *   ("/public/．．/admin" is "/admin" to an upstream that normalises).
+ * The query is not part of the path: everything from the first "?" is left out.
  */
-export function normalisePath(rawPath: string): string | undefined {
-  const path = rawPath.split('?')[0]!.split('#')[0]!;
-  if (!path.startsWith('/')) return undefined;
+export function normalisePath(rawPath: string, { withoutParameters = false } = {}): string | undefined {
+  const query = rawPath.indexOf('?');
+  const path = query === -1 ? rawPath : rawPath.slice(0, query);
+  if (path.charCodeAt(0) !== 0x2f || path.includes('#')) return undefined;
   let decoded: string;
   try {
     // %2F and %5C would let "/public%2F..%2Fadmin" mean different things to us and the upstream.
@@ -24,9 +38,12 @@ export function normalisePath(rawPath: string): string | undefined {
     return undefined;
   }
   if (CONTROL_OR_ESCAPE.test(decoded)) return undefined;
+  if (NON_ASCII.test(decoded) && (decoded.normalize('NFKC') !== decoded || LOOK_ALIKE.test(decoded))) return undefined;
   const segments: string[] = [];
-  for (const segment of decoded.replace(/\\/g, '/').split('/')) {
-    if (segment.startsWith('.;') || segment.startsWith('..;')) return undefined;
+  for (const raw of decoded.replace(/\\/g, '/').split('/')) {
+    if (raw.startsWith('.;') || raw.startsWith('..;')) return undefined;
+    const parameters = withoutParameters ? raw.indexOf(';') : -1;
+    const segment = parameters === -1 ? raw : raw.slice(0, parameters);
     if (segment === '' || segment === '.') continue;
     if (segment === '..') segments.pop();
     else segments.push(segment);
@@ -35,11 +52,21 @@ export function normalisePath(rawPath: string): string | undefined {
   return `/${segments.join('/')}${trailing}`;
 }
 
-/** "/exact" matches only itself; "/prefix/*" matches "/prefix" and everything below it. */
+/**
+ * "/exact" matches only itself; "/prefix/*" matches "/prefix" and everything below it. A path with
+ * path parameters (";") is public only when it is public both as it is and without them: upstreams
+ * differ on whether ";x" is part of a segment.
+ */
 export function isPublicPath(rawPath: string, patterns: readonly string[]): boolean {
   if (patterns.length === 0) return false;
   const path = normalisePath(rawPath);
-  if (path === undefined) return false;
+  if (path === undefined || !matches(path, patterns)) return false;
+  if (!path.includes(';')) return true;
+  const withoutParameters = normalisePath(rawPath, { withoutParameters: true });
+  return withoutParameters !== undefined && matches(withoutParameters, patterns);
+}
+
+function matches(path: string, patterns: readonly string[]): boolean {
   return patterns.some((pattern) => {
     if (pattern.endsWith('/*')) {
       const prefix = pattern.slice(0, -2);

@@ -248,6 +248,21 @@ export const configSchema = z
     apps: z.array(appSchema).default([]),
     /** Proxies whose X-Forwarded-* headers are believed (CIDRs or addresses). */
     trustedProxies: z.array(z.string().min(1)).default([]),
+    forwardAuth: z
+      .object({
+        /**
+         * The one header a forward-auth request names the original URI in: X-Forwarded-Uri (the shipped
+         * nginx, Caddy and Traefik configs) or X-Original-URI (nginx's common idiom). Never both, never a
+         * fallback: the other one, sent by a client, is refused.
+         */
+        uriHeader: z
+          .string()
+          .transform((name) => name.toLowerCase())
+          .pipe(z.enum(['x-forwarded-uri', 'x-original-uri'], { error: 'must be X-Forwarded-Uri or X-Original-URI' }))
+          .default('x-forwarded-uri'),
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

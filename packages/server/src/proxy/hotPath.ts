@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { originOf } from '../authorize/appRegistry.js';
 import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from '../authorize/checkAccess.js';
-import { forwardAuthCheck, isBrowserNavigation, type ForwardAuthAnswer, type ForwardAuthMode } from '../authorize/forwardAuth.js';
+import { forwardAuthCheck, forwardAuthEndpoint, isBrowserNavigation, type ForwardAuthAnswer, type ForwardAuthMode } from '../authorize/forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
@@ -18,16 +18,23 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 const SLASH = 0x2f;
 const NOT_A_PATH = 'the request target must be a path: Gatehouse is not a forward proxy';
+/**
+ * RFC 9112 §3.2: a request target has no fragment. Servers disagree on what a raw "#" means (the end of
+ * the path, or a character of it), so a target with one is refused rather than judged one way and
+ * read another way upstream.
+ */
+const A_FRAGMENT = 'the request target must not contain "#"';
 
 /**
  * What makes a request unfit to route, if anything: a missing or repeated Host (http/hostHeader.ts), or
- * a target that is not a path (origin-form). An absolute URL would be routed by the Host header and
+ * a target that is not a path (origin-form) or has a "#". An absolute URL would be routed by the Host header and
  * checked against that app's policy, yet sent on as it is; an upstream that serves several hosts reads
  * the host in the URL (RFC 9112 §3.2.2), and would answer for an app whose policy was never checked.
  * Asked first of every request, plain or upgrade.
  */
 export function requestProblem(request: IncomingMessage): string | undefined {
-  return hostHeaderProblem(request) ?? ((request.url ?? '/').charCodeAt(0) === SLASH ? undefined : NOT_A_PATH);
+  const url = request.url ?? '/';
+  return hostHeaderProblem(request) ?? (url.charCodeAt(0) !== SLASH ? NOT_A_PATH : url.includes('#') ? A_FRAGMENT : undefined);
 }
 
 /**
@@ -66,7 +73,7 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
   const { apps, cookies } = services;
   const clientAddress = clientAddressOf(services.config.trustedProxies);
   const forwardedFor = forwardedForOf(services.config.trustedProxies);
-  const checker = forwardAuthCheck(services);
+  const checker = forwardAuthCheck(services, log);
 
   const contextOf = (request: IncomingMessage): ResolveContext => ({
     log,
@@ -109,8 +116,8 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
   /** Where a request the hot path does not answer goes: the app-host instance for an app's host, else the portal. */
   const fallback = (request: IncomingMessage): Handler => (apps.forHost(request.headers.host) ? appHost : portal);
 
-  function forwardAuth(request: IncomingMessage, response: ServerResponse, mode: ForwardAuthMode): Promise<void> | undefined {
-    const asked = { mode, remoteAddress: request.socket.remoteAddress, headers: request.headers };
+  function forwardAuth(request: IncomingMessage, response: ServerResponse, mode: ForwardAuthMode, appId: string | undefined): Promise<void> | undefined {
+    const asked = { mode, appId, remoteAddress: request.socket.remoteAddress, headers: request.headers };
     const now = checker.now(asked);
     if (now) return answerForwardAuth(request, response, now);
     return checker.check({ ...asked, context: contextOf(request) }).then((answer) => answerForwardAuth(request, response, answer));
@@ -135,9 +142,9 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
       if (problem) throw new AppError('bad_request', { params: { reason: problem } });
       if (url.startsWith(RESERVED_PREFIX)) {
         // Forward-auth is asked on whatever host the proxy uses for Gatehouse: no app lookup first.
-        const mode = url === paths.forwardAuth ? 'auth_request' : url === paths.forwardAuthRedirect ? 'redirect' : undefined;
-        if (!mode || (request.method !== 'GET' && request.method !== 'HEAD')) return fallback(request)(request, response);
-        waiting = forwardAuth(request, response, mode);
+        const endpoint = forwardAuthEndpoint(url);
+        if (!endpoint || (request.method !== 'GET' && request.method !== 'HEAD')) return fallback(request)(request, response);
+        waiting = forwardAuth(request, response, endpoint.mode, endpoint.appId);
       } else {
         const app = apps.forHost(request.headers.host);
         if (!app) return portal(request, response);

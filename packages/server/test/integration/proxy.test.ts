@@ -349,7 +349,7 @@ describe('a request with more than one Host header', () => {
       await twoHosts('/public/x', 'echo.localhost', 'closed.localhost'),
       await twoHosts('/public/x', 'closed.localhost', 'echo.localhost'),
       await twoHosts('/api/session', 'localhost', 'echo.localhost'),
-      await twoHosts('/.gatehouse/auth', 'localhost', 'localhost', 'X-Forwarded-Proto: http\r\nX-Forwarded-Host: echo.localhost:' + port + '\r\nX-Forwarded-Uri: /public/x\r\n'),
+      await twoHosts('/.gatehouse/auth/echo', 'localhost', 'localhost', 'X-Forwarded-Proto: http\r\nX-Forwarded-Host: echo.localhost:' + port + '\r\nX-Forwarded-Uri: /public/x\r\n'),
     ]) {
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
       expect(answer).toMatch(/content-type: application\/problem\+json/i);
@@ -670,54 +670,54 @@ describe('forward-auth', () => {
   it('nginx auth_request: 200 with identity headers, 401 signed out, 403 denied or unknown host; never a redirect', async () => {
     const { browser } = await signedInAt(app);
     const cookie = browser.cookieHeader('echo.localhost');
-    const allowed = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded(`echo.localhost:${port}`), cookie } });
+    const allowed = await fetch(`${gatehouse.url}/.gatehouse/auth/echo`, { headers: { ...forwarded(`echo.localhost:${port}`), cookie } });
     expect(allowed.status).toBe(200);
     expect(allowed.headers.get('x-gatehouse-email')).toBe('mallory@example.com');
     expect(allowed.headers.get('x-gatehouse-assertion')).toMatch(/^eyJ/);
 
-    const signedOut = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded(`echo.localhost:${port}`), accept: 'text/html' }, redirect: 'manual' });
+    const signedOut = await fetch(`${gatehouse.url}/.gatehouse/auth/echo`, { headers: { ...forwarded(`echo.localhost:${port}`), accept: 'text/html' }, redirect: 'manual' });
     expect(signedOut.status).toBe(401);
     // Every identity header is present (empty), so the proxy overwrites any client copies.
     for (const name of ['x-gatehouse-user', 'x-gatehouse-email', 'x-gatehouse-name', 'x-gatehouse-groups', 'x-gatehouse-assertion']) {
       expect(signedOut.headers.get(name)).toBe('');
     }
     // A cookie for one app host is nothing on another: 401 there, not a pass.
-    const otherHost = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded(`closed.localhost:${port}`), cookie } });
+    const otherHost = await fetch(`${gatehouse.url}/.gatehouse/auth/closed`, { headers: { ...forwarded(`closed.localhost:${port}`), cookie } });
     expect(otherHost.status).toBe(401);
     const { browser: onClosed } = await signedInAt(closed);
-    const denied = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded(`closed.localhost:${port}`), cookie: onClosed.cookieHeader('closed.localhost') } });
+    const denied = await fetch(`${gatehouse.url}/.gatehouse/auth/closed`, { headers: { ...forwarded(`closed.localhost:${port}`), cookie: onClosed.cookieHeader('closed.localhost') } });
     expect(denied.status).toBe(403);
-    const unknown = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: { ...forwarded('elsewhere.example'), cookie } });
+    const unknown = await fetch(`${gatehouse.url}/.gatehouse/auth/echo`, { headers: { ...forwarded('elsewhere.example'), cookie } });
     expect(unknown.status).toBe(403);
-    const publicPath = await fetch(`${gatehouse.url}/.gatehouse/auth`, { headers: forwarded(`echo.localhost:${port}`, '/public/a') });
+    const publicPath = await fetch(`${gatehouse.url}/.gatehouse/auth/echo`, { headers: forwarded(`echo.localhost:${port}`, '/public/a') });
     expect(publicPath.status).toBe(200);
     expect(publicPath.headers.get('x-gatehouse-email')).toBe('');
   });
 
   it('Traefik/Caddy forward-auth: browsers are redirected to sign in on the app host, APIs get 401', async () => {
-    const browserStyle = await fetch(`${gatehouse.url}/.gatehouse/forward-auth`, {
+    const browserStyle = await fetch(`${gatehouse.url}/.gatehouse/forward-auth/echo`, {
       headers: { ...forwarded(`echo.localhost:${port}`, '/page?a=1'), accept: 'text/html' },
       redirect: 'manual',
     });
     expect(browserStyle.status).toBe(302);
     expect(browserStyle.headers.get('location')).toBe(`${app}/.gatehouse/start?rd=${encodeURIComponent(`${app}/page?a=1`)}`);
-    const apiStyle = await fetch(`${gatehouse.url}/.gatehouse/forward-auth`, { headers: { ...forwarded(`echo.localhost:${port}`), accept: 'application/json' } });
+    const apiStyle = await fetch(`${gatehouse.url}/.gatehouse/forward-auth/echo`, { headers: { ...forwarded(`echo.localhost:${port}`), accept: 'application/json' } });
     expect(apiStyle.status).toBe(401);
   });
 
   it('works when the proxy keeps the app’s Host on the auth request (Caddy), or the client’s Upgrade header', async () => {
     const browser = new ScriptedBrowser(hosts());
-    const viaAppHost = await browser.request(`${app}/.gatehouse/forward-auth`, {
+    const viaAppHost = await browser.request(`${app}/.gatehouse/forward-auth/echo`, {
       headers: { ...forwarded(`echo.localhost:${port}`, '/x'), accept: 'text/html' },
     });
     expect(viaAppHost.status).toBe(302);
-    const upgrade = await fetchRaw(`/.gatehouse/auth`, { ...forwarded(`echo.localhost:${port}`), connection: 'Upgrade', upgrade: 'websocket', host: `localhost:${port}` });
+    const upgrade = await fetchRaw(`/.gatehouse/auth/echo`, { ...forwarded(`echo.localhost:${port}`), connection: 'Upgrade', upgrade: 'websocket', host: `localhost:${port}` });
     expect(upgrade).toMatch(/^HTTP\/1\.1 401 /);
   });
 
   it('Traefik/Caddy: a denied browser gets the access-denied page, not an empty 403', async () => {
     const { browser: onClosed } = await signedInAt(closed);
-    const denied = await fetch(`${gatehouse.url}/.gatehouse/forward-auth`, {
+    const denied = await fetch(`${gatehouse.url}/.gatehouse/forward-auth/closed`, {
       headers: { ...forwarded(`closed.localhost:${port}`, '/x'), accept: 'text/html', cookie: onClosed.cookieHeader('closed.localhost') },
     });
     expect(denied.status).toBe(403);
@@ -739,7 +739,7 @@ describe('forward-auth', () => {
       apps: [{ id: 'echo', name: 'Echo', publicUrl: `http://echo.example:${untrustedPort}`, upstream: upstream.url, publicPaths: ['/public/*'], policy: { allow: [{ anyUser: true }] } }],
     });
     try {
-      const response = await fetch(`${untrusted.url}/.gatehouse/auth`, { headers: forwarded(`echo.example:${untrustedPort}`, '/public/x') });
+      const response = await fetch(`${untrusted.url}/.gatehouse/auth/echo`, { headers: forwarded(`echo.example:${untrustedPort}`, '/public/x') });
       expect(response.status).toBe(403);
       // Nor is X-Forwarded-For: the upstream sees the real peer, and only it.
       const browser = new ScriptedBrowser(['echo.example']);

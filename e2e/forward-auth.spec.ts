@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { FILES, startFileApp, type FileApp } from './support/fileApp.js';
 import { freePort, signInAtApp, startCaddy, startNginx, type ProxyOptions, type RunningProxy } from './support/proxies.js';
 import { startStack, type Stack } from './support/stack.js';
 
@@ -8,7 +9,10 @@ import { startStack, type Stack } from './support/stack.js';
  * and Caddy (forward_auth), each configured from the file in docs/deploy/ that people copy, in front of
  * a Gatehouse stack of its own (the portal, the development IdPs, the demo app). The browser only ever
  * talks to the proxy for the apps: http://whoami.localhost:<proxy port> (staff) and
- * http://admin-demo.localhost:<proxy port> (admins). Requests that need a raw Host header or raw path
+ * http://admin-demo.localhost:<proxy port> (admins). Each app is a block of its own that names it.
+ * A third app, vault (admins only, public /static/*), is served on the same host name as whoami but
+ * on a second port, by an upstream that resolves paths as real apps do (support/fileApp.ts): it is
+ * what the forward-auth bypasses were shown against. Requests that need a raw Host header or raw path
  * go to 127.0.0.1 with the Host header set, as Node cannot resolve *.localhost.
  */
 
@@ -41,23 +45,37 @@ const proxies: ReadonlyArray<{ name: string; start: (options: ProxyOptions) => P
 for (const { name, start } of proxies) {
   test.describe(name, () => {
     let port = 0;
+    let vaultPort = 0;
     let stack: Stack | undefined;
     let proxy: RunningProxy | undefined;
+    let files: FileApp | undefined;
     const whoami = () => `http://whoami.localhost:${port}`;
     const adminDemo = () => `http://admin-demo.localhost:${port}`;
     const portal = () => stack!.portalUrl;
 
     test.beforeAll(async () => {
-      // The proxy's port goes into Gatehouse's config (the apps' public URLs), so it is chosen first.
+      // The proxy's ports go into Gatehouse's config (the apps' public URLs), so they are chosen first.
       port = await freePort();
+      vaultPort = await freePort();
+      files = await startFileApp();
       stack = await startStack({
         apps: ({ demo }) => `apps:
   - { id: whoami, name: Whoami, publicUrl: "http://whoami.localhost:${port}", upstream: "http://localhost:${demo}", publicPaths: ["/public/*"], policy: { allow: [{ groups: [staff] }] } }
   - { id: admin-demo, name: Admin demo, publicUrl: "http://admin-demo.localhost:${port}", upstream: "http://localhost:${demo}", policy: { allow: [{ groups: [admins] }] } }
+  - { id: vault, name: Vault, publicUrl: "http://whoami.localhost:${vaultPort}", upstream: "http://${files!.address}", publicPaths: ["/static/*"], policy: { allow: [{ groups: [admins] }] } }
 `,
         extraConfig: () => 'trustedProxies: ["127.0.0.1/8", "::1"]\n',
       });
-      proxy = await start({ port, gatehousePort: stack.ports.portal, demoPort: stack.ports.demo });
+      const demo = `127.0.0.1:${stack.ports.demo}`;
+      proxy = await start({
+        port,
+        gatehousePort: stack.ports.portal,
+        apps: [
+          { id: 'whoami', host: 'whoami.localhost', port, upstream: demo },
+          { id: 'admin-demo', host: 'admin-demo.localhost', port, upstream: demo },
+          { id: 'vault', host: 'whoami.localhost', port: vaultPort, upstream: files.address },
+        ],
+      });
     });
 
     test.afterAll(async () => {
@@ -65,6 +83,7 @@ for (const { name, start } of proxies) {
         await proxy?.stop();
       } finally {
         await stack?.stop();
+        await files?.stop();
       }
     });
 
@@ -227,6 +246,105 @@ for (const { name, start } of proxies) {
       }
       expect(await rawGet(port, `whoami.localhost:${port}`, '/public/./x')).toBe(200);
     });
+
+    /** A GET to vault's block (the second port), with the path exactly as written. */
+    const toVault = (hostHeader: string, path: string, headers: Record<string, string> = {}) => rawRequest(vaultPort, hostHeader, path, headers);
+    const vaultHost = () => `whoami.localhost:${vaultPort}`;
+    const secrets = Object.values(FILES).filter((content) => /SECRET|PRIVATE/.test(content));
+    const leaks = (body: string) => secrets.some((secret) => body.includes(secret));
+
+    test('a Host that names no app reaches no app', async () => {
+      const answer = await rawRequest(port, `intranet.localhost:${port}`, '/?format=json');
+      expect(answer.body).not.toContain('whoami');
+      // nginx: the shipped default server answers 421 (Misdirected Request). Caddy answers such a
+      // request with no site itself (an empty 200 from no route).
+      if (name.startsWith('nginx')) expect(answer.status).toBe(421);
+      else expect(answer.body).toBe('');
+    });
+
+    test('vault: its public path answers, its private files need an admin', async () => {
+      const css = await toVault(vaultHost(), '/static/app.css');
+      expect(css.status).toBe(200);
+      expect(css.body).toBe(FILES['/static/app.css']);
+      const secret = await toVault(vaultHost(), '/secret.txt');
+      expect(secret.status).toBe(401);
+      expect(leaks(secret.body)).toBe(false);
+    });
+
+    // Threat (issue 16, 1): public-path bypass through forward-auth. Gatehouse judged the part of
+    // X-Forwarded-Uri before the first comma ("/static", public); the proxy sends the whole target to
+    // the app, which resolves "/static,/../secret.txt" to "/secret.txt" and hands it out.
+    test('a comma or a dot segment never turns a public path into a private file', async () => {
+      for (const path of [
+        '/static,/../secret.txt',
+        '/static/..,/secret.txt',
+        '/static,/x/../../secret.txt',
+        '/static/%2e%2e/secret.txt',
+        '/static/..%2fsecret.txt',
+        '/static/..;/secret.txt',
+        '/static;/../secret.txt',
+        '/static/%252e%252e/secret.txt',
+        '/static/%EF%BC%8E%EF%BC%8E/secret.txt',
+        '/static/./../public/report.txt',
+      ]) {
+        const answer = await toVault(vaultHost(), path);
+        expect(leaks(answer.body), `${path}: ${answer.status}`).toBe(false);
+        expect(answer.status, path).not.toBe(200);
+      }
+    });
+
+    // Threat (issue 16, 2): the client's Host chose which app's policy forward-auth applied. bob (staff)
+    // sends vault's block whoami's Host: the check was whoami's (allowed, or public for /public/*),
+    // and the proxy then served vault's files.
+    test("a Host naming another app never lends that app's policy", async ({ page, context }) => {
+      await signInAtApp(page, `${whoami()}/`, portal(), 'bob@example.com', 'bob');
+      const cookie = (await context.cookies(whoami())).map(({ name, value }) => `${name}=${value}`).join('; ');
+      expect(cookie).toContain('gatehouse_app=');
+      for (const [hostHeader, path, headers] of [
+        [`whoami.localhost:${port}`, '/secret.txt', { Cookie: cookie }],
+        [`whoami.localhost:${port}`, '/public/report.txt', {}],
+        [`WHOAMI.localhost:${port}`, '/public/report.txt', {}],
+        [`whoami.localhost:${port}`, '/public/report.txt', { Cookie: cookie }],
+        [`admin-demo.localhost:${port}`, '/secret.txt', {}],
+      ] as const) {
+        const answer = await toVault(hostHeader, path, headers);
+        expect(leaks(answer.body), `${hostHeader}${path}: ${answer.status}`).toBe(false);
+        // Refused (or, for a Host no site of Caddy's has, Caddy's empty answer from no route).
+        expect(answer.status === 200 && answer.body !== '', `${hostHeader}${path}: ${answer.status}`).toBe(false);
+      }
+      // His whoami cookie still works on whoami itself.
+      expect((await rawRequest(port, `whoami.localhost:${port}`, '/?format=json', { Cookie: cookie })).status).toBe(200);
+    });
+
+    // Threat (issue 16, 7 for forward-auth): the proxy passes the client's X-Original-URL on to the
+    // app, and an app that routes by it (IIS, Symfony, Laravel) serves that URL instead of the judged one.
+    test('a request carrying a URL-rewrite header is refused', async () => {
+      for (const [name, value] of [
+        ['X-Original-URL', '/secret.txt'],
+        ['X-Rewrite-URL', '/secret.txt'],
+        ['X-Original-URI', '/secret.txt'],
+      ] as const) {
+        const answer = await toVault(vaultHost(), '/static/app.css', { [name]: value });
+        expect(answer.status, name).toBe(403);
+      }
+    });
+
+    // Threat (issue 16, 8): a client's "Connection: X-Gatehouse-Email" made Caddy delete the identity
+    // header the check had just set (as hop-by-hop), so the app got the request without it.
+    test('a Connection header never takes the identity away from a request that reaches the app', async ({ page, context }) => {
+      await signInAtApp(page, `${whoami()}/`, portal(), 'bob@example.com', 'bob');
+      const cookie = (await context.cookies(whoami())).map(({ name, value }) => `${name}=${value}`).join('; ');
+      for (const connection of ['X-Gatehouse-Email', 'x-gatehouse-assertion, X-Gatehouse-User', 'keep-alive, X_Gatehouse_Groups']) {
+        const answer = await rawRequest(port, `whoami.localhost:${port}`, '/?format=json', { Cookie: cookie, Connection: connection });
+        if (answer.status === 200) {
+          const seen = JSON.parse(answer.body) as WhoamiJson;
+          expect(seen.identity.email, connection).toBe('bob@example.com');
+          expect(seen.assertion.status, connection).toBe('verified');
+        } else {
+          expect(answer.status, connection).toBe(400);
+        }
+      }
+    });
   });
 }
 
@@ -250,6 +368,19 @@ function echo(page: Page, url: string): Promise<string> {
       }),
     url,
   );
+}
+
+/** A GET with the path and headers exactly as written (no URL normalisation), as an attacker would send it. */
+function rawRequest(port: number, host: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port, path, headers: { host, accept: 'application/json', ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
 }
 
 /** A GET with the path exactly as written (no URL normalisation), as an attacker would send it. */

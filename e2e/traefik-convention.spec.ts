@@ -5,7 +5,7 @@ import { startStack, type Stack } from './support/stack.js';
 
 /**
  * Traefik's forwardAuth, as Traefik v3 calls it (Traefik itself is not a Debian package): a GET to the
- * configured address, /.gatehouse/forward-auth, with the original request's headers (the browser's
+ * configured address, /.gatehouse/forward-auth/<app id>, with the original request's headers (the browser's
  * Accept, cookies...) and X-Forwarded-Method, -Proto, -Host, -Uri, -For (plus the entry point's
  * -Port, -Server and X-Real-Ip). The Host header is the address's own, not the app's. The apps are
  * the default ones, on Gatehouse's own port (Gatehouse as their reverse proxy): a browser signs in
@@ -15,8 +15,11 @@ import { startStack, type Stack } from './support/stack.js';
 let stack: Stack | undefined;
 const whoami = () => `http://whoami.localhost:${stack!.ports.portal}`;
 const adminDemo = () => `http://admin-demo.localhost:${stack!.ports.portal}`;
-/** Traefik reaches Gatehouse at an address of its own (in compose files, http://gatehouse:4180). */
-const address = () => `http://127.0.0.1:${stack!.ports.portal}/.gatehouse/forward-auth`;
+/**
+ * Traefik reaches Gatehouse at an address of its own (in compose files, http://gatehouse:4180); each
+ * app's middleware names the app. The default apps' ids are their host names' first label.
+ */
+const address = (appUrl: URL) => `http://127.0.0.1:${stack!.ports.portal}/.gatehouse/forward-auth/${appUrl.hostname.split('.')[0]}`;
 
 test.beforeAll(async () => {
   // Traefik runs on this machine's loopback here: it must be a trusted proxy.
@@ -34,7 +37,7 @@ function traefikCheck(
   { method = 'GET', accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', cookie }: { method?: string; accept?: string; cookie?: string } = {},
 ) {
   const url = new URL(appUrl);
-  return request.get(address(), {
+  return request.get(address(url), {
     maxRedirects: 0,
     headers: {
       // The original request's own headers, copied.
@@ -130,7 +133,7 @@ test('bob (staff) is refused the admins-only app with 403', async ({ page, conte
 
 test('docs/deploy/traefik.yml asks for exactly these headers and strips every client copy', () => {
   const text = readFileSync(new URL('../docs/deploy/traefik.yml', import.meta.url), 'utf8');
-  expect(text).toContain('address: http://gatehouse:4180/.gatehouse/forward-auth');
+  expect(text).toContain('address: http://gatehouse:4180/.gatehouse/forward-auth/whoami');
   expect(text).toMatch(/trustForwardHeader: true/);
   const names = ['User', 'Email', 'Name', 'Groups', 'Assertion'];
   const authResponseHeaders = text.slice(text.indexOf('authResponseHeaders:')).split('\n').slice(1, 6).map((line) => line.trim());

@@ -18,15 +18,24 @@ export { freePort };
 
 const deployDir = fileURLToPath(new URL('../../docs/deploy/', import.meta.url));
 
+/** One app behind the proxy: a server block (nginx) or site block (Caddy) of its own. */
+export interface ProxiedApp {
+  /** The app's id in gatehouse.yaml: the block names it in its auth URL. */
+  id: string;
+  /** Its host name, and the port the proxy serves it on (127.0.0.1 only). */
+  host: string;
+  port: number;
+  /** Where the proxy reaches the app, host:port. */
+  upstream: string;
+}
+
 export interface ProxyOptions {
-  /** The port to listen on (127.0.0.1 only). */
+  /** The proxy's main port: nginx's default server (no catch-all) listens there. */
   port: number;
   /** The port Gatehouse (the portal) listens on. */
   gatehousePort: number;
-  /** The port of the app behind the proxy (the demo app). */
-  demoPort: number;
-  /** Host names the proxy answers for. Default: the two test apps. */
-  hosts?: readonly string[];
+  /** The apps, each in a block rendered from the documented file. */
+  apps: readonly ProxiedApp[];
 }
 
 export interface RunningProxy {
@@ -40,8 +49,6 @@ export interface RunningProxy {
   logs(): string;
   stop(): Promise<void>;
 }
-
-const DEFAULT_HOSTS = ['whoami.localhost', 'admin-demo.localhost'] as const;
 
 /**
  * Replaces each placeholder (a whole word such as GATEHOUSE_UPSTREAM) everywhere in a documented
@@ -66,16 +73,26 @@ function executable(name: string, envVariable: string, candidates: readonly stri
   return found;
 }
 
-/** nginx with docs/deploy/nginx.conf included in a minimal main configuration of the test's own. */
+/**
+ * nginx with docs/deploy/nginx.conf (the shared part, once) and docs/deploy/nginx-app.conf (a server
+ * block per app) included in a minimal main configuration of the test's own.
+ */
 export async function startNginx(options: ProxyOptions): Promise<RunningProxy> {
   const nginx = executable('nginx', 'NGINX_PATH', ['/usr/sbin/nginx', '/usr/bin/nginx']);
   const dir = temporaryDirectory('gatehouse-nginx-');
-  const site = renderTemplate('nginx.conf', {
-    LISTEN: `127.0.0.1:${options.port}`,
-    SERVER_NAME: (options.hosts ?? DEFAULT_HOSTS).join(' '),
-    GATEHOUSE_UPSTREAM: `127.0.0.1:${options.gatehousePort}`,
-    APP_UPSTREAM: `http://127.0.0.1:${options.demoPort}`,
-  });
+  const gatehouse = `127.0.0.1:${options.gatehousePort}`;
+  const site = [
+    renderTemplate('nginx.conf', { LISTEN: `127.0.0.1:${options.port}` }),
+    ...options.apps.map((app) =>
+      renderTemplate('nginx-app.conf', {
+        LISTEN: `127.0.0.1:${app.port}`,
+        SERVER_NAME: app.host,
+        APP_ID: app.id,
+        GATEHOUSE_UPSTREAM: gatehouse,
+        APP_UPSTREAM: `http://${app.upstream}`,
+      }),
+    ),
+  ].join('\n');
   writeFileSync(path.join(dir, 'gatehouse.conf'), site);
   // Everything nginx writes stays in the temporary folder; nginx creates the temp paths itself (and,
   // as root, hands them to its worker user).
@@ -107,15 +124,20 @@ http {
   return running(child, options.port, dir, site, logs, 'SIGTERM');
 }
 
-/** Caddy with docs/deploy/Caddyfile, after a global options block of the test's own. */
+/** Caddy with docs/deploy/Caddyfile (a site block per app), after a global options block of the test's own. */
 export async function startCaddy(options: ProxyOptions): Promise<RunningProxy> {
   const caddy = executable('caddy', 'CADDY_PATH', ['/usr/bin/caddy', '/usr/local/bin/caddy']);
   const dir = temporaryDirectory('gatehouse-caddy-');
-  const site = renderTemplate('Caddyfile', {
-    SITE_ADDRESS: (options.hosts ?? DEFAULT_HOSTS).map((host) => `http://${host}:${options.port}`).join(', '),
-    GATEHOUSE_UPSTREAM: `127.0.0.1:${options.gatehousePort}`,
-    APP_UPSTREAM: `127.0.0.1:${options.demoPort}`,
-  });
+  const site = options.apps
+    .map((app) =>
+      renderTemplate('Caddyfile', {
+        SITE_ADDRESS: `http://${app.host}:${app.port}`,
+        APP_ID: app.id,
+        GATEHOUSE_UPSTREAM: `127.0.0.1:${options.gatehousePort}`,
+        APP_UPSTREAM: app.upstream,
+      }),
+    )
+    .join('\n');
   if (/^\{/m.test(site)) throw new Error('docs/deploy/Caddyfile has a global options block; the test adds its own');
   const config = `{
 	admin off

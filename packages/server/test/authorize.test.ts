@@ -9,14 +9,15 @@ import { forwardedForOf } from '../src/http/trustedProxies.js';
 import { downstreamResponseHeaders, upstreamRequestHeaders, withoutOurCookies } from '../src/proxy/upstreamHeaders.js';
 
 const alice: PolicySubject = { email: 'alice@example.com', groups: ['staff', 'admins'], roles: [], claims: { department: 'eng', level: 3, tags: ['a', 'b'] } };
-const bob: PolicySubject = { email: 'Bob@Corp.example', groups: ['staff'], roles: ['admin'], claims: { department: 'ops' } };
+// A subject's email is canonical (accounts/email.ts: ASCII lower case), as every sign-in stores it.
+const bob: PolicySubject = { email: 'bob@corp.example', groups: ['staff'], roles: ['admin'], claims: { department: 'ops' } };
 
 describe('policy evaluation (deny wins; default deny; the deciding rule is named)', () => {
   const policy = (input: unknown) => policySchema.parse(input);
 
   it.each<[string, unknown, PolicySubject, boolean, string]>([
     ['any signed-in user', { allow: [{ anyUser: true }] }, alice, true, 'allowed by allow[0]: any signed-in user'],
-    ['email match (case-insensitive)', { allow: [{ emails: ['BOB@corp.example'] }] }, bob, true, 'allowed by allow[0]: emails bob@corp.example'],
+    ['email match (a listed email is written in canonical form)', { allow: [{ emails: ['BOB@corp.example'] }] }, bob, true, 'allowed by allow[0]: emails bob@corp.example'],
     ['email miss', { allow: [{ emails: ['carol@example.com'] }] }, alice, false, 'denied: no allow rule matched'],
     ['domain match', { allow: [{ domains: ['corp.example'] }] }, bob, true, 'allowed by allow[0]: domains corp.example'],
     ['a sub-domain is not the domain', { allow: [{ domains: ['example.com'] }] }, { ...alice, email: 'a@evil-example.com' }, false, 'denied: no allow rule matched'],

@@ -1,9 +1,13 @@
 import type { ProviderConfig } from '../config/schema.js';
+import { parseEmail } from './email.js';
 
 /** What Gatehouse keeps of an IdP's claims: the minimum it needs, validated and bounded. */
 export interface IdentityProfile {
   subject: string;
+  /** Canonical (accounts/email.ts), or undefined when the IdP sent none or one that is refused. */
   email: string | undefined;
+  /** Why the IdP's email was refused (too long, several `@`, non-ASCII, ...); the sign-in rules say so. */
+  emailProblem?: string | undefined;
   emailVerified: boolean;
   name: string | undefined;
   picture: string | undefined;
@@ -20,6 +24,8 @@ const MAX_EXTRA_CLAIMS = 50;
 
 const MAX_GROUPS = 500;
 const MAX_VALUE = 256;
+/** A picture URL is kept whole or not at all (a cut URL is another URL). */
+const MAX_URL = 2048;
 
 /**
  * Reads the profile through the provider's claim mapping. Userinfo may add to the ID token's claims but
@@ -35,17 +41,21 @@ export function mapClaims(
   if (typeof subject !== 'string' || subject.length === 0 || subject.length > 255) {
     throw new TypeError('the ID token has no usable sub claim');
   }
-  const email = text(claims[provider.claims.email])?.toLowerCase();
+  // Threat: an over-long email ("aaa…a@example.com.attacker.org") once cut to 256 characters read as
+  // "…@example.com" and passed domain rules. The value is checked whole, and refused rather than mended.
+  const rawEmail = claims[provider.claims.email];
+  const email = rawEmail === undefined || rawEmail === null || rawEmail === '' ? undefined : parseEmail(rawEmail);
   const verifiedClaim = claims[provider.claims.emailVerified];
   return {
     subject,
-    email: email && /^[^\s@]+@[^\s@]+$/.test(email) ? email : undefined,
+    email: email?.ok ? email.email : undefined,
+    ...(email && !email.ok ? { emailProblem: email.reason } : {}),
     // OIDC Core §5.1: email_verified is a boolean; some IdPs send the string "true".
     emailVerified: verifiedClaim === true || verifiedClaim === 'true' || (verifiedClaim === undefined && provider.assumeEmailVerified),
-    name: text(claims[provider.claims.name]),
+    name: displayText(claims[provider.claims.name]),
     picture: httpsUrl(claims[provider.claims.picture]),
     groups: groups(claims[provider.claims.groups]),
-    sid: text(idToken.sid),
+    sid: exactText(idToken.sid),
     extra: extraClaims(claims),
   };
 }
@@ -65,29 +75,49 @@ function extraClaims(claims: Record<string, unknown>): IdentityProfile['extra'] 
   return extra;
 }
 
-function text(value: unknown): string | undefined {
+/**
+ * A name to show: surrounding spaces are dropped (they carry no meaning in a display name), but a value
+ * too long is dropped whole rather than cut, like every other claim here.
+ */
+function displayText(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
-  return trimmed.length > 0 ? trimmed.slice(0, MAX_VALUE) : undefined;
+  return trimmed.length > 0 && trimmed.length <= MAX_VALUE ? trimmed : undefined;
+}
+
+/**
+ * A value compared as an identifier (a group, the IdP's sid): kept exactly as the IdP sent it or not at
+ * all. Never trimmed or cut: " admins" or a 300-character group cut at 256 could equal another group.
+ */
+function exactText(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_VALUE) return undefined;
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(value) || value.trim().length === 0) return undefined;
+  return value;
 }
 
 function httpsUrl(value: unknown): string | undefined {
-  const candidate = text(value);
-  if (!candidate) return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_URL) return undefined;
   try {
-    return new URL(candidate).protocol === 'https:' ? candidate : undefined;
+    const url = new URL(value);
+    // What was checked is what is kept: the parsed form, not the raw text.
+    return url.protocol === 'https:' && url.href.length <= MAX_URL ? url.href : undefined;
   } catch {
     return undefined;
   }
 }
 
+/**
+ * The groups, each kept exactly or dropped (see exactText). More than MAX_GROUPS is refused outright:
+ * keeping only the first ones could leave out the very group a deny rule names.
+ */
 function groups(value: unknown): string[] {
   const list = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+  if (list.length > MAX_GROUPS) throw new TypeError(`the groups claim lists more than ${MAX_GROUPS} groups`);
   const unique = new Set<string>();
   for (const item of list) {
-    const group = text(item);
-    if (group) unique.add(group);
-    if (unique.size >= MAX_GROUPS) break;
+    const group = exactText(item);
+    if (group !== undefined) unique.add(group);
   }
   return [...unique];
 }

@@ -1,5 +1,6 @@
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError, type ErrorCode } from '../errors.js';
+import { emailDomainOf } from './email.js';
 import type { IdentityProfile } from './identityProfile.js';
 
 /**
@@ -40,7 +41,7 @@ export const OPEN_ORGANIZATION: OrganizationRules = { allowedDomains: [], create
 export interface SignInFacts {
   provider: Pick<ProviderConfig, 'name' | 'allowedDomains' | 'createUsers' | 'trustEmail'>;
   organization: OrganizationRules;
-  profile: Pick<IdentityProfile, 'email' | 'emailVerified'>;
+  profile: Pick<IdentityProfile, 'email' | 'emailProblem' | 'emailVerified'>;
   /** The user this (provider, subject) is already linked to, if any. */
   linkedUser?: { id: string; status: 'active' | 'suspended' } | undefined;
   /** Users whose primary email equals the profile's email. */
@@ -52,6 +53,11 @@ export function judgeSignIn({ provider, organization, profile, linkedUser, users
   const refuse = (code: SignInRefusal['code'], why: string, email?: string): SignInRefusal => ({ kind: 'refused', code, why, email });
   if (linkedUser?.status === 'suspended') return refuse('account_suspended', 'the user this identity belongs to is suspended');
   const email = profile.email;
+  // An email the normaliser refused (too long, several @, non-ASCII, ...) is no email: refused with the
+  // reason, never checked in a shortened or case-folded form (accounts/email.ts).
+  if (!email && profile.emailProblem) {
+    return refuse('sign_in_not_allowed', `the email ${provider.name} sent ${profile.emailProblem}`, 'An account without a usable email');
+  }
   if (!email || !profile.emailVerified) {
     return refuse('sign_in_not_allowed', email ? `${provider.name} did not say the email is verified` : `${provider.name} sent no email`, email ?? 'An account without a verified email');
   }
@@ -82,7 +88,8 @@ export function decideSignIn(facts: SignInFacts): SignInDecision {
 
 /** Which domain rule refuses this email, if any: the provider's list and the organisation's must both admit it. */
 function domainRefusal(email: string, provider: Pick<ProviderConfig, 'name' | 'allowedDomains'>, organization: OrganizationRules): string | undefined {
-  const domain = email.slice(email.lastIndexOf('@') + 1);
+  // `email` is canonical (exactly one @, a DNS name after it): its domain is what the mail system reads.
+  const domain = emailDomainOf(email);
   if (provider.allowedDomains.length > 0 && !provider.allowedDomains.includes(domain)) return `${domain} is not among ${provider.name}'s allowed domains`;
   if (organization.allowedDomains.length > 0 && !organization.allowedDomains.includes(domain)) return `${domain} is not among the organisation's allowed domains`;
   return undefined;

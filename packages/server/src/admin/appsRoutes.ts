@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identityClaims } from '../accounts/accountStore.js';
+import { parseEmail } from '../accounts/email.js';
 import { policySubject } from '../accounts/admins.js';
 import type { AuditType } from '../audit/auditLog.js';
 import { evaluatePolicy, type PolicySubject } from '../authorize/policy.js';
@@ -98,7 +99,10 @@ export async function appsRoutes(app: FastifyInstance, { admin }: { admin: Admin
         const groups = [...new Set(claims.flatMap((c) => c.groups))];
         subject = policySubject(config.admins, user, groups, Object.assign({}, ...claims.map((c) => c.extra ?? {})));
       } else if (body.subject) {
-        subject = { email: body.subject.email, groups: body.subject.groups ?? [], roles: body.subject.roles ?? [], claims: body.subject.claims ?? {} };
+        // The email a sign-in would have produced: the one normaliser, refusing what a sign-in refuses.
+        const email = parseEmail(body.subject.email);
+        if (!email.ok) throw new AppError('bad_request', { params: { reason: `subject.email ${email.reason}` } });
+        subject = { email: email.email, groups: body.subject.groups ?? [], roles: body.subject.roles ?? [], claims: body.subject.claims ?? {} };
       } else {
         throw new AppError('bad_request', { params: { reason: 'give userId or subject' } });
       }

@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { adminStatus } from '../accounts/admins.js';
+import { portalReturnToPolicy, validateReturnTo } from '../authenticate/returnTo.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
@@ -22,13 +23,27 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
   app.get(paths.api.providers, {
     schema: {
       tags: ['session'],
-      summary: 'The organisation and the providers people can sign in with',
+      summary: 'The organisation, the providers people can sign in with, and where a sign-in would return to',
       security: [],
+      querystring: {
+        type: 'object',
+        properties: { rd: { type: 'string', description: 'The return-to the sign-in page was given (a path or an app URL)' } },
+      },
       response: {
         200: {
           type: 'object',
-          required: ['organization', 'providers'],
+          required: ['organization', 'providers', 'returnTo'],
           properties: {
+            // The server's verdict on `rd`, by the one return-to rule (authenticate/returnTo.ts): the
+            // sign-in page links only to this, never to what it was given (Threat: open redirect).
+            returnTo: {
+              type: 'object',
+              required: ['href', 'host'],
+              properties: {
+                href: { type: 'string', description: 'A path on the portal, or a URL on a configured app origin; the default when rd was refused' },
+                host: { type: ['string', 'null'], description: "The app's host when href is on an app, else null" },
+              },
+            },
             organization: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
             providers: {
               type: 'array',
@@ -42,8 +57,9 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
         },
       },
     },
-    handler: async () => ({
+    handler: async (request: FastifyRequest<{ Querystring: { rd?: string } }>) => ({
       organization: { name: config.organization.name },
+      returnTo: returnToVerdict(validateReturnTo(request.query.rd, portalReturnToPolicy(services))),
       providers: providers.enabled().map((provider) => ({ id: provider.id, name: provider.name, startUrl: paths.signInStart(provider.id) })),
     }),
   });
@@ -122,4 +138,9 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
       return { csrfToken: csrfToken(secrets.cookieKey, current.session) };
     },
   });
+}
+
+/** An accepted return-to and, when it is on an app rather than the portal, that app's host (to name it). */
+function returnToVerdict(href: string): { href: string; host: string | null } {
+  return { href, host: href.startsWith('/') ? null : new URL(href).host };
 }

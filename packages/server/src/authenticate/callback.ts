@@ -9,6 +9,7 @@ import type { SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import type { NewSession } from '../sessions/sessionStore.js';
 import { fromOidcError } from './oidcErrors.js';
+import { portalReturnToPolicy, validateReturnTo } from './returnTo.js';
 import { completeTest } from './testSignIn.js';
 
 interface CallbackRequest {
@@ -162,11 +163,14 @@ export function callback(services: Services) {
   }
 
   function finish(reply: FastifyReply, returnTo: string): FastifyReply {
+    // Checked again on the way out, by the same rule as at the start: an attempt stored before a fix, or
+    // for an app removed since, never becomes an open redirect (Threat: open redirect after sign-in).
+    const target = validateReturnTo(returnTo, portalReturnToPolicy(services));
     return reply
       .clearCookie(cookies.signInBinding, cookieOptions(secureCookies))
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
-      .redirect(returnTo, 303);
+      .redirect(target, 303);
   }
 }
 

@@ -5,7 +5,7 @@ import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import type { ProviderRegistry } from './providerRegistry.js';
-import { validateReturnTo } from './returnTo.js';
+import { portalReturnToPolicy, validateReturnTo } from './returnTo.js';
 
 interface StartRequest {
   Params: { providerId: string };
@@ -16,7 +16,7 @@ interface StartRequest {
 export function signInStart(services: Services) {
   return async function handler(request: FastifyRequest<StartRequest>, reply: FastifyReply) {
     const provider = offeredProvider(services.providers, request.params.providerId, paths.pages.signIn);
-    const returnTo = validateReturnTo(request.query.rd, { portalOrigin: services.portalOrigin, appOrigins: services.apps.origins() });
+    const returnTo = validateReturnTo(request.query.rd, portalReturnToPolicy(services));
     return redirectToProvider(services, request, reply, { provider, returnTo, purpose: 'sign-in' });
   };
 }

@@ -21,7 +21,11 @@ import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
  */
 const STATE_COOKIE_SECONDS = 10 * 60;
 
-/** Where on this app a person may be sent back to: the app's own origin only. */
+/**
+ * Where on this app a person may be sent back to: the app's own origin only, by the one return-to rule
+ * (authenticate/returnTo.ts). The result is always absolute on the app's origin: the rule never answers
+ * a path starting with "//", so `${origin}${target}` cannot name another host.
+ */
 function appReturnTo(app: AppConfig, rd: unknown): string {
   const origin = new URL(app.publicUrl).origin;
   const target = checkReturnTo(rd, { portalOrigin: origin });
@@ -88,6 +92,7 @@ export function appComplete(services: Services) {
       .clearCookie(services.cookies.appState, cookieOptions(services.secureCookies))
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
-      .redirect(code.return_to, 303);
+      // Checked again on the way out (the stored value came from appReturnTo; this keeps it so).
+      .redirect(appReturnTo(app, code.return_to), 303);
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailDomainOf, emailDomainSchema, emailSchema } from '../accounts/email.js';
 
 /**
  * Access policies: allow rules and deny rules; deny wins, and with no allow rule matching the answer is
@@ -8,7 +9,6 @@ import { z } from 'zod';
 export const KNOWN_ROLES = ['admin'] as const;
 
 const nonEmptyList = (item: z.ZodType<string>) => z.array(item).min(1, 'must list at least one value');
-const lowercase = z.string().trim().min(1).toLowerCase();
 /** Claims Gatehouse keeps per identity and so can evaluate (see accounts/identityProfile.ts). */
 const claimName = z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be a claim name');
 
@@ -29,8 +29,10 @@ const RULE_KINDS = ['anyUser', 'emails', 'domains', 'groups', 'roles', 'claim'] 
 const rule = z
   .object({
     anyUser: z.literal(true, { error: 'must be true' }).optional(),
-    emails: nonEmptyList(lowercase.pipe(z.email({ error: 'must be an email address' }))).optional(),
-    domains: nonEmptyList(lowercase.regex(/^([a-z0-9-]+\.)+[a-z]{2,63}$/, 'must be a domain such as example.com')).optional(),
+    // The one email normaliser (accounts/email.ts): a listed value is written exactly as a person's
+    // email is, so the comparison below is plain string equality.
+    emails: nonEmptyList(emailSchema).optional(),
+    domains: nonEmptyList(emailDomainSchema).optional(),
     groups: nonEmptyList(z.string().min(1).max(256)).optional(),
     roles: nonEmptyList(z.enum(KNOWN_ROLES, { error: `must be one of: ${KNOWN_ROLES.join(', ')}` })).optional(),
     claim: z.object({ name: claimName, value: z.union([z.string(), z.number(), z.boolean()]) }).strict().optional(),
@@ -83,10 +85,11 @@ export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyDe
 }
 
 function matches(candidate: PolicyRule, subject: PolicySubject): boolean {
-  const email = subject.email.toLowerCase();
   if ('anyUser' in candidate) return true;
-  if ('emails' in candidate) return candidate.emails.includes(email);
-  if ('domains' in candidate) return candidate.domains.includes(email.slice(email.lastIndexOf('@') + 1));
+  // subject.email is canonical (accounts/email.ts) and so are the listed values: compared as they are,
+  // never case-mapped here (a Unicode toLowerCase would turn U+212A KELVIN SIGN into "k").
+  if ('emails' in candidate) return candidate.emails.includes(subject.email);
+  if ('domains' in candidate) return candidate.domains.includes(emailDomainOf(subject.email));
   if ('groups' in candidate) return candidate.groups.some((group) => subject.groups.includes(group));
   if ('roles' in candidate) return candidate.roles.some((role) => subject.roles.includes(role));
   // claim = value: exact, type-sensitive; a claim holding an array matches when it contains the value.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailDomainSchema, emailSchema } from '../accounts/email.js';
 import { isLoopbackHost } from '../authenticate/loopback.js';
 import { policySchema } from '../authorize/policy.js';
 import { appSetIssues } from './appSetIssues.js';
@@ -34,10 +35,8 @@ const slug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes (at most 63)');
 
-export const emailDomain = z
-  .string()
-  .toLowerCase()
-  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain such as example.com');
+/** An email domain, as the one email normaliser writes it (accounts/email.ts). */
+export const emailDomain = emailDomainSchema;
 
 const claimMapping = z
   .object({
@@ -239,7 +238,7 @@ export const configSchema = z
     /** Who is an admin because the config says so (more can be granted in the console). */
     admins: z
       .object({
-        emails: z.array(z.string().trim().toLowerCase().pipe(z.email({ error: 'must be an email address' }))).default([]),
+        emails: z.array(emailSchema).default([]),
         groups: z.array(z.string().min(1).max(256)).default([]),
       })
       .strict()

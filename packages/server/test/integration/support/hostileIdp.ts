@@ -27,6 +27,8 @@ export interface HostileIdp {
   refreshMode: RefreshMode;
   /** The IdP session id put into ID tokens (`sid`), for back-channel logout tests. */
   sid: string;
+  /** Claims added to (or replacing) the ID token's and userinfo's own, e.g. a hostile `email`. */
+  extraClaims: Record<string, unknown>;
   /** Signs a logout token with the published key (or, with `impostor`, a key nobody published). */
   signLogoutToken(claims: Record<string, unknown>, options?: { key?: 'published' | 'impostor'; typ?: string }): Promise<string>;
   /** A token that claims alg "none" (unsigned). */
@@ -50,6 +52,7 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
     mode: 'honest',
     refreshMode: 'honest',
     sid: 'sid-1',
+    extraClaims: {},
     signLogoutToken: (claims, options = {}) =>
       new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: options.typ ?? 'logout+jwt' })
@@ -68,6 +71,7 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
       email: 'mallory@example.com',
       email_verified: true,
       sid: state.sid,
+      ...state.extraClaims,
     };
     if (mode === 'unsigned') {
       return `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ ...claims, iss: issuer, aud: clientId, sub: subject, iat: now, exp: now + 300 })}.`;
@@ -142,7 +146,7 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
       return;
     }
     if (url.pathname === '/userinfo') {
-      return json(200, { sub: state.mode === 'userinfo-other-sub' ? 'someone-else' : 'mallory', email: 'mallory@example.com', email_verified: true });
+      return json(200, { email: 'mallory@example.com', email_verified: true, ...state.extraClaims, sub: state.mode === 'userinfo-other-sub' ? 'someone-else' : 'mallory' });
     }
     json(404, { error: 'not_found' });
   });

@@ -7,19 +7,18 @@ import { useSession } from '../../features/auth/api/getSession';
 import { ProviderButtons } from '../../features/auth/components/ProviderButtons';
 import { SignedInNotice } from '../../features/auth/components/SignedInNotice';
 import { SignInErrorAlert } from '../../features/auth/components/SignInErrorAlert';
-import { sanitizeReturnTo } from '../../features/auth/utils/returnTo';
 import { readSignInFailure } from '../../features/auth/utils/signInErrors';
 
 /**
  * `/sign-in[?rd=<path or app URL>][&error=<code>&ref=<reference>]`: one button per enabled provider, the
  * banner a failed attempt ends on, and a way onward for someone who is signed in already. `rd` is a path
- * here, or the absolute URL of a protected app that sent the person to sign in.
+ * here, or the absolute URL of a protected app that sent the person to sign in; the page never uses it
+ * as given, only the server's verdict on it (`returnTo` in `GET /api/providers?rd=`).
  */
 export default function SignInRoute() {
   const [search] = useSearchParams();
-  const returnTo = sanitizeReturnTo(search.get('rd'), undefined, { ownOrigin: window.location.origin });
   const failure = readSignInFailure(search);
-  const providers = useProviders();
+  const providers = useProviders(search.get('rd'));
   // 401 is the expected answer here; it only decides whether to show "You are signed in as …".
   const session = useSession();
 
@@ -43,7 +42,7 @@ export default function SignInRoute() {
           </Stack>
 
           {failure && <SignInErrorAlert failure={failure} providers={providers.data?.providers} />}
-          {session.data && <SignedInNotice current={session.data} returnTo={returnTo} />}
+          {session.data && providers.data && <SignedInNotice current={session.data} returnTo={providers.data.returnTo} />}
 
           {providers.isPending ? (
             <Stack gap="sm" role="status" aria-label="Loading sign-in options">
@@ -56,7 +55,7 @@ export default function SignInRoute() {
               onRetry={() => void providers.refetch()}
             />
           ) : (
-            <ProviderButtons providers={providers.data.providers} returnTo={returnTo} />
+            <ProviderButtons providers={providers.data.providers} returnTo={providers.data.returnTo.href} />
           )}
         </Stack>
       </Paper>

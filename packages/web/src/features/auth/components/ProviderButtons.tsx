@@ -5,7 +5,7 @@ import { signInStartHref } from '../utils/returnTo';
 
 export interface ProviderButtonsProps {
   providers: SignInProvider[];
-  /** Already sanitised path or app URL to come back to after signing in. */
+  /** The return-to the server accepted (its verdict on `rd`): a portal path or an app URL. */
   returnTo: string;
 }
 

@@ -1,18 +1,19 @@
 import { Alert, Anchor, Text } from '@mantine/core';
 import { IconCircleCheck } from '@tabler/icons-react';
 import type { CurrentSession } from '../../../types/api';
-import { DEFAULT_RETURN_TO, returnToHost } from '../utils/returnTo';
+import type { ReturnTo } from '../api/getProviders';
+import { DEFAULT_RETURN_TO } from '../utils/returnTo';
 
 export interface SignedInNoticeProps {
   current: CurrentSession;
-  /** Already sanitised path or app URL the person was headed to. */
-  returnTo: string;
+  /** The server's verdict on where the person was headed (never the raw `rd`). */
+  returnTo: ReturnTo;
 }
 
 /** Shown on the sign-in page to someone who already has a session: where to go instead. */
 export function SignedInNotice({ current, returnTo }: SignedInNoticeProps) {
   const who = current.user.name || current.user.email;
-  const host = returnToHost(returnTo);
+  const { href, host } = returnTo;
   return (
     <Alert color="blue" title="You are already signed in" icon={<IconCircleCheck aria-hidden />}>
       <Text size="sm">
@@ -22,8 +23,8 @@ export function SignedInNotice({ current, returnTo }: SignedInNoticeProps) {
       <Text size="sm" mt={4}>
         {/* A full page load: the destination may be a page the server renders, or an app at its own host. */}
         {/* The text colour and an underline: the anchor blue on the alert's light blue is below 4.5:1. */}
-        <Anchor href={returnTo} fw={600} inherit c="inherit" underline="always">
-          {returnTo === DEFAULT_RETURN_TO ? 'Continue to your account' : host ? `Continue to ${host}` : 'Continue'}
+        <Anchor href={href} fw={600} inherit c="inherit" underline="always">
+          {href === DEFAULT_RETURN_TO ? 'Continue to your account' : host ? `Continue to ${host}` : 'Continue'}
         </Anchor>
       </Text>
     </Alert>

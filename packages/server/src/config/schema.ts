@@ -56,7 +56,7 @@ const claimMapping = z
  */
 export const groupPrefix = z
   .string()
-  .regex(/^[\x21-\x2b\x2d-\x7e]{0,63}[:/]$/, 'must be 1-64 printable ASCII characters without spaces or commas, ending with ":" or "/" (e.g. "partner:")');
+  .regex(/^[\x21-\x2b\x2d-\x7e]{1,63}[:/]$/, 'must be 2-64 printable ASCII characters without spaces or commas, ending with ":" or "/" (e.g. "partner:")');
 
 const adminGroupEntry = z
   .object({

@@ -88,7 +88,7 @@ describe('provider form', () => {
     expect(plain.trustGroups).toBe(false);
     expect(plain).not.toHaveProperty('groupPrefix');
     expect(formToProvider({ ...filled, trustGroups: true, groupPrefix: ' partner: ' }).definition).toMatchObject({ trustGroups: true, groupPrefix: 'partner:' });
-    for (const bad of ['partner', 'a b:', 'a,b:', 'é:']) {
+    for (const bad of ['partner', ':', 'a b:', 'a,b:', 'é:']) {
       expect(formToProvider({ ...filled, groupPrefix: bad }).problems, bad).toEqual([expect.stringMatching(/^groupPrefix: must be/)]);
     }
   });

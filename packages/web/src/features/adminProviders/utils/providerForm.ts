@@ -38,7 +38,7 @@ export const DEFAULT_CLAIMS: ClaimMapping = { email: 'email', emailVerified: 'em
 export const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** The server's rule (config/schema.ts `groupPrefix`): printable ASCII, no spaces or commas, ending with ":" or "/". */
-const GROUP_PREFIX = /^[\x21-\x2b\x2d-\x7e]{0,63}[:/]$/;
+const GROUP_PREFIX = /^[\x21-\x2b\x2d-\x7e]{1,63}[:/]$/;
 
 export const AUTH_METHOD_LABELS: Record<ClientAuthMethod, string> = {
   client_secret_basic: 'Client secret (HTTP Basic)',
@@ -177,7 +177,7 @@ export function formToProvider(values: ProviderFormValues, stored?: StoredCreden
 
   const groupPrefix = values.groupPrefix.trim();
   if (groupPrefix && !GROUP_PREFIX.test(groupPrefix)) {
-    problems.push('groupPrefix: must be 1-64 printable ASCII characters without spaces or commas, ending with ":" or "/" (e.g. "partner:")');
+    problems.push('groupPrefix: must be 2-64 printable ASCII characters without spaces or commas, ending with ":" or "/" (e.g. "partner:")');
   }
 
   const authorizationParams: Record<string, string> = {};

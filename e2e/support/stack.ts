@@ -66,10 +66,10 @@ log: { level: warn, format: json }
 # Every test signs in from the same loopback address, several times a minute on a fast machine: the
 # default budget (30 sign-in requests a minute per client IP) is for people, and has tests of its own.
 signIn: { rateLimit: { max: 1000 } }
-admins: { groups: [admins] }
+admins: { groups: [{ provider: dev, group: admins }] }
 development:
   idps:
-    - { port: ${idp}, providerId: dev, name: Development IdP, users: default }
+    - { port: ${idp}, providerId: dev, name: Development IdP, users: default, trustGroups: true }
     - { port: ${partner}, providerId: partner, name: Partner IdP, users: partner }
   demoApp: { port: ${demo} }
 ${apps}${options.extraConfig?.(ports) ?? ''}`,

@@ -114,6 +114,43 @@ providers:
     );
   });
 
+  // Threat: a bare group in admins.groups makes anyone an admin whose IdP (any IdP, a contractor's
+  // included) asserts that name. Each entry must name the provider it is believed from.
+  it('admins.groups entries name their provider; a bare group is refused with how to write it', () => {
+    const config = parseConfig({ providers: [provider], admins: { groups: [{ provider: 'corp', group: 'gatehouse-admins' }] } }, { env: {} });
+    expect(config.admins.groups).toEqual([{ provider: 'corp', group: 'gatehouse-admins' }]);
+    expect(problems({ providers: [provider], admins: { groups: ['admins'] } })).toEqual([
+      'admins.groups[0]: must name the provider it trusts: { provider: <provider id>, group: "admins" }',
+    ]);
+    expect(problems({ admins: { groups: [{ provider: 'Corp!', group: '' }, { group: 'admins' }, { provider: 'corp', group: 'x', extra: 1 }] } })).toEqual([
+      'admins.groups[0].provider: must be lowercase letters, digits and dashes (at most 63)',
+      expect.stringMatching(/^admins\.groups\[0\]\.group: /),
+      expect.stringMatching(/^admins\.groups\[1\]\.provider: /),
+      expect.stringMatching(/^admins\.groups\[2\]: Unrecognized key: "extra"/),
+    ]);
+  });
+
+  it("a provider's groups are untrusted unless said; a group prefix is validated", () => {
+    const [corp] = parseConfig({ providers: [provider] }, { env: {} }).providers;
+    expect(corp).toMatchObject({ trustGroups: false });
+    expect(corp).not.toHaveProperty('groupPrefix');
+    expect(parseConfig({ providers: [{ ...provider, trustGroups: true, groupPrefix: 'corp/' }] }, { env: {} }).providers[0]).toMatchObject({ trustGroups: true, groupPrefix: 'corp/' });
+    for (const bad of ['', 'partner', ':', 'a b:', 'a,b:', 'é:', 'tab\t:', `${'x'.repeat(64)}:`]) {
+      const found = problems({ providers: [{ ...provider, groupPrefix: bad }] });
+      expect(found, JSON.stringify(bad)).toEqual([expect.stringMatching(/^providers\[0\]\.groupPrefix: must be 2-64 printable ASCII/)]);
+    }
+    expect(problems({ providers: [{ ...provider, groupPrefix: 'x:' }] })).toEqual([]);
+  });
+
+  it('the default start trusts the Development IdP\'s groups and not the Partner IdP\'s; alice is admin through dev only', () => {
+    const { config } = loadConfig({ env: {}, cwd: mkdtempSync(path.join(tmpdir(), 'gh-cfg-')) });
+    expect(config.providers.map((p) => [p.id, p.trustGroups, p.groupPrefix])).toEqual([
+      ['dev', true, undefined],
+      ['partner', false, undefined],
+    ]);
+    expect(config.admins.groups).toEqual([{ provider: 'dev', group: 'admins' }]);
+  });
+
   // Regression: a value that is not a URL at all made a refinement throw (a 500 in the console).
   it('values that are not URLs are reported, never thrown', () => {
     const found = problems({

@@ -2,12 +2,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identityClaims } from '../accounts/accountStore.js';
 import { parseEmail } from '../accounts/email.js';
 import { policySubject } from '../accounts/admins.js';
+import { identityGroups } from '../accounts/effectiveGroups.js';
 import type { AuditType } from '../audit/auditLog.js';
-import { evaluatePolicy, type PolicySubject } from '../authorize/policy.js';
+import { evaluatePolicy, type PolicyDecision, type PolicySubject } from '../authorize/policy.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { AdminContext } from './context.js';
+
+const result = (decision: PolicyDecision) => ({ allow: decision.allow, reason: decision.reason, decidedBy: decision.decidedBy });
 
 /** Apps and their policies (apps from gatehouse.yaml are read-only), and the policy tester. */
 export async function appsRoutes(app: FastifyInstance, { admin }: { admin: AdminContext }) {
@@ -89,25 +92,33 @@ export async function appsRoutes(app: FastifyInstance, { admin }: { admin: Admin
       const body = request.body as { appId: string; userId?: string; subject?: { email: string; groups?: string[]; roles?: string[]; claims?: Record<string, unknown> } };
       const target = apps.get(body.appId);
       if (!target) throw new AppError('not_found');
-      let subject: PolicySubject;
       if (body.userId) {
         const user = await admin.services.accounts.getUser(body.userId);
         if (!user) throw new AppError('not_found');
-        // The user's groups and claims as their identities last reported them.
+        // A session sees one identity's groups and claims (as it last reported them), and only the
+        // groups its provider is trusted for: decide per identity, as each sign-in would. The answer
+        // is the first identity that would be let in, else the one used last.
         const identities = await admin.services.accounts.listIdentities(user.id);
-        const claims = identities.map(identityClaims);
-        const groups = [...new Set(claims.flatMap((c) => c.groups))];
-        subject = policySubject(config.admins, user, groups, Object.assign({}, ...claims.map((c) => c.extra ?? {})));
-      } else if (body.subject) {
-        // The email a sign-in would have produced: the one normaliser, refusing what a sign-in refuses.
-        const email = parseEmail(body.subject.email);
-        if (!email.ok) throw new AppError('bad_request', { params: { reason: `subject.email ${email.reason}` } });
-        subject = { email: email.email, groups: body.subject.groups ?? [], roles: body.subject.roles ?? [], claims: body.subject.claims ?? {} };
-      } else {
-        throw new AppError('bad_request', { params: { reason: 'give userId or subject' } });
+        const outcomes = identities.map((identity) => {
+          const claims = identityClaims(identity);
+          const subject = policySubject(config.admins, user, identityGroups(admin.services.providers, identity, claims), claims.extra);
+          return { identity, subject, decision: evaluatePolicy(target.policy, subject) };
+        });
+        const lastUsed = outcomes.reduce<(typeof outcomes)[number] | undefined>((last, outcome) => (!last || (outcome.identity.last_used_at ?? 0) > (last.identity.last_used_at ?? 0) ? outcome : last), undefined);
+        const chosen = outcomes.find((outcome) => outcome.decision.allow) ?? lastUsed;
+        if (!chosen) {
+          const subject = policySubject(config.admins, user, { providerId: undefined, asserted: [], counted: [] });
+          return { ...result(evaluatePolicy(target.policy, subject)), subject, provider: null };
+        }
+        const provider = { id: chosen.identity.provider_id, name: admin.services.providers.name(chosen.identity.provider_id) };
+        return { ...result(chosen.decision), subject: chosen.subject, provider };
       }
-      const decision = evaluatePolicy(target.policy, subject);
-      return { allow: decision.allow, reason: decision.reason, decidedBy: decision.decidedBy, subject };
+      if (!body.subject) throw new AppError('bad_request', { params: { reason: 'give userId or subject' } });
+      // The email a sign-in would have produced: the one normaliser, refusing what a sign-in refuses.
+      const email = parseEmail(body.subject.email);
+      if (!email.ok) throw new AppError('bad_request', { params: { reason: `subject.email ${email.reason}` } });
+      const subject: PolicySubject = { email: email.email, groups: body.subject.groups ?? [], roles: body.subject.roles ?? [], claims: body.subject.claims ?? {} };
+      return { ...result(evaluatePolicy(target.policy, subject)), subject, provider: null };
     },
   });
 }

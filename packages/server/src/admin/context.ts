@@ -34,7 +34,7 @@ export interface AdminContext {
 }
 
 export function adminContext(services: Services): AdminContext {
-  const directory = new UserDirectory(services.database.db, services.config.admins);
+  const directory = new UserDirectory(services.database.db, services.config.admins, services.providers);
   return {
     services,
     directory,

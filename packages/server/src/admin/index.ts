@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { adminStatus } from '../accounts/admins.js';
+import { sessionGroups } from '../accounts/effectiveGroups.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { isValidCsrf } from '../sessions/csrf.js';
@@ -22,7 +23,7 @@ export async function adminRoutes(app: FastifyInstance, { services }: { services
   app.addHook('onRequest', async (request) => {
     const current = await request.currentSession();
     if (!current) throw new AppError('unauthenticated');
-    if (!adminStatus(config.admins, current.user, current.claims.groups).admin) throw new AppError('forbidden');
+    if (!adminStatus(config.admins, current.user, sessionGroups(services.providers, current)).admin) throw new AppError('forbidden');
     if (isStateChanging(request.method) && !isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) {
       throw new AppError('csrf_failed');
     }

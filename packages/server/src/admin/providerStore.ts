@@ -140,6 +140,8 @@ export class ProviderStore {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ProviderValidationError(['(root): must be a provider definition']);
     const given: Record<string, unknown> = { ...input };
     const problems: string[] = [];
+    // The view shows "no prefix" as null: accept it back as no prefix.
+    if (given.groupPrefix === null) delete given.groupPrefix;
     if (given.clientSecret === '') problems.push('clientSecret: must not be empty (leave it out to keep the current secret)');
     const replaced = { clientSecret: Boolean(current) && typeof given.clientSecret === 'string', privateKey: Boolean(current) && typeof given.privateKey === 'object' && given.privateKey !== null };
     if (current) {

@@ -23,6 +23,8 @@ export function providerView(provider: ProviderConfig, registry: ProviderRegistr
     createUsers: provider.createUsers,
     trustEmail: provider.trustEmail,
     assumeEmailVerified: provider.assumeEmailVerified,
+    trustGroups: provider.trustGroups,
+    groupPrefix: provider.groupPrefix ?? null,
     pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
     authorizationParams: provider.authorizationParams,
     enabled: provider.enabled,
@@ -40,7 +42,7 @@ const strings = { type: 'array', items: { type: 'string' } } as const;
 
 export const providerViewSchema = {
   type: 'object',
-  required: ['id', 'name', 'issuer', 'clientId', 'clientAuthMethod', 'scopes', 'claims', 'allowedDomains', 'createUsers', 'trustEmail', 'enabled', 'source', 'discovery', 'redirectUri', 'hasClientSecret', 'hasPrivateKey', 'linkedIdentities'],
+  required: ['id', 'name', 'issuer', 'clientId', 'clientAuthMethod', 'scopes', 'claims', 'allowedDomains', 'createUsers', 'trustEmail', 'trustGroups', 'groupPrefix', 'enabled', 'source', 'discovery', 'redirectUri', 'hasClientSecret', 'hasPrivateKey', 'linkedIdentities'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -56,6 +58,10 @@ export const providerViewSchema = {
     createUsers: { type: 'boolean' },
     trustEmail: { type: 'boolean' },
     assumeEmailVerified: { type: 'boolean' },
+    /** Whether the provider's groups count for policies, admin and apps (off: ignored unless prefixed). */
+    trustGroups: { type: 'boolean' },
+    /** The prefix its groups count with (`partner:staff`), or null. */
+    groupPrefix: { type: ['string', 'null'] },
     pushedAuthorizationRequests: { type: 'string', enum: ['auto', 'always', 'never'] },
     authorizationParams: { type: 'object', additionalProperties: { type: 'string' } },
     enabled: { type: 'boolean' },

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { identityClaims } from '../accounts/accountStore.js';
 import { adminStatus } from '../accounts/admins.js';
+import { identityGroups, type GroupTrustLookup, type IdentityGroups } from '../accounts/effectiveGroups.js';
 import type { Config } from '../config/schema.js';
 import type { Db } from '../storage/database.js';
 import type { User } from '../storage/schema.js';
@@ -22,6 +23,8 @@ export class UserDirectory {
   constructor(
     private readonly db: Db,
     private readonly admins: Config['admins'],
+    /** The providers as they are now: an admin by group is one only through that (enabled) provider. */
+    private readonly providers: GroupTrustLookup,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -73,7 +76,7 @@ export class UserDirectory {
     const ids = users.map((user) => user.id);
     const now = this.now();
     const [identities, sessions] = await Promise.all([
-      this.db.selectFrom('identities').select(['user_id', 'claims']).where('user_id', 'in', ids).execute(),
+      this.db.selectFrom('identities').select(['user_id', 'provider_id', 'claims']).where('user_id', 'in', ids).execute(),
       this.db
         .selectFrom('sessions')
         .select(['user_id', (eb) => eb.fn.countAll<number | string>().as('n')])
@@ -84,8 +87,12 @@ export class UserDirectory {
         .groupBy('user_id')
         .execute(),
     ]);
-    const groupsOf = new Map<string, string[]>();
-    for (const identity of identities) groupsOf.set(identity.user_id, [...(groupsOf.get(identity.user_id) ?? []), ...identityClaims(identity).groups]);
+    // Each identity's groups with its own provider: config admin when signing in with one of them makes
+    // the user an admin (never groups pooled across providers).
+    const groupsOf = new Map<string, IdentityGroups[]>();
+    for (const identity of identities) {
+      groupsOf.set(identity.user_id, [...(groupsOf.get(identity.user_id) ?? []), identityGroups(this.providers, identity, identityClaims(identity))]);
+    }
     const sessionsOf = new Map(sessions.map((row) => [row.user_id, Number(row.n)]));
     return users.map((user) => {
       const status = adminStatus(this.admins, user, groupsOf.get(user.id) ?? []);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { policySubject } from '../accounts/admins.js';
+import { sessionGroups } from '../accounts/effectiveGroups.js';
 import { evaluatePolicy } from '../authorize/policy.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -33,7 +34,7 @@ export async function appsRoutes(app: FastifyInstance, { services }: { services:
       const current = await request.currentSession();
       if (!current) throw new AppError('unauthenticated');
       reply.header('cache-control', 'no-store');
-      const subject = policySubject(services.config.admins, current.user, current.claims.groups, current.claims.extra);
+      const subject = policySubject(services.config.admins, current.user, sessionGroups(services.providers, current), current.claims.extra);
       return {
         apps: services.apps
           .all()

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { adminStatus } from '../accounts/admins.js';
+import { sessionGroups } from '../accounts/effectiveGroups.js';
 import { portalReturnToPolicy, validateReturnTo } from '../authenticate/returnTo.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -103,15 +104,17 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
     handler: async (request) => {
       const current = await request.currentSession();
       if (!current) throw new AppError('unauthenticated');
-      const { user, session, claims } = current;
+      const { user, session } = current;
+      // The groups that count (what policies and apps see), not every group the IdP asserted.
+      const groups = sessionGroups(providers, current);
       return {
         user: {
           id: user.id,
           email: user.email,
           name: user.name,
           picture: user.picture,
-          groups: claims.groups,
-          admin: adminStatus(config.admins, user, claims.groups).admin,
+          groups: groups.counted,
+          admin: adminStatus(config.admins, user, groups).admin,
         },
         session: {
           id: session.id,

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignInPreview } from '../accounts/accountStore.js';
 import { adminStatus } from '../accounts/admins.js';
+import { sessionGroups } from '../accounts/effectiveGroups.js';
 import type { IdentityProfile } from '../accounts/identityProfile.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
@@ -128,5 +129,5 @@ function recordTest(services: Services, request: FastifyRequest, current: Curren
 }
 
 function isAdmin(services: Services, current: CurrentSession): boolean {
-  return adminStatus(services.config.admins, current.user, current.claims.groups).admin;
+  return adminStatus(services.config.admins, current.user, sessionGroups(services.providers, current)).admin;
 }

@@ -20,7 +20,7 @@ const MAX_CACHED = 10_000;
  * request, so assertions are cached per (session, app) and re-signed only near expiry.
  */
 export class AssertionSigner {
-  private readonly cache = new Map<string, { jwt: string; exp: number }>();
+  private readonly cache = new Map<string, { jwt: string; exp: number; groups: readonly string[] }>();
 
   constructor(
     private readonly keys: SigningKeys,
@@ -32,7 +32,9 @@ export class AssertionSigner {
     const key = `${subject.sessionId}\u0000${audience}`;
     const now = this.nowSeconds();
     const cached = this.cache.get(key);
-    if (cached && cached.exp - now > REUSE_MARGIN_SECONDS) return cached.jwt;
+    // The groups that count can change without new claims (a provider's trust changed in the console):
+    // an assertion is reused only while it says the same.
+    if (cached && cached.exp - now > REUSE_MARGIN_SECONDS && sameGroups(cached.groups, subject.groups)) return cached.jwt;
     const { kid, privateKey } = this.keys.current();
     const exp = now + LIFETIME_SECONDS;
     const jwt = await new SignJWT({ email: subject.email, name: subject.name, groups: [...subject.groups] })
@@ -44,7 +46,7 @@ export class AssertionSigner {
       .setExpirationTime(exp)
       .sign(privateKey);
     if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, { jwt, exp });
+    this.cache.set(key, { jwt, exp, groups: subject.groups });
     return jwt;
   }
 
@@ -53,4 +55,11 @@ export class AssertionSigner {
     const prefix = `${sessionId}\u0000`;
     for (const key of this.cache.keys()) if (key.startsWith(prefix)) this.cache.delete(key);
   }
+}
+
+function sameGroups(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index += 1) if (a[index] !== b[index]) return false;
+  return true;
 }

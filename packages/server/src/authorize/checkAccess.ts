@@ -1,4 +1,5 @@
 import { policySubject } from '../accounts/admins.js';
+import { sessionGroups, type GroupTrust } from '../accounts/effectiveGroups.js';
 import type { AppConfig } from '../config/schema.js';
 import type { Services } from '../services.js';
 import type { CurrentSession, ResolveContext } from '../sessions/sessionResolver.js';
@@ -56,7 +57,7 @@ export function checkAccessNow(services: Services, access: AccessRequest): Acces
   // One clock read for the whole check: in Node 20 each Date.now() is a call into the runtime.
   const now = Date.now();
   const current = services.resolver.cachedApp(access.token, access.appOrigin, now);
-  const reused = current && reusedDecision(current, access.app, now);
+  const reused = current && reusedDecision(services, current, access.app, now);
   return reused?.kind === 'allowed' ? reused : undefined;
 }
 
@@ -76,38 +77,44 @@ function publicAccess({ app, preflight, method, path }: AccessRequest): AccessRe
  */
 const DECISION_REUSE_MS = 30_000;
 type Decided = Extract<AccessResult, { kind: 'denied' | 'allowed' }>;
-const decisions = new WeakMap<CurrentSession, WeakMap<AppConfig, { result: Decided; until: number }>>();
+/**
+ * Each decision also keeps the provider definition it used: a provider changed in the console (its
+ * groups trusted or not any more, turned off) is a new object in the registry, so the reuse ends at once.
+ */
+const decisions = new WeakMap<CurrentSession, WeakMap<AppConfig, { result: Decided; until: number; provider: GroupTrust | undefined }>>();
 
-function reusedDecision(current: CurrentSession, app: AppConfig, now: number): Decided | undefined {
+function reusedDecision(services: Services, current: CurrentSession, app: AppConfig, now: number): Decided | undefined {
   const reused = decisions.get(current)?.get(app);
-  return reused && reused.until > now ? reused.result : undefined;
+  return reused && reused.until > now && reused.provider === services.providers.get(current.identity.provider_id) ? reused.result : undefined;
 }
 
 async function decide(services: Services, current: CurrentSession, access: AccessRequest): Promise<Decided> {
   const now = Date.now();
-  const reused = reusedDecision(current, access.app, now);
+  const reused = reusedDecision(services, current, access.app, now);
   if (reused) return reused;
 
   const { user, claims, session } = current;
-  const decision = evaluatePolicy(access.app.policy, policySubject(services.config.admins, user, claims.groups, claims.extra));
+  // Only the groups that count from the session's provider (trusted, or prefixed) decide and go upstream.
+  const groups = sessionGroups(services.providers, current);
+  const decision = evaluatePolicy(access.app.policy, policySubject(services.config.admins, user, groups, claims.extra));
   let result: Decided;
   if (!decision.allow) {
     result = { kind: 'denied', current, decision, headers: NO_IDENTITY };
   } else {
     const assertion = await services.assertions.assertion(
-      { sessionId: session.id, userId: user.id, email: user.email, name: user.name, groups: claims.groups },
+      { sessionId: session.id, userId: user.id, email: user.email, name: user.name, groups: groups.counted },
       access.appOrigin,
     );
     result = {
       kind: 'allowed',
       current,
       decision,
-      headers: identityHeaders({ userId: user.id, email: user.email, name: user.name, groups: claims.groups, assertion }),
+      headers: identityHeaders({ userId: user.id, email: user.email, name: user.name, groups: groups.counted, assertion }),
     };
   }
   let byApp = decisions.get(current);
   if (!byApp) decisions.set(current, (byApp = new WeakMap()));
-  byApp.set(access.app, { result, until: now + DECISION_REUSE_MS });
+  byApp.set(access.app, { result, until: now + DECISION_REUSE_MS, provider: services.providers.get(current.identity.provider_id) });
   return result;
 }
 

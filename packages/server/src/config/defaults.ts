@@ -7,11 +7,13 @@ import type { ConfigInput } from './schema.js';
  */
 export const builtInDefaults: ConfigInput = {
   mode: 'development',
-  // alice is an admin through her IdP group.
-  admins: { groups: ['admins'] },
+  // alice is an admin through her group `admins` at the Development IdP (that provider's only).
+  admins: { groups: [{ provider: 'dev', group: 'admins' }] },
   development: {
     idps: [
-      { port: 4181, providerId: 'dev', name: 'Development IdP', users: 'default' },
+      // The organisation's own IdP: its groups (staff, admins) count for policies and apps.
+      { port: 4181, providerId: 'dev', name: 'Development IdP', users: 'default', trustGroups: true },
+      // A partner's (a contractor's) IdP: people may sign in, but its groups count for nothing.
       { port: 4183, providerId: 'partner', name: 'Partner IdP', users: 'partner' },
     ],
     demoApp: { port: 4182 },

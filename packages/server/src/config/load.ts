@@ -106,6 +106,9 @@ function addDevelopmentProviders(config: Config): void {
       createUsers: true,
       trustEmail: false,
       assumeEmailVerified: false,
+      // Fail closed like any provider: groups count only where the config says so (see defaults.ts).
+      trustGroups: idp.trustGroups,
+      ...(idp.groupPrefix ? { groupPrefix: idp.groupPrefix } : {}),
       // Front-channel parameters on purpose: with the development IdPs people are meant to see the
       // protocol at work (PKCE challenge, state, nonce in the address bar). Real providers use PAR
       // whenever they offer it.

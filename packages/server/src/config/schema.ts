@@ -49,6 +49,38 @@ const claimMapping = z
   .strict()
   .prefault({});
 
+/**
+ * A group prefix: printable ASCII without spaces or commas (X-Gatehouse-Groups is a comma-separated
+ * list), ending with ":" or "/", so a prefixed group can never read as a bare one or as another prefix.
+ */
+export const groupPrefix = z
+  .string()
+  .regex(/^[\x21-\x2b\x2d-\x7e]{1,63}[:/]$/, 'must be 2-64 printable ASCII characters without spaces or commas, ending with ":" or "/" (e.g. "partner:")');
+
+const adminGroupEntry = z
+  .object({
+    provider: slug,
+    group: z.string().min(1).max(256),
+  })
+  .strict();
+
+/**
+ * One entry of `admins.groups`: a group, and the provider whose assertion of it is believed. A bare
+ * group name is refused, since it would make anyone an admin whose IdP (any IdP) asserts that name.
+ */
+const adminGroup = z.unknown().transform((value, ctx) => {
+  if (typeof value === 'string') {
+    ctx.addIssue({ code: 'custom', message: `must name the provider it trusts: { provider: <provider id>, group: ${JSON.stringify(value)} }` });
+    return z.NEVER;
+  }
+  const parsed = adminGroupEntry.safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+
 const privateKeyJwk = z
   .object({ kty: z.enum(['RSA', 'EC', 'OKP']), d: z.string().min(1), kid: z.string().optional(), alg: z.string().optional() })
   .loose();
@@ -90,6 +122,14 @@ export const providerSchema = z
     trustEmail: z.boolean().default(false),
     /** Some IdPs (Entra ID) never send email_verified: only then may an operator vouch for them. */
     assumeEmailVerified: z.boolean().default(false),
+    /**
+     * Whether this provider's groups count for decisions (policies, the admin role, what apps receive).
+     * Off by default: any IdP can assert any group name, so a contractor's IdP asserting `admins` must
+     * not open what the organisation's own IdP guards with that name (see accounts/effectiveGroups.ts).
+     */
+    trustGroups: z.boolean().default(false),
+    /** When set, this provider's groups count only as `<prefix><group>` (e.g. `partner:staff`), trusted or not. */
+    groupPrefix: groupPrefix.optional(),
     /** Pushed authorization requests: "auto" uses PAR when the IdP advertises it. */
     pushedAuthorizationRequests: z.enum(['auto', 'always', 'never']).default('auto'),
     /** Extra authorization request parameters (e.g. prompt, hd, domain_hint). */
@@ -165,6 +205,9 @@ const developmentIdp = z
     name: z.string().min(1).max(80),
     /** Which built-in demo accounts it has: "default" (alice, bob) or "partner" (alice, carol). */
     users: z.enum(['default', 'partner']).default('default'),
+    /** As for any provider: off unless said (the built-in defaults trust the Development IdP only). */
+    trustGroups: z.boolean().default(false),
+    groupPrefix: groupPrefix.optional(),
   })
   .strict();
 
@@ -239,7 +282,12 @@ export const configSchema = z
     admins: z
       .object({
         emails: z.array(emailSchema).default([]),
-        groups: z.array(z.string().min(1).max(256)).default([]),
+        /**
+         * `{ provider, group }`: admin when the session's identity comes from that provider (enabled)
+         * and it asserts that group, as it asserts it (before any groupPrefix). Naming the provider is
+         * the trust: its trustGroups setting does not matter here.
+         */
+        groups: z.array(adminGroup).default([]),
       })
       .strict()
       .prefault({}),

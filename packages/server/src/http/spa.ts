@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { paths } from '../paths.js';
 import { adminStatus } from '../accounts/admins.js';
+import { sessionGroups } from '../accounts/effectiveGroups.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { htmlPage } from './html.js';
@@ -45,7 +46,7 @@ export async function spaRoutes(app: FastifyInstance, { webRoot, services }: { w
       if (!current) {
         return reply.header('cache-control', 'no-store').redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(request.url)}`, 303);
       }
-      if (!adminStatus(services.config.admins, current.user, current.claims.groups).admin) throw new AppError('forbidden');
+      if (!adminStatus(services.config.admins, current.user, sessionGroups(services.providers, current)).admin) throw new AppError('forbidden');
       return sendIndex(reply);
     });
   }

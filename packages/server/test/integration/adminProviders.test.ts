@@ -29,8 +29,8 @@ beforeAll(async () => {
   ]);
   gatehouse = await startGatehouse({
     port,
-    admins: { groups: ['admins'] },
-    providers: [{ id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: DEV_SECRET, createUsers: true, scopes: ['openid', 'email', 'profile', 'groups'], pushedAuthorizationRequests: 'never' }],
+    admins: { groups: [{ provider: 'dev', group: 'admins' }] },
+    providers: [{ id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: DEV_SECRET, createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups'], pushedAuthorizationRequests: 'never' }],
   });
 });
 afterAll(async () => {

@@ -36,7 +36,7 @@ beforeAll(async () => {
   gatehouse = await startGatehouse({
     port,
     providers: [
-      { id: 'dev', name: 'Development IdP', issuer: dev.issuer, ...provider },
+      { id: 'dev', name: 'Development IdP', issuer: dev.issuer, ...provider, trustGroups: true },
       { id: 'partner', name: 'Partner IdP', issuer: partner.issuer, ...provider },
     ],
   });

@@ -19,7 +19,7 @@ beforeAll(async () => {
     redirectUris: [`${portal}/.gatehouse/callback/dev`, `${portal}/.gatehouse/callback/dev-par`],
     postLogoutRedirectUris: [`${portal}/signed-out`],
   });
-  const dev = { name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, scopes: ['openid', 'email', 'profile', 'groups', 'offline_access'] };
+  const dev = { name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups', 'offline_access'] };
   gatehouse = await startGatehouse({
     port,
     providers: [

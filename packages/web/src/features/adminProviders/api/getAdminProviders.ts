@@ -34,6 +34,10 @@ export interface ProviderDefinition {
   createUsers: boolean;
   trustEmail: boolean;
   assumeEmailVerified: boolean;
+  /** Whether this provider's groups count for policies, the admin role and apps (off: ignored). */
+  trustGroups: boolean;
+  /** When set, its groups count only prefixed (`partner:staff`); left out for none. */
+  groupPrefix?: string;
   pushedAuthorizationRequests: ParMode;
   authorizationParams: Record<string, string>;
   /** Only when creating; afterwards it is turned on and off with enable / disable. */
@@ -46,8 +50,9 @@ export type ProviderSource = 'config' | 'console';
 export type DiscoveryStatus = 'pending' | 'ready' | 'unavailable';
 
 /** A provider as `GET /api/admin/providers` lists it: never the secret or key, only whether one is set. */
-export interface AdminProvider extends Omit<ProviderDefinition, 'clientSecret' | 'privateKey' | 'enabled'> {
+export interface AdminProvider extends Omit<ProviderDefinition, 'clientSecret' | 'privateKey' | 'enabled' | 'groupPrefix'> {
   enabled: boolean;
+  groupPrefix: string | null;
   source: ProviderSource;
   discovery: { status: DiscoveryStatus; error: string | null; checkedAt: string | null };
   /** What to register at the IdP as the redirect URI. */

@@ -67,7 +67,7 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
     if (failed) problemsRef.current?.scrollIntoView({ block: 'center', behavior: 'smooth' });
   }, [failed, localProblems, error]);
   const set = <K extends keyof ProviderFormValues>(key: K, value: ProviderFormValues[K]) => onChange({ ...values, [key]: value });
-  const text = (key: 'id' | 'name' | 'issuer' | 'clientId' | 'clientSecret' | 'privateKey' | 'scopes' | 'allowedDomains' | 'authorizationParams') => ({
+  const text = (key: 'id' | 'name' | 'issuer' | 'clientId' | 'clientSecret' | 'privateKey' | 'scopes' | 'allowedDomains' | 'groupPrefix' | 'authorizationParams') => ({
     value: values[key],
     onChange: (event: { currentTarget: { value: string } }) => set(key, event.currentTarget.value),
   });
@@ -199,6 +199,27 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                   onChange={(event) => set('enabled', event.currentTarget.checked)}
                 />
               )}
+            </Locked>
+          </Section>
+          <Section
+            title={`Groups from ${name}`}
+            description="Any provider can assert any group name. Its groups count for app policies, the launcher and the headers apps receive only if you trust them here."
+          >
+            <Locked locked={locked}>
+              <Switch
+                label="Trust this provider's groups"
+                description="On: its groups count as they are (a group “admins” from it is the same as from your own IdP). Leave off for partners' and contractors' providers."
+                checked={values.trustGroups}
+                onChange={(event) => set('trustGroups', event.currentTarget.checked)}
+              />
+              <TextInput
+                label="Group prefix"
+                description="Optional, such as partner: — its groups then count only with the prefix (partner:staff), so they can never match rules written for your own groups. Ends with : or /."
+                placeholder="partner:"
+                spellCheck={false}
+                autoComplete="off"
+                {...text('groupPrefix')}
+              />
             </Locked>
           </Section>
           <Accordion variant="separated" radius="md" chevronPosition="left" defaultValue={readOnly ? 'advanced' : null}>

@@ -64,6 +64,8 @@ describe('provider form', () => {
       createUsers: true,
       trustEmail: false,
       assumeEmailVerified: false,
+      trustGroups: true,
+      groupPrefix: 'corp:',
       pushedAuthorizationRequests: 'auto',
       authorizationParams: { prompt: 'login' },
       enabled: false,
@@ -75,7 +77,20 @@ describe('provider form', () => {
       hasPrivateKey: false,
       linkedIdentities: 0,
     } satisfies AdminProvider;
-    expect(providerToForm(provider)).toMatchObject({ clientSecret: '', privateKey: '', scopes: 'openid email', allowedDomains: 'corp.example', authorizationParams: 'prompt=login', claims: { email: 'mail', groups: 'roles' } });
+    expect(providerToForm(provider)).toMatchObject({ clientSecret: '', privateKey: '', scopes: 'openid email', allowedDomains: 'corp.example', authorizationParams: 'prompt=login', claims: { email: 'mail', groups: 'roles' }, trustGroups: true, groupPrefix: 'corp:' });
+    expect(providerToForm({ ...provider, trustGroups: false, groupPrefix: null })).toMatchObject({ trustGroups: false, groupPrefix: '' });
+  });
+
+  // Threat: a contractor's IdP asserting `admins` counting as the organisation's own `admins` group.
+  it("leaves a new provider's groups untrusted, and sends a group prefix only when one is typed", () => {
+    expect(emptyProviderForm()).toMatchObject({ trustGroups: false, groupPrefix: '' });
+    const plain = formToProvider(filled).definition;
+    expect(plain.trustGroups).toBe(false);
+    expect(plain).not.toHaveProperty('groupPrefix');
+    expect(formToProvider({ ...filled, trustGroups: true, groupPrefix: ' partner: ' }).definition).toMatchObject({ trustGroups: true, groupPrefix: 'partner:' });
+    for (const bad of ['partner', ':', 'a b:', 'a,b:', 'é:']) {
+      expect(formToProvider({ ...filled, groupPrefix: bad }).problems, bad).toEqual([expect.stringMatching(/^groupPrefix: must be/)]);
+    }
   });
 
   it('suggests an id, scopes and the redirect URI', () => {

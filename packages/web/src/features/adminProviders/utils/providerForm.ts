@@ -19,6 +19,9 @@ export interface ProviderFormValues {
   createUsers: boolean;
   trustEmail: boolean;
   assumeEmailVerified: boolean;
+  trustGroups: boolean;
+  /** Empty: no prefix. */
+  groupPrefix: string;
   pushedAuthorizationRequests: ParMode;
   /** `name=value`, one per line. */
   authorizationParams: string;
@@ -34,6 +37,8 @@ export interface StoredCredentials {
 export const DEFAULT_CLAIMS: ClaimMapping = { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' };
 export const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** The server's rule (config/schema.ts `groupPrefix`): printable ASCII, no spaces or commas, ending with ":" or "/". */
+const GROUP_PREFIX = /^[\x21-\x2b\x2d-\x7e]{1,63}[:/]$/;
 
 export const AUTH_METHOD_LABELS: Record<ClientAuthMethod, string> = {
   client_secret_basic: 'Client secret (HTTP Basic)',
@@ -62,6 +67,9 @@ export function emptyProviderForm(): ProviderFormValues {
     createUsers: false,
     trustEmail: false,
     assumeEmailVerified: false,
+    // Off for every new provider: any IdP can assert any group name (fail closed).
+    trustGroups: false,
+    groupPrefix: '',
     pushedAuthorizationRequests: 'auto',
     authorizationParams: '',
     enabled: true,
@@ -83,6 +91,8 @@ export function providerToForm(provider: AdminProvider): ProviderFormValues {
     createUsers: provider.createUsers,
     trustEmail: provider.trustEmail,
     assumeEmailVerified: provider.assumeEmailVerified,
+    trustGroups: provider.trustGroups,
+    groupPrefix: provider.groupPrefix ?? '',
     pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
     authorizationParams: Object.entries(provider.authorizationParams)
       .map(([name, value]) => `${name}=${value}`)
@@ -165,6 +175,11 @@ export function formToProvider(values: ProviderFormValues, stored?: StoredCreden
   const scopes = splitList(values.scopes, /[\s,]+/);
   if (!scopes.includes('openid')) problems.push('scopes: must include "openid"');
 
+  const groupPrefix = values.groupPrefix.trim();
+  if (groupPrefix && !GROUP_PREFIX.test(groupPrefix)) {
+    problems.push('groupPrefix: must be 2-64 printable ASCII characters without spaces or commas, ending with ":" or "/" (e.g. "partner:")');
+  }
+
   const authorizationParams: Record<string, string> = {};
   for (const line of splitList(values.authorizationParams, /\n/)) {
     const at = line.indexOf('=');
@@ -186,6 +201,8 @@ export function formToProvider(values: ProviderFormValues, stored?: StoredCreden
     createUsers: values.createUsers,
     trustEmail: values.trustEmail,
     assumeEmailVerified: values.assumeEmailVerified,
+    trustGroups: values.trustGroups,
+    ...(groupPrefix ? { groupPrefix } : {}),
     pushedAuthorizationRequests: values.pushedAuthorizationRequests,
     authorizationParams,
     ...(isNew ? { enabled: values.enabled } : {}),

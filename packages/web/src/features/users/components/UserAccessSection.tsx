@@ -91,7 +91,7 @@ export function UserAccessSection({ user, isSelf }: UserAccessSectionProps) {
 
   let roleDescription: string;
   if (user.admin && user.adminFromConfig) {
-    roleDescription = 'An admin through the configuration file (admins: by email or group), so the role can only be removed there.';
+    roleDescription = 'An admin through the configuration file (admins: by email, or by a group that the provider named there asserts), so the role can only be removed there.';
   } else if (user.admin) {
     roleDescription = isSelf
       ? 'An admin, granted in the console. Removing your own role ends your access to this console.'

@@ -32,8 +32,8 @@ describe('open redirect through the real server', () => {
   let upstream: Upstream;
   let gatehouse: RunningGatehouse;
   let port: number;
-  let portal: string;
-  let app: string;
+  let portal = '';
+  let app = '';
 
   beforeAll(async () => {
     idp = await startHostileIdp('gatehouse');

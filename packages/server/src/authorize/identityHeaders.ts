@@ -47,13 +47,23 @@ export function identityHeaders(identity: Identity | undefined): Record<string, 
   };
 }
 
+/** What every identity header's name starts with, in its canonical spelling. */
+export const IDENTITY_HEADER_PREFIX = 'x-gatehouse-';
+
 /**
- * Whether a request header is (a spelling of) one of ours: any case, `_` for `-` — some servers and
- * frameworks (CGI, WSGI, PHP) read `X_Gatehouse_User` as `X-Gatehouse-User`, so every spelling is
- * removed before a request goes upstream. Node lower-cases header names already.
+ * A header name as the most lenient reader sees it: lower case, `_` read as `-`. Some servers and
+ * frameworks (CGI, WSGI, PHP, older Gunicorn) read `X_Gatehouse_User` as `X-Gatehouse-User`, so every
+ * header Gatehouse removes is removed in every spelling. Node lower-cases header names already, so the
+ * usual name comes back as it is, without a copy.
  */
+export function canonicalHeaderName(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.includes('_') ? lower.replaceAll('_', '-') : lower;
+}
+
+/** Whether a request header is (a spelling of) one of ours (canonicalHeaderName). */
 export function isIdentityHeader(name: string): boolean {
   const first = name.charCodeAt(0);
   if (name.length <= 12 || (first !== 0x78 && first !== 0x58)) return false; // not x…/X…
-  return name.toLowerCase().replace(/_/g, '-').startsWith('x-gatehouse-');
+  return canonicalHeaderName(name).startsWith(IDENTITY_HEADER_PREFIX);
 }

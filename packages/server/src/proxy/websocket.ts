@@ -44,6 +44,7 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger, live:
     const target = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}${request.url ?? '/'}`;
     const headers = upstreamRequestHeaders(request.headers, {
       forwardedFor: forwardedFor(request),
+      clientAddress: context.ip ?? '',
       publicOrigin: appOrigin,
       preserveHost: app.preserveHost,
       identity: result.kind === 'allowed' ? result.headers : undefined,

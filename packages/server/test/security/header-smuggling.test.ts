@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeHeaderValue, identityHeaders } from '../../src/authorize/identityHeaders.js';
 import { upstreamRequestHeaders, type UpstreamContext } from '../../src/proxy/upstreamHeaders.js';
 import { exchange, rawGet, received, signIn, startProxyRig, type ProxyRig } from './support/proxyRig.js';
 
@@ -86,6 +87,35 @@ describe('rewrite headers, smuggled', () => {
   it.each(['Content_Length', 'Transfer_Encoding', 'content_length'])('%s never reaches the app', async (name) => {
     const seen = received(await rawGet(rig, '/public/x', [[name, name.toLowerCase().startsWith('content') ? '5' : 'chunked']]));
     expect(Object.keys(seen.headers).filter((header) => header.includes('_'))).toEqual([]);
+  });
+});
+
+describe('identity values that look encoded', () => {
+  /** How an app reads an identity value (RFC 8187 ext-value, the only encoding Gatehouse uses). */
+  const decode = (value: string) => (/^utf-8''/i.test(value) ? decodeURIComponent(value.slice(7)) : value);
+
+  // Threat: a group (or name, or email local part) an IdP lets a person choose, spelled `UTF-8''admins`,
+  // read by an app that decodes Gatehouse's encoding as the group `admins`.
+  it.each(["UTF-8''admins", "utf-8''admins", "UTF-8'en'admins", "iso-8859-1''admins", "UTF-8''%61dmins"])('the group %s reaches the app as itself', (group) => {
+    const groups = identityHeaders({ userId: 'u', email: 'e@example.com', name: group, groups: ['staff', group], assertion: '' });
+    expect(groups['x-gatehouse-groups']!.split(',').map(decode)).toEqual(['staff', group]);
+    expect(decode(groups['x-gatehouse-name']!)).toBe(group);
+    expect(decode(encodeHeaderValue(group))).toBe(group);
+  });
+
+  it('what is plain stays plain, and what is encoded decodes to the value', () => {
+    expect(encodeHeaderValue("O'Brien")).toBe("O'Brien");
+    expect(encodeHeaderValue('staff')).toBe('staff');
+    expect(encodeHeaderValue("UTF-8''admins")).toBe("UTF-8''UTF-8%27%27admins");
+    // Never failing: a lone surrogate (JSON allows one) becomes U+FFFD instead of throwing.
+    expect(encodeHeaderValue('\ud800x')).toBe("UTF-8''%EF%BF%BDx");
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => {
+        const encoded = encodeHeaderValue(text);
+        expect(encoded).toMatch(/^[\x20-\x7e]*$/);
+        expect(decode(encoded)).toBe(text);
+      }),
+    );
   });
 });
 

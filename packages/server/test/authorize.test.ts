@@ -74,7 +74,7 @@ describe('identity headers', () => {
 
   it('strips every incoming copy before adding the real ones', () => {
     const incoming = { 'x-gatehouse-email': 'evil', x_gatehouse_user: 'evil', 'x-gatehouse_groups': 'admins', 'X-Gatehouse-Name': 'evil', accept: '*/*' };
-    const context = { forwardedFor: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false };
+    const context = { forwardedFor: '127.0.0.1', clientAddress: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false };
     const anonymous = upstreamRequestHeaders(incoming, { ...context, identity: undefined });
     expect(Object.keys(anonymous).filter((name) => name.toLowerCase().replace(/_/g, '-').startsWith('x-gatehouse'))).toEqual([]);
     const signedIn = upstreamRequestHeaders(incoming, { ...context, identity: { 'x-gatehouse-email': 'alice@example.com' } });
@@ -117,15 +117,15 @@ describe('what goes upstream', () => {
   it('never forwards hop-by-hop headers, in either direction', () => {
     const up = upstreamRequestHeaders(
       { host: 'app.localhost:4180', connection: 'keep-alive, X-Hop', 'x-hop': '1', 'keep-alive': 'timeout=5', te: 'trailers', upgrade: 'h2c', expect: '100-continue', 'transfer-encoding': 'chunked', 'proxy-authorization': 'Basic x', accept: 'text/html' },
-      { forwardedFor: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: undefined },
+      { forwardedFor: '127.0.0.1', clientAddress: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: undefined },
     );
-    expect(Object.keys(up).sort()).toEqual(['accept', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
+    expect(Object.keys(up).sort()).toEqual(['accept', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-proto', 'x-real-ip']);
     const down = downstreamResponseHeaders({ connection: 'close, x-secret', 'x-secret': 'y', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked', 'content-type': 'text/html', 'x-app': 'kept' });
     expect(down).toEqual({ 'content-type': 'text/html', 'x-app': 'kept' });
   });
 
   it('keeps the public Host only when the app asks for it, and sends the X-Forwarded-For it is given', () => {
-    const context = { forwardedFor: '203.0.113.7, 10.0.0.9', publicOrigin: 'https://app.example.com', identity: undefined };
+    const context = { forwardedFor: '203.0.113.7, 10.0.0.9', clientAddress: '203.0.113.7', publicOrigin: 'https://app.example.com', identity: undefined };
     expect(upstreamRequestHeaders({ host: 'app.example.com' }, { ...context, preserveHost: false }).host).toBeUndefined();
     const preserved = upstreamRequestHeaders({ host: 'evil.example', 'x-forwarded-for': '198.51.100.1' }, { ...context, preserveHost: true });
     expect(preserved.host).toBe('app.example.com');
@@ -149,7 +149,7 @@ describe('what goes upstream', () => {
   it('sets X-Forwarded-* itself and drops Forwarded', () => {
     const headers = upstreamRequestHeaders(
       { host: 'a.example', forwarded: 'for=1.2.3.4;host=evil', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-gatehouse-email': 'evil' },
-      { forwardedFor: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: { 'x-gatehouse-email': 'alice@example.com' } },
+      { forwardedFor: '127.0.0.1', clientAddress: '127.0.0.1', publicOrigin: 'http://app.localhost:4180', preserveHost: false, identity: { 'x-gatehouse-email': 'alice@example.com' } },
     );
     expect(headers['x-forwarded-host']).toBe('app.localhost:4180');
     expect(headers['x-forwarded-proto']).toBe('http');

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config/schema.js';
-import { deniedPage } from '../http/html.js';
+import { deniedPage, PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { csrfToken } from '../sessions/csrf.js';
@@ -24,6 +24,9 @@ export function sendDeniedPage(
   return reply
     .status(403)
     .header('cache-control', 'no-store')
+    // Threat: clickjacking. A framed 403 page's "Sign out" could be clicked through a decoy; also sent
+    // where a proxy passes this page on from forward-auth (whose routes go without helmet).
+    .headers(PAGE_SECURITY_HEADERS)
     .type('text/html; charset=utf-8')
     .send(
       deniedPage({

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, newReference, toAppError, type ErrorCode } from '../errors.js';
 import { paths } from '../paths.js';
-import { errorPage } from './html.js';
+import { errorPage, PAGE_SECURITY_HEADERS } from './html.js';
 
 /** API clients get RFC 9457 problem details; people get a page. */
 export function wantsProblemJson(request: FastifyRequest): boolean {
@@ -107,7 +107,7 @@ function logError(log: FastifyBaseLogger, error: AppError, reference: string): v
 }
 
 function errorAnswer(error: AppError, reference: string, json: boolean): { headers: Record<string, string>; body: string } {
-  const headers = { ...error.headers, 'cache-control': 'no-store' };
+  const headers = { ...error.headers, ...PAGE_SECURITY_HEADERS, 'cache-control': 'no-store' };
   if (json) {
     const problem = { type: `urn:gatehouse:error:${error.code}`, title: error.title, status: error.status, detail: error.message, code: error.code, reference };
     return { headers: { ...headers, 'content-type': 'application/problem+json' }, body: JSON.stringify(problem) };

@@ -3,6 +3,23 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
+/**
+ * The headers on every answer Gatehouse itself writes where a browser may show it — pages, errors and
+ * redirects on app hosts (the 403 page, the handshake, the raw error writer), and error answers on the
+ * portal (which otherwise has helmet's, app.ts). Threat: clickjacking — the 403 page framed by another
+ * site and its "Sign out" clicked through a decoy — and MIME sniffing of an answer. The pages load
+ * nothing and run no script; their only style is the inline <style>. No `form-action`: Chromium applies
+ * it to the redirect after a form is sent, and signing out ends at the IdP. Not helmet: it writes its
+ * headers onto the raw response when a request arrives, where a proxied app's answer would inherit them,
+ * and the hot path writes answers without Fastify at all.
+ */
+export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+});
+
 /** A small self-contained page (no scripts) for the answers the server renders itself: errors, 404. */
 export function htmlPage({ title, body }: { title: string; body: string }): string {
   return `<!doctype html>

@@ -8,6 +8,7 @@ import { forwardAuthRoutes, isBrowserNavigation } from '../authorize/forwardAuth
 import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
 import { installErrorHandling, sendError } from '../http/errorHandler.js';
+import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
@@ -45,7 +46,10 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
   installErrorHandling(app);
   await app.register(cookie);
   app.decorateRequest('gatehouseApp', null as unknown as AppConfig);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
+    // Every answer Gatehouse writes on an app host (pages, errors, the handshake's redirects): never
+    // framed, never sniffed (http/html.ts). Kept by the reply, so a proxied answer (hijacked) has none.
+    reply.headers(PAGE_SECURITY_HEADERS);
     const match = apps.forHost(request.headers.host);
     // The dispatcher only sends app hosts here; anything else is a bug, and must not be proxied.
     if (!match) throw new AppError('not_found');

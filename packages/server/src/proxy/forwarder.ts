@@ -35,7 +35,10 @@ export class UpstreamForwarder {
   constructor(
     private readonly sessions: Pick<SessionStore, 'accessToken'>,
     private readonly log: FastifyBaseLogger,
-    /** Where answers that may last are kept to their access while they do (none: not kept). */
+    /**
+     * Where answers that may last are kept to their access while they do (none: not kept), and who
+     * derives the client's address from trusted proxies' headers (none: the peer's address).
+     */
     private readonly live?: LiveAccess,
   ) {}
 
@@ -44,6 +47,8 @@ export class UpstreamForwarder {
     const { pool, basePath } = this.upstreamFor(app);
     const headers = upstreamRequestHeaders(request.headers, {
       forwardedFor: target.forwardedFor,
+      // Past trusted proxies when there is a LiveAccess to ask (always, but in tests of the forwarder alone).
+      clientAddress: (this.live ? this.live.clientAddressOf(request) : request.socket.remoteAddress) ?? '',
       publicOrigin: appOrigin,
       preserveHost: app.preserveHost,
       identity: result.kind === 'allowed' ? result.headers : undefined,

@@ -29,11 +29,13 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger, live:
 
   return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
     const appOrigin = originOf(app);
+    if (!app.websockets) return refuseUpgrade(socket, new AppError('not_found'), log);
+    const foreign = foreignOrigin(request, appOrigin);
+    if (foreign !== undefined) {
+      return refuseUpgrade(socket, new AppError('csrf_failed', { cause: new Error(`WebSocket upgrade from origin ${JSON.stringify(foreign)}, not ${appOrigin}`) }), log);
+    }
     const { token, context } = live.accessOf(request);
-    const result = app.websockets
-      ? await checkAccess(services, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false })
-      : undefined;
-    if (!result) return refuseUpgrade(socket, new AppError('not_found'), log);
+    const result = await checkAccess(services, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false });
     if (result.kind === 'unauthenticated') return refuseUpgrade(socket, new AppError('unauthenticated'), log);
     if (result.kind === 'denied') {
       return refuseUpgrade(socket, new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), log);
@@ -44,6 +46,7 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger, live:
     const target = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}${request.url ?? '/'}`;
     const headers = upstreamRequestHeaders(request.headers, {
       forwardedFor: forwardedFor(request),
+      clientAddress: context.ip ?? '',
       publicOrigin: appOrigin,
       preserveHost: app.preserveHost,
       identity: result.kind === 'allowed' ? result.headers : undefined,
@@ -88,6 +91,24 @@ export function webSocketProxy(services: Services, log: FastifyBaseLogger, live:
       });
     });
   };
+}
+
+/**
+ * The origin a WebSocket upgrade came from, when it is not the app's own. Threat: Cross-Site WebSocket
+ * Hijacking — a page on another site opens a socket to the app, and the browser sends the app host's
+ * cookie with it (the handshake is a GET, and SameSite=Lax does not stop it between sites on loopback or
+ * sharing a registrable domain); unlike fetch, no CORS check ever applies to what the page then reads.
+ * Browsers always send Origin on a WebSocket handshake (RFC 6455 §4.1; `Sec-WebSocket-Origin` in the
+ * draft version 8 that `ws` still accepts), so an upgrade without either comes from a client that is
+ * not a browser, and carries only what it chose to. Anything else — another origin, `null`, an empty or
+ * repeated header (Node joins repeats with ", ") — must be exactly the app's origin.
+ */
+function foreignOrigin(request: IncomingMessage, appOrigin: string): string | undefined {
+  for (const name of ['origin', 'sec-websocket-origin'] as const) {
+    const value = request.headers[name];
+    if (value !== undefined && value !== appOrigin) return String(value);
+  }
+  return undefined;
 }
 
 /**

@@ -7,6 +7,8 @@ export interface Upstream {
   port: number;
   /** What the last request looked like on arrival. */
   last: { method: string; url: string; headers: IncomingHttpHeaders; bodyLength: number } | undefined;
+  /** The headers of the last WebSocket handshake that reached /ws. */
+  lastUpgrade: IncomingHttpHeaders | undefined;
   /** How many WebSockets are open on /ws. */
   openWebSockets(): number;
   /** Bytes the upstream's open WebSockets have not been able to write yet (its peer is not reading). */
@@ -24,7 +26,7 @@ export interface Upstream {
  */
 export async function startUpstream(): Promise<Upstream> {
   const port = await freePort();
-  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, openWebSockets: () => 0, webSocketBacklog: () => 0, webSocketMessages: () => 0, close: async () => {} };
+  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, lastUpgrade: undefined, openWebSockets: () => 0, webSocketBacklog: () => 0, webSocketMessages: () => 0, close: async () => {} };
   const server: Server = createServer((request, response) => {
     if (request.url === '/stream') {
       // An answer that never ends (an event stream, say): one chunk, then nothing.
@@ -43,6 +45,7 @@ export async function startUpstream(): Promise<Upstream> {
   const sockets = new WebSocketServer({ server, path: '/ws' });
   let messages = 0;
   sockets.on('connection', (socket, request) => {
+    state.lastUpgrade = request.headers;
     socket.on('message', (data) => {
       messages++;
       // "flood N": N binary messages of 1 MiB, for backpressure tests.

@@ -7,6 +7,7 @@ import type { AppConfig } from '../config/schema.js';
 import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
 import { hostHeaderProblem } from '../http/hostHeader.js';
+import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
@@ -106,7 +107,7 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
       forwarder.forward(request, response, { app, appOrigin, result, forwardedFor: forwardedFor(request) });
     } else if (result.kind === 'unauthenticated' && isBrowserNavigation(request.method ?? 'GET', request.headers.accept)) {
       const start = `${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`;
-      response.writeHead(302, { location: start, 'cache-control': 'no-store', 'content-length': 0 }).end();
+      response.writeHead(302, Object.assign({ location: start, 'cache-control': 'no-store', 'content-length': 0 }, PAGE_SECURITY_HEADERS)).end();
     } else {
       appHost(request, response);
     }
@@ -127,7 +128,7 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
     if (answer.kind === 'denied-page') {
       fallback(request)(request, response);
     } else if (answer.kind === 'redirect') {
-      response.writeHead(302, Object.assign({ location: answer.location, 'cache-control': 'no-store', 'content-length': 0 }, answer.headers)).end();
+      response.writeHead(302, Object.assign({ location: answer.location, 'cache-control': 'no-store', 'content-length': 0 }, PAGE_SECURITY_HEADERS, answer.headers)).end();
     } else {
       response.writeHead(answer.status, emptyAnswerHeaders(answer.headers)).end();
     }

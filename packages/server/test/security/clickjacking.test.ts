@@ -47,6 +47,13 @@ describe('pages Gatehouse renders on an app host', () => {
     expectNotFramable(answer.headers);
   });
 
+  it('the redirect to sign in, answered on the hot path', async () => {
+    const answer = await rawGet(rig, '/reports', [['Accept', 'text/html']]);
+    expect(answer.status).toBe(302);
+    expect(answer.headers.location).toMatch(/^\/\.gatehouse\/start\?rd=/);
+    expectNotFramable(answer.headers);
+  });
+
   it('the 401 problem without a session', async () => {
     const answer = await new ScriptedBrowser(LOOPBACK_HOSTS).request(`${rig.app}/api/x`, { headers: { accept: 'application/json' } });
     expect(answer.status).toBe(401);

@@ -12,15 +12,20 @@ const LOOK_ALIKE = /[\u3002\u2215\u2044\u29f8\u2216\u00a5\u20a9]/;
 /**
  * The path as an upstream resolves it, for public-path matching, or undefined when upstreams may
  * resolve it differently (fail closed: such a path is never public). The path is percent-decoded once,
- * `\` is treated as `/`, `//` collapsed and dot segments resolved. With `withoutParameters`, each
+ * `//` collapsed and dot segments resolved. With `withoutParameters`, each
  * segment's path parameters (";…") are dropped first, as servlet containers (Tomcat, Jetty) do:
  * "/admin;x=1" is "/admin" to them. Never public:
- * - an encoded slash or backslash, or bad escapes;
+ * - an encoded slash, a backslash (raw or encoded: a separator to some, a character to others), or
+ *   bad escapes;
  * - a control character (NUL, CR, tab, …) once decoded;
  * - an escape still there after decoding ("%252e" → "%2e"), for an upstream that decodes twice;
  * - a dot segment with path parameters ("..;" or ".;x"), which servlet containers resolve as ".."
  *   and "." ("/public/..;/admin" is "/admin" to them);
  * - a "#" (no request target has one, RFC 9112 §3.2; servers disagree on what it means);
+ * - an empty segment ("//") together with a ".." segment, which upstreams that merge slashes and
+ *   WHATWG URL parsers (which do not) resolve differently;
+ * - a leading "//", which a WHATWG URL parser reads as a host ("//public/x" is "/x" on host
+ *   "public" to an app that parses `new URL(request.url, base)`);
  * - a character that Unicode normalisation (NFKC) would change, or a look-alike of ".", "/" or "\"
  *   ("/public/．．/admin" is "/admin" to an upstream that normalises).
  * The query is not part of the path: everything from the first "?" is left out.
@@ -29,6 +34,9 @@ export function normalisePath(rawPath: string, { withoutParameters = false } = {
   const query = rawPath.indexOf('?');
   const path = query === -1 ? rawPath : rawPath.slice(0, query);
   if (path.charCodeAt(0) !== 0x2f || path.includes('#')) return undefined;
+  // "//host/x" is a host and a path to a WHATWG URL parser (an app's `new URL(request.url, base)`):
+  // "//public/x" would be "/x" there.
+  if (path.charCodeAt(1) === 0x2f) return undefined;
   let decoded: string;
   try {
     // %2F and %5C would let "/public%2F..%2Fadmin" mean different things to us and the upstream.
@@ -37,18 +45,29 @@ export function normalisePath(rawPath: string, { withoutParameters = false } = {
   } catch {
     return undefined;
   }
-  if (CONTROL_OR_ESCAPE.test(decoded)) return undefined;
+  // A backslash is a separator to some upstreams (IIS, URL parsers) and a character to others.
+  if (CONTROL_OR_ESCAPE.test(decoded) || decoded.includes('\\')) return undefined;
   if (NON_ASCII.test(decoded) && (decoded.normalize('NFKC') !== decoded || LOOK_ALIKE.test(decoded))) return undefined;
   const segments: string[] = [];
-  for (const raw of decoded.replace(/\\/g, '/').split('/')) {
+  const parts = decoded.split('/');
+  let empty = false;
+  let up = false;
+  for (const [index, raw] of parts.entries()) {
     if (raw.startsWith('.;') || raw.startsWith('..;')) return undefined;
     const parameters = withoutParameters ? raw.indexOf(';') : -1;
     const segment = parameters === -1 ? raw : raw.slice(0, parameters);
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') segments.pop();
-    else segments.push(segment);
+    if (segment === '') empty ||= index > 0 && index < parts.length - 1;
+    else if (segment === '..') {
+      segments.pop();
+      up = true;
+    } else if (segment !== '.') segments.push(segment);
   }
-  const trailing = decoded.endsWith('/') && segments.length > 0 ? '/' : '';
+  // "/x//../public": merging slashes first gives "/public", a WHATWG URL parser (which keeps empty
+  // segments, and lets ".." remove one) gives "/x/public". Upstreams differ: never public.
+  if (empty && up) return undefined;
+  // RFC 3986 §5.2.4: a final "." or ".." leaves a trailing slash ("/a/." is "/a/"), as "/" does.
+  const last = parts[parts.length - 1];
+  const trailing = segments.length > 0 && (last === '' || last === '.' || last === '..') ? '/' : '';
   return `/${segments.join('/')}${trailing}`;
 }
 

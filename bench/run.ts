@@ -170,7 +170,7 @@ async function main(): Promise<number> {
   const cookie = `${signIn.cookieName}=${signIn.token}`;
   const forwardAuthHeaders = { 'x-forwarded-proto': 'http', 'x-forwarded-host': gatehouse.appHost, 'x-forwarded-uri': '/some/path', 'x-forwarded-method': 'GET', cookie };
   // The second baseline answers exactly what Gatehouse's forward-auth answers, without the check.
-  const answer = await httpGet({ port: gatehouse.port, path: '/.gatehouse/auth', headers: { host: `127.0.0.1:${gatehouse.port}`, ...forwardAuthHeaders } });
+  const answer = await httpGet({ port: gatehouse.port, path: `/.gatehouse/auth/${gatehouse.appId}`, headers: { host: `127.0.0.1:${gatehouse.port}`, ...forwardAuthHeaders } });
   const identity = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('x-gatehouse-') || name === 'cache-control'));
   const bare = processes.start('bare', [path.join(root, 'bench/bare.mjs'), JSON.stringify(identity)], { cwd: root });
   const barePort = await listeningPort(bare);
@@ -181,7 +181,7 @@ async function main(): Promise<number> {
     // Each baseline is sent the very request its subject gets: only the server differs.
     ['bare', { name: 'bare', url: `http://127.0.0.1:${barePort}/`, headers: forwardAuthHeaders, server: bare }],
     ['bare-identity', { name: 'bare-identity', url: `http://127.0.0.1:${barePort}/identity`, headers: forwardAuthHeaders, server: bare }],
-    ['forward-auth', { name: 'forward-auth', url: `http://127.0.0.1:${gatehouse.port}/.gatehouse/auth`, headers: forwardAuthHeaders, server: gatehouse.server }],
+    ['forward-auth', { name: 'forward-auth', url: `http://127.0.0.1:${gatehouse.port}/.gatehouse/auth/${gatehouse.appId}`, headers: forwardAuthHeaders, server: gatehouse.server }],
     ['direct', { name: 'direct', url: `http://127.0.0.1:${upstreamPort}/some/path`, headers: { cookie }, server: upstream }],
     ['proxy', { name: 'proxy', url: `http://127.0.0.1:${gatehouse.port}/some/path`, headers: { host: gatehouse.appHost, cookie }, server: gatehouse.server, helpers: [upstream] }],
   ]);

@@ -13,6 +13,8 @@ export interface RunningGatehouse {
   appOrigin: string;
   /** bench.localhost:<port>, the Host header of the app. */
   appHost: string;
+  /** The app's id: forward-auth checks name it (/.gatehouse/auth/<app id>). */
+  appId: string;
   providerId: string;
 }
 
@@ -40,7 +42,7 @@ export async function startGatehouse(
     dataDir: path.join(input.workDir, 'data'),
     log: { level: 'warn', format: 'json' },
     trustedProxies: ['127.0.0.1/8'],
-    development: { idps: [{ port: idpPort, providerId, name: 'Development IdP', users: 'default' }], demoApp: false },
+    development: { idps: [{ port: idpPort, providerId, name: 'Development IdP', users: 'default', trustGroups: true }], demoApp: false },
     apps: [{ id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, policy: { allow: [{ groups: ['staff'] }] } }],
   };
   await mkdir(config.dataDir, { recursive: true });
@@ -49,7 +51,7 @@ export async function startGatehouse(
   await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
   const server = processes.start('gatehouse', [...(input.nodeArgs ?? []), main, 'start', '--config', file], { cwd: input.root });
   await waitUntilReady(server, port, 60_000);
-  return { server, port, portalOrigin, appOrigin, appHost, providerId };
+  return { server, port, portalOrigin, appOrigin, appHost, appId: config.apps[0]!.id, providerId };
 }
 
 /** Polls /readyz until the database is reachable and every provider's discovery is `ready`. */

@@ -85,12 +85,8 @@ export class SessionResolver {
   }
 
   private async resolve(credential: string, scope: string, request: ResolveContext, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
-    let current = this.cache.get(credential, scope);
-    if (!current) {
-      current = await this.load(loadSession);
-      if (!current) return undefined;
-      this.cache.set(credential, scope, current);
-    }
+    let current = this.cache.get(credential, scope) ?? (await this.loadAndCache(credential, scope, loadSession));
+    if (!current) return undefined;
     if (!isActive(current.session, this.now())) {
       this.cache.invalidate(current.sessionId);
       return undefined;
@@ -101,9 +97,8 @@ export class SessionResolver {
       if (outcome === 'refreshed') {
         this.cache.invalidate(current.sessionId);
         for (const listener of this.claimsListeners) listener(current.sessionId);
-        current = await this.load(loadSession);
+        current = await this.loadAndCache(credential, scope, loadSession);
         if (!current) return undefined;
-        this.cache.set(credential, scope, current);
       }
     }
     const touched = await this.deps.sessions.touch(current.session);
@@ -112,6 +107,20 @@ export class SessionResolver {
       this.cache.update(credential, scope, current);
     }
     return current;
+  }
+
+  /**
+   * Loads the session and caches it, unless a revocation (or any invalidation) landed while it was
+   * being read: the read may then predate the revocation, and caching it would keep a revoked session
+   * alive on the hot path until the ttl. It is then read once more — that read follows the revocation
+   * that was noticed — and answered without caching (anything invalidated during the second read is
+   * as concurrent with this request as can be; the next request loads afresh).
+   */
+  private async loadAndCache(credential: string, scope: string, loadSession: () => Promise<Session | undefined>): Promise<Cached | undefined> {
+    const generation = this.cache.generation;
+    const loaded = await this.load(loadSession);
+    if (!loaded || this.cache.set(credential, scope, loaded, generation)) return loaded;
+    return this.load(loadSession);
   }
 
   private async load(loadSession: () => Promise<Session | undefined>): Promise<Cached | undefined> {

@@ -48,7 +48,7 @@ export interface Services {
 
 export async function createServices(config: Config, log: FastifyBaseLogger): Promise<Services> {
   const secrets = loadSecrets(config);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, log);
   const providers = new ProviderRegistry(config.providers, log);
   const portalOrigin = new URL(config.publicUrl).origin;
   const secureCookies = portalOrigin.startsWith('https:');

@@ -11,7 +11,8 @@ import { startUpstream, type Upstream } from './upstream.js';
  * The security suites' deployment: the real server on loopback with the real development IdP (a
  * separate process, its test control API on, so a test can change a person's groups) and a
  * controllable IdP (to refuse a refresh on demand), an upstream that echoes what it receives, and
- * two apps: `staff` (group staff only) and `any` (anyone signed in). alice is an admin by config.
+ * three apps: `staff` (group staff only), `any` (anyone signed in) and `tokens` (anyone, passed the
+ * access token). alice is an admin by config.
  */
 export interface SecurityRig {
   gatehouse: RunningGatehouse;
@@ -19,7 +20,7 @@ export interface SecurityRig {
   hostile: HostileIdp;
   upstream: Upstream;
   portal: string;
-  apps: { staff: string; any: string };
+  apps: { staff: string; any: string; tokens: string };
   loopbackHosts: string[];
   /** Sets a development IdP user's groups (every later token and refresh carries them). */
   setGroups(login: string, groups: string[]): Promise<void>;
@@ -36,7 +37,7 @@ export async function startSecurityRig(overrides: Partial<ConfigInput> = {}): Pr
     startHostileIdp('gatehouse'),
     startUpstream(),
   ]);
-  const apps = { staff: `http://staff.localhost:${port}`, any: `http://any.localhost:${port}` };
+  const apps = { staff: `http://staff.localhost:${port}`, any: `http://any.localhost:${port}`, tokens: `http://tokens.localhost:${port}` };
   const gatehouse = await startGatehouse({
     port,
     admins: { emails: ['alice@example.com'] },
@@ -47,6 +48,8 @@ export async function startSecurityRig(overrides: Partial<ConfigInput> = {}): Pr
     apps: [
       { id: 'staff', name: 'Staff app', publicUrl: apps.staff, upstream: upstream.url, policy: { allow: [{ groups: ['staff'] }] } },
       { id: 'any', name: 'Any app', publicUrl: apps.any, upstream: upstream.url, policy: { allow: [{ anyUser: true }] } },
+      // It needs the IdP's access token: sessions then keep every kind of token (what a leak could expose).
+      { id: 'tokens', name: 'Token app', publicUrl: apps.tokens, upstream: upstream.url, passAccessToken: true, policy: { allow: [{ anyUser: true }] } },
     ],
     ...overrides,
   });
@@ -57,7 +60,7 @@ export async function startSecurityRig(overrides: Partial<ConfigInput> = {}): Pr
     upstream,
     portal,
     apps,
-    loopbackHosts: ['staff.localhost', 'any.localhost'],
+    loopbackHosts: ['staff.localhost', 'any.localhost', 'tokens.localhost'],
     async setGroups(login, groups) {
       const response = await fetch(`${dev.issuer}/__control/users/${encodeURIComponent(login)}/groups`, {
         method: 'POST',

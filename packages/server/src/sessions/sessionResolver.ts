@@ -35,7 +35,14 @@ export class SessionResolver {
   private readonly claimsListeners: Array<(sessionId: string) => void> = [];
 
   constructor(
-    private readonly deps: { sessions: SessionStore; accounts: AccountStore; claims: ClaimsRefresher; appSessions: AppSessions },
+    private readonly deps: {
+      sessions: SessionStore;
+      accounts: AccountStore;
+      claims: ClaimsRefresher;
+      appSessions: AppSessions;
+      /** Enabled providers: a session counts only while the provider it was signed in with does. */
+      providers: { get(id: string): unknown };
+    },
     private readonly now: () => number = Date.now,
   ) {
     deps.sessions.onRevoke((revoked) => {
@@ -126,6 +133,13 @@ export class SessionResolver {
   private async load(loadSession: () => Promise<Session | undefined>): Promise<Cached | undefined> {
     const session = await loadSession();
     if (!session) return undefined;
+    if (!this.deps.providers.get(session.provider_id)) {
+      // The provider is gone (removed from the config file, or off): nothing can re-check these claims
+      // any more, so the session ends — not at its next claims check, up to an interval later. Turning
+      // a provider off in the console revokes its sessions at once; this covers the config file.
+      await this.deps.sessions.revoke(session.id, 'provider-disabled');
+      return undefined;
+    }
     const [user, identity] = await Promise.all([this.deps.accounts.getUser(session.user_id), this.deps.accounts.getIdentity(session.identity_id)]);
     if (!user || user.status !== 'active' || !identity) return undefined;
     return { sessionId: session.id, session, user, identity, claims: identityClaims(identity) };

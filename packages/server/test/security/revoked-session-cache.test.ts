@@ -59,14 +59,14 @@ describe('a session revoked while the cache loads it', () => {
 
   beforeEach(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'gatehouse-race-'));
-    const config = parseConfig({ publicUrl: 'http://localhost:4180', dataDir }, { env: {} });
+    const config = parseConfig({ publicUrl: 'http://localhost:4180', dataDir, providers: [{ id: 'dev', name: 'Dev', issuer: 'http://127.0.0.1:9', clientId: 'x', clientSecret: 'y' }] }, { env: {} });
     services = await createServices(config, log);
     const { db } = services.database;
     const now = Date.now();
     await db.insertInto('users').values({ id: 'u1', email: 'ann@example.com', name: 'Ann', picture: null, status: 'active', roles: '[]', primary_identity_id: null, created_at: now, updated_at: now, last_sign_in_at: now }).execute();
     await db.insertInto('identities').values({ id: 'i1', user_id: 'u1', provider_id: 'dev', subject: 'sub-1', email: 'ann@example.com', email_verified: 1, claims: '{}', linked_at: now, last_used_at: now }).execute();
     sessions = new HeldSessionStore(db, createTokenCipher(services.secrets), config.session);
-    resolver = new SessionResolver({ sessions, accounts: services.accounts, claims: services.claims, appSessions: services.appSessions });
+    resolver = new SessionResolver({ sessions, accounts: services.accounts, claims: services.claims, appSessions: services.appSessions, providers: services.providers });
   });
   afterEach(async () => {
     await services.close();

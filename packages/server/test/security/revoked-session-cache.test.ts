@@ -54,7 +54,7 @@ describe('a session revoked while the cache loads it', () => {
   let sessions: HeldSessionStore;
   let resolver: SessionResolver;
   const log = pino({ enabled: false });
-  const request = { log, ip: '127.0.0.1', userAgent: 'test' };
+  const request = { log, ip: '127.0.0.1', headers: { 'user-agent': 'test' } };
   const appOrigin = 'http://app.localhost:4180';
 
   beforeEach(async () => {

@@ -15,7 +15,7 @@ import { forwardAuthRoutes } from './authorize/forwardAuth.js';
 import { sessionRoutes } from './api/sessionRoutes.js';
 import { authenticateRoutes } from './authenticate/index.js';
 import { AppError, newReference, toAppError } from './errors.js';
-import { clientErrorHandler, installErrorHandling, refuseUpgrade } from './http/errorHandler.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, refuseUpgrade } from './http/errorHandler.js';
 import { paths, RESERVED_PREFIX } from './paths.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
@@ -93,6 +93,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     genReqId: () => newReference(),
     // Requests Node's parser refuses get a catalogue answer too, not Fastify's default JSON.
     clientErrorHandler: clientErrorHandler(appHost.log),
+    // And so do addresses Fastify's router refuses (a path that does not percent-decode, an over-long parameter).
+    frameworkErrors,
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });

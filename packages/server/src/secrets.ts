@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config/schema.js';
+import { ensurePrivateDir, tightenIfExists, type PermissionWarning } from './storage/filePermissions.js';
 
 export interface Secrets {
   /** HMAC key for CSRF tokens and other values Gatehouse signs for itself. */
@@ -54,10 +55,16 @@ export function loadSecrets(config: Config): Secrets {
   return { cookieKey, encryptionKeys, currentKeyId };
 }
 
+/** Development keys are a secret like production ones: the folder 0700, the file 0600 (storage/filePermissions.ts). */
 function developmentSecrets(dataDir: string): StoredDevSecrets {
   const file = path.join(dataDir, 'dev-secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as StoredDevSecrets;
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const warn: PermissionWarning = (_details, message) => process.emitWarning(message);
+  if (existsSync(file)) {
+    tightenIfExists(file, warn);
+    return JSON.parse(readFileSync(file, 'utf8')) as StoredDevSecrets;
+  }
+  // An existing folder others can read is reported by openDatabase, to the log.
+  ensurePrivateDir(dataDir, () => {});
   const secrets: StoredDevSecrets = {
     cookieKey: randomBytes(32).toString('base64url'),
     encryptionKey: randomBytes(32).toString('base64url'),

@@ -48,7 +48,7 @@ export interface Services {
 
 export async function createServices(config: Config, log: FastifyBaseLogger): Promise<Services> {
   const secrets = loadSecrets(config);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, log);
   const providers = new ProviderRegistry(config.providers, log);
   const portalOrigin = new URL(config.publicUrl).origin;
   const secureCookies = portalOrigin.startsWith('https:');
@@ -60,11 +60,11 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   await providerStore.load();
   const audit = new AuditLog(database.db);
   const apps = new AppRegistry(config.apps);
-  const appStore = new AppStore(database.db, apps, config.publicUrl);
+  const appStore = new AppStore(database.db, apps, config.publicUrl, undefined, log);
   await appStore.load();
   const claims = new ClaimsRefresher({ providers, sessions, accounts, audit, apps }, config.session.claimsRefreshInterval);
   const appSessions = new AppSessions(database.db);
-  const resolver = new SessionResolver({ sessions, accounts, claims, appSessions });
+  const resolver = new SessionResolver({ sessions, accounts, claims, appSessions, providers });
   const signingKeys = new SigningKeys(database.db, cipher);
   await signingKeys.load();
   const assertions = new AssertionSigner(signingKeys, portalOrigin);

@@ -54,12 +54,12 @@ describe('session cache', () => {
 
   it('answers a credential only in the scope it was stored for', () => {
     const cache = new SessionCache<{ sessionId: string }>();
-    cache.set('token-a', 'https://app.example.com', value('s1'));
+    cache.set('token-a', 'https://app.example.com', value('s1'), cache.generation);
     expect(cache.get('token-a', 'https://app.example.com')).toEqual(value('s1'));
     expect(cache.get('token-a', 'https://other.example.com')).toBeUndefined();
     expect(cache.get('token-a', 'portal')).toBeUndefined();
     // Another scope storing the same credential replaces the entry; the first scope then misses.
-    cache.set('token-a', 'portal', value('s2'));
+    cache.set('token-a', 'portal', value('s2'), cache.generation);
     expect(cache.get('token-a', 'https://app.example.com')).toBeUndefined();
     expect(cache.get('token-a', 'portal')).toEqual(value('s2'));
     expect(cache.size).toBe(1);
@@ -68,9 +68,9 @@ describe('session cache', () => {
   it('drops every entry of a session on invalidate, and expires entries after the ttl', () => {
     let now = 1_000;
     const cache = new SessionCache<{ sessionId: string }>(10, 60_000, () => now);
-    cache.set('portal-secret', 'portal', value('s1'));
-    cache.set('app-token', 'https://app.example.com', value('s1'));
-    cache.set('other', 'portal', value('s2'));
+    cache.set('portal-secret', 'portal', value('s1'), cache.generation);
+    cache.set('app-token', 'https://app.example.com', value('s1'), cache.generation);
+    cache.set('other', 'portal', value('s2'), cache.generation);
     cache.invalidate('s1');
     expect(cache.get('portal-secret', 'portal')).toBeUndefined();
     expect(cache.get('app-token', 'https://app.example.com')).toBeUndefined();
@@ -83,7 +83,7 @@ describe('session cache', () => {
   it('updates in place only for the same scope and session, keeping the age', () => {
     let now = 0;
     const cache = new SessionCache<{ sessionId: string; seen?: number }>(10, 60_000, () => now);
-    cache.set('t', 'portal', { sessionId: 's1' });
+    cache.set('t', 'portal', { sessionId: 's1' }, cache.generation);
     now = 30_000;
     cache.update('t', 'https://app.example.com', { sessionId: 's1', seen: 1 });
     cache.update('t', 'portal', { sessionId: 's9', seen: 2 });
@@ -96,14 +96,29 @@ describe('session cache', () => {
 
   it('stays bounded, evicting the oldest entry first', () => {
     const cache = new SessionCache<{ sessionId: string }>(2);
-    cache.set('a', 'portal', value('s1'));
-    cache.set('b', 'portal', value('s2'));
-    cache.set('c', 'portal', value('s3'));
+    cache.set('a', 'portal', value('s1'), cache.generation);
+    cache.set('b', 'portal', value('s2'), cache.generation);
+    cache.set('c', 'portal', value('s3'), cache.generation);
     expect(cache.size).toBe(2);
     expect(cache.get('a', 'portal')).toBeUndefined();
     expect(cache.get('c', 'portal')).toEqual(value('s3'));
     // The evicted entry's session index is cleaned up too: invalidating it is harmless.
     cache.invalidate('s1');
     expect(cache.size).toBe(2);
+  });
+
+  it('refuses to store a value loaded before an invalidation or clear (generation check)', () => {
+    // Threat: a session revoked while it was being read from the database is cached after the
+    // revocation's invalidate ran, and served until the ttl.
+    const cache = new SessionCache<{ sessionId: string }>();
+    const before = cache.generation;
+    cache.invalidate('s1');
+    expect(cache.set('t', 'portal', value('s1'), before)).toBe(false);
+    expect(cache.get('t', 'portal')).toBeUndefined();
+    const beforeClear = cache.generation;
+    cache.clear();
+    expect(cache.set('t', 'portal', value('s1'), beforeClear)).toBe(false);
+    expect(cache.set('t', 'portal', value('s1'), cache.generation)).toBe(true);
+    expect(cache.get('t', 'portal')).toEqual(value('s1'));
   });
 });

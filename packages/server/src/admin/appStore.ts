@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { AppRegistry } from '../authorize/appRegistry.js';
 import { appSetIssues } from '../config/appSetIssues.js';
 import { formatIssues } from '../config/load.js';
@@ -22,15 +23,21 @@ export class AppStore {
     private readonly registry: AppRegistry,
     private readonly portalUrl: string,
     private readonly now: () => number = Date.now,
+    private readonly log?: Pick<FastifyBaseLogger, 'warn'>,
   ) {}
 
   /** Loads the stored apps into the registry (at start, and after every change). */
   async load(): Promise<AppConfig[]> {
     const rows = await this.db.selectFrom('apps').selectAll().orderBy('created_at').execute();
     const apps = rows.flatMap((row) => {
-      const parsed = appSchema.safeParse(JSON.parse(row.definition));
-      // A stored definition that no longer validates is left out (fail closed), never half-applied.
-      return parsed.success ? [parsed.data] : [];
+      // A stored definition that is not JSON, or no longer validates (a policy that cannot be parsed, an
+      // empty allow list), is left out — its host then opens nothing — never half-applied. It must not
+      // stop the rest from loading either: a throw here would keep every app's previous definition in
+      // the registry (an admin's tightened policy among them) and stop Gatehouse from starting.
+      const parsed = appSchema.safeParse(parseJson(row.definition));
+      if (parsed.success) return [parsed.data];
+      this.log?.warn({ appId: row.id, problems: formatIssues(parsed.error.issues) }, `console app ${row.id} is left out: its stored definition is not valid`);
+      return [];
     });
     this.registry.setConsoleApps(apps);
     return apps;
@@ -73,5 +80,14 @@ export class AppStore {
     const issues = appSetIssues(this.portalUrl, [...others, parsed.data]).filter((issue) => issue.index === others.length);
     if (issues.length > 0) throw new AppValidationError(issues.map((issue) => `${issue.field}: ${issue.message}`));
     return parsed.data;
+  }
+}
+
+/** The stored JSON, or undefined (which no schema accepts) when it does not parse. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }

@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
+import { rateLimitKey } from '../http/trustedProxies.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { backchannelLogout } from './backchannelLogout.js';
@@ -29,6 +30,10 @@ export async function authenticateRoutes(app: FastifyInstance, { services }: { s
       global: true,
       max: limit.max,
       timeWindow: limit.window,
+      // The client address normalised (http/trustedProxies.ts), not request.ip's raw text: a proxy that
+      // writes ports into X-Forwarded-For, or a client's other spellings of one address, or another
+      // address of its IPv6 /64, must not get a fresh budget each time.
+      keyGenerator: (request) => rateLimitKey(request.ip),
       errorResponseBuilder: (_request, context) =>
         new AppError('rate_limited', { headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) } }),
     });

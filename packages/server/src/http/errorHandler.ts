@@ -117,6 +117,27 @@ function errorAnswer(error: AppError, reference: string, json: boolean): { heade
   return { headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: page };
 }
 
+const ROUTERLESS_SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
+/**
+ * Fastify's `frameworkErrors` option: what its router refuses before any hook or route runs — a path
+ * whose percent-encoding does not decode (`/%`, `/%E0%A4%A`, `/api/%zz`), a route parameter over the
+ * length limit — gets the catalogue answer (400 bad_request, problem+json under /api and for JSON
+ * clients, the error page for people, with a reference), not Fastify's own JSON body. The path is not
+ * echoed back.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // No hook runs for these (helmet's neither): the page's own security headers, as helmet would send them.
+  reply.headers(ROUTERLESS_SECURITY_HEADERS);
+  const reason = error.code === 'FST_ERR_BAD_URL' ? 'the address is not validly percent-encoded' : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a part of the address is too long' : undefined;
+  sendError(reason ? new AppError('bad_request', { cause: error, params: { reason } }) : toAppError(error), request, reply);
+}
+
 /** One place turns every failure into a catalogue answer; no stack trace ever reaches a client. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(toAppError(error), request, reply));

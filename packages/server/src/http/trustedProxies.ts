@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { isIPv4, isIPv6 } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 
 /**
@@ -65,3 +66,54 @@ export function clientAddressOfPeer(trustedProxies: readonly string[]): (remoteA
   // proxy-addr reads only these two of a request.
   return (remoteAddress, headers) => of({ socket: { remoteAddress }, headers } as unknown as IncomingMessage);
 }
+
+/**
+ * An address as one canonical string, or undefined when it is not an IP address: brackets and a port
+ * dropped (`[2001:db8::1]:443`, `1.2.3.4:5678`, as some proxies write X-Forwarded-For), a zone id
+ * dropped, IPv6 in RFC 5952 form (lower case, the longest zero run compressed), and an IPv4-mapped
+ * IPv6 address (`::ffff:1.2.3.4`, how a dual-stack socket reports IPv4 peers) as the IPv4 address.
+ * IPv4 must be dotted decimal (no octal, hex or shortened forms).
+ */
+export function canonicalAddress(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let value = raw.trim();
+  const bracketed = BRACKETED.exec(value);
+  if (bracketed) value = bracketed[1]!;
+  else if (IPV4_WITH_PORT.test(value)) value = value.slice(0, value.lastIndexOf(':'));
+  const zone = value.indexOf('%');
+  if (zone !== -1) value = value.slice(0, zone);
+  if (isIPv4(value)) return value;
+  if (!isIPv6(value)) return undefined;
+  // The URL parser serialises IPv6 hosts in RFC 5952's canonical form.
+  const canonical = new URL(`http://[${value}]/`).hostname.slice(1, -1);
+  const mapped = IPV4_MAPPED.exec(canonical);
+  if (!mapped) return canonical;
+  const high = parseInt(mapped[1]!, 16);
+  const low = parseInt(mapped[2]!, 16);
+  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+}
+
+/**
+ * The key of a client's sign-in rate-limit budget (PRODUCT.md: 30 a minute per client address): the
+ * canonical address, so that spellings of one address (ports, brackets, IPv4-mapped, IPv6 zero
+ * compression or case) share one budget; for IPv6 the /64 it belongs to, since one subscriber is given
+ * a whole /64 and can use any of its 2^64 addresses. Whatever is not an address (possible only when a
+ * trusted proxy passes it on) shares one budget with everything else that is not.
+ */
+export function rateLimitKey(clientAddress: string | undefined): string {
+  const address = canonicalAddress(clientAddress);
+  if (address === undefined) return 'not-an-address';
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const groups = head ? head.split(':') : [];
+  if (groups.length < 4) {
+    // Zeros compressed within the first four groups: fill them back in.
+    const rest = tail ? tail.split(':') : [];
+    groups.push(...Array<string>(8 - groups.length - rest.length).fill('0'), ...rest);
+  }
+  return `${groups.slice(0, 4).join(':')}::/64`;
+}
+
+const BRACKETED = /^\[([^\]]*)\](?::\d{1,5})?$/;
+const IPV4_WITH_PORT = /^\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}$/;
+const IPV4_MAPPED = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;

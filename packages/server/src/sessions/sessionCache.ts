@@ -6,10 +6,18 @@
  * by the bare credential rather than by "scope + credential" spares the hot path building and hashing a
  * new string per request. Every revocation and claims change invalidates the session's entries at once
  * (`invalidate`), and entries expire after `ttlMs` regardless, so no cache keeps a dead session alive.
+ *
+ * A value read from the database before a revocation must not be stored after it: the revocation's
+ * `invalidate` would have found nothing to drop, and the dead session would be served from here until
+ * the ttl. So every `invalidate` and `clear` bumps `generation`; a loader reads it before its database
+ * read and hands it to `set`, which refuses to store when anything was invalidated in between. One
+ * counter for all sessions (a loader does not know the session id before its read); the price is a
+ * missed store, never a wrong one.
  */
 export class SessionCache<V extends { sessionId: string }> {
   private readonly entries = new Map<string, { value: V; scope: string; storedAt: number }>();
   private readonly keysBySession = new Map<string, Set<string>>();
+  private invalidations = 0;
 
   constructor(
     private readonly maxEntries = 10_000,
@@ -28,7 +36,17 @@ export class SessionCache<V extends { sessionId: string }> {
     return entry.value;
   }
 
-  set(credential: string, scope: string, value: V): void {
+  /** Read before loading a value from the database; pass it to `set`. */
+  get generation(): number {
+    return this.invalidations;
+  }
+
+  /**
+   * Stores a value loaded since `generation` was read; refused (false) when an invalidation happened
+   * since, as the value may be of a session revoked while it was being read.
+   */
+  set(credential: string, scope: string, value: V, generation: number): boolean {
+    if (generation !== this.invalidations) return false;
     const previous = this.entries.get(credential);
     if (previous) this.delete(credential, previous.value.sessionId);
     if (this.entries.size >= this.maxEntries) {
@@ -40,6 +58,7 @@ export class SessionCache<V extends { sessionId: string }> {
     let keys = this.keysBySession.get(value.sessionId);
     if (!keys) this.keysBySession.set(value.sessionId, (keys = new Set()));
     keys.add(credential);
+    return true;
   }
 
   /** Updates a cached value in place (e.g. last-seen), keeping its age. */
@@ -49,6 +68,7 @@ export class SessionCache<V extends { sessionId: string }> {
   }
 
   invalidate(sessionId: string): void {
+    this.invalidations++;
     const keys = this.keysBySession.get(sessionId);
     if (!keys) return;
     for (const key of keys) this.entries.delete(key);
@@ -56,6 +76,7 @@ export class SessionCache<V extends { sessionId: string }> {
   }
 
   clear(): void {
+    this.invalidations++;
     this.entries.clear();
     this.keysBySession.clear();
   }

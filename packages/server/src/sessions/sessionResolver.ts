@@ -35,7 +35,14 @@ export class SessionResolver {
   private readonly claimsListeners: Array<(sessionId: string) => void> = [];
 
   constructor(
-    private readonly deps: { sessions: SessionStore; accounts: AccountStore; claims: ClaimsRefresher; appSessions: AppSessions },
+    private readonly deps: {
+      sessions: SessionStore;
+      accounts: AccountStore;
+      claims: ClaimsRefresher;
+      appSessions: AppSessions;
+      /** Enabled providers: a session counts only while the provider it was signed in with does. */
+      providers: { get(id: string): unknown };
+    },
     private readonly now: () => number = Date.now,
   ) {
     deps.sessions.onRevoke((revoked) => {
@@ -85,12 +92,8 @@ export class SessionResolver {
   }
 
   private async resolve(credential: string, scope: string, request: ResolveContext, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
-    let current = this.cache.get(credential, scope);
-    if (!current) {
-      current = await this.load(loadSession);
-      if (!current) return undefined;
-      this.cache.set(credential, scope, current);
-    }
+    let current = this.cache.get(credential, scope) ?? (await this.loadAndCache(credential, scope, loadSession));
+    if (!current) return undefined;
     if (!isActive(current.session, this.now())) {
       this.cache.invalidate(current.sessionId);
       return undefined;
@@ -101,9 +104,8 @@ export class SessionResolver {
       if (outcome === 'refreshed') {
         this.cache.invalidate(current.sessionId);
         for (const listener of this.claimsListeners) listener(current.sessionId);
-        current = await this.load(loadSession);
+        current = await this.loadAndCache(credential, scope, loadSession);
         if (!current) return undefined;
-        this.cache.set(credential, scope, current);
       }
     }
     const touched = await this.deps.sessions.touch(current.session);
@@ -114,9 +116,30 @@ export class SessionResolver {
     return current;
   }
 
+  /**
+   * Loads the session and caches it, unless a revocation (or any invalidation) landed while it was
+   * being read: the read may then predate the revocation, and caching it would keep a revoked session
+   * alive on the hot path until the ttl. It is then read once more — that read follows the revocation
+   * that was noticed — and answered without caching (anything invalidated during the second read is
+   * as concurrent with this request as can be; the next request loads afresh).
+   */
+  private async loadAndCache(credential: string, scope: string, loadSession: () => Promise<Session | undefined>): Promise<Cached | undefined> {
+    const generation = this.cache.generation;
+    const loaded = await this.load(loadSession);
+    if (!loaded || this.cache.set(credential, scope, loaded, generation)) return loaded;
+    return this.load(loadSession);
+  }
+
   private async load(loadSession: () => Promise<Session | undefined>): Promise<Cached | undefined> {
     const session = await loadSession();
     if (!session) return undefined;
+    if (!this.deps.providers.get(session.provider_id)) {
+      // The provider is gone (removed from the config file, or off): nothing can re-check these claims
+      // any more, so the session ends — not at its next claims check, up to an interval later. Turning
+      // a provider off in the console revokes its sessions at once; this covers the config file.
+      await this.deps.sessions.revoke(session.id, 'provider-disabled');
+      return undefined;
+    }
     const [user, identity] = await Promise.all([this.deps.accounts.getUser(session.user_id), this.deps.accounts.getIdentity(session.identity_id)]);
     if (!user || user.status !== 'active' || !identity) return undefined;
     return { sessionId: session.id, session, user, identity, claims: identityClaims(identity) };

@@ -215,18 +215,19 @@ function judgeForwardAuth(request: FuzzRequest, answer: Answer): Violation[] {
   const email = header(answer, 'x-gatehouse-email') ?? '';
   if (email !== '') {
     if (email !== USER.login) add('identity-header-passed', 'forward-auth identity not from Gatehouse', `${answer.status} as "${email}"`);
-    if (!userMayOpen(served.id)) add('allow-not-permitted', `forward-auth for ${served.id} (X-Forwarded-Host ${shapeHost(request)})`, `${answer.status} with ${email}'s identity for the ${served.id} app's proxy: ${summary}`);
+    if (!userMayOpen(served.id)) add('allow-not-permitted', `forward-auth for ${served.id}: X-Forwarded-Host ${shapeHost(request) === 'served app' ? 'of the served app' : 'names another app'}`, `${answer.status} with ${email}'s identity for the ${served.id} app's proxy: ${summary}`);
     return found;
   }
   const uris = [...requestHeaders(request, 'x-forwarded-uri'), ...requestHeaders(request, 'x-original-uri')];
   const methods = requestHeaders(request, 'x-forwarded-method');
   const preflight = served.corsPreflight && methods.length > 0 && methods.every((m) => m === 'OPTIONS') && requestHeaders(request, 'origin').length > 0 && requestHeaders(request, 'access-control-request-method').length > 0;
   if (preflight) return found;
-  if (uris.length === 0) add('allow-unauthenticated', `forward-auth ${served.id}: no URI`, `${answer.status} without an identity and without a forwarded URI: ${summary}`);
+  if (uris.length === 0) add('allow-unauthenticated', `forward-auth ${served.id}: no forwarded URI`, `${answer.status} without an identity and without a forwarded URI: ${summary}`);
   for (const uri of uris) {
     const judged = publicForEveryReading(uri, served.publicPaths);
     if (!judged.public) {
-      add('allow-unauthenticated', `forward-auth ${served.id}: ${shape(uri)}${uris.length > 1 ? ' (several URI headers)' : ''} (X-Forwarded-Host ${shapeHost(request)})`, `${answer.status} without an identity, yet an app reads ${JSON.stringify(uri)} as ${JSON.stringify(judged.privateReading)}: ${summary}`);
+      const why = shapeHost(request) !== 'served app' ? 'X-Forwarded-Host names another app' : methods.includes('OPTIONS') ? 'X-Forwarded-Method OPTIONS without a real preflight' : uris.length > 1 ? 'several URI headers' : shape(uri);
+      add('allow-unauthenticated', `forward-auth ${served.id}: ${why}`, `${answer.status} without an identity, yet an app reads ${JSON.stringify(uri)} as ${JSON.stringify(judged.privateReading)}: ${summary}`);
       break;
     }
   }

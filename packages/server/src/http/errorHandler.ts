@@ -117,13 +117,6 @@ function errorAnswer(error: AppError, reference: string, json: boolean): { heade
   return { headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: page };
 }
 
-const ROUTERLESS_SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-};
-
 /**
  * Fastify's `frameworkErrors` option: what its router refuses before any hook or route runs — a path
  * whose percent-encoding does not decode (`/%`, `/%E0%A4%A`, `/api/%zz`), a route parameter over the
@@ -132,8 +125,7 @@ const ROUTERLESS_SECURITY_HEADERS = {
  * echoed back.
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // No hook runs for these (helmet's neither): the page's own security headers, as helmet would send them.
-  reply.headers(ROUTERLESS_SECURITY_HEADERS);
+  // No hook runs for these (helmet's neither): sendError writes the pages' security headers itself.
   const reason = error.code === 'FST_ERR_BAD_URL' ? 'the address is not validly percent-encoded' : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a part of the address is too long' : undefined;
   sendError(reason ? new AppError('bad_request', { cause: error, params: { reason } }) : toAppError(error), request, reply);
 }

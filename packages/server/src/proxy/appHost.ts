@@ -7,7 +7,7 @@ import { appCsrfToken, sendDeniedPage } from '../authorize/deniedResponse.js';
 import { forwardAuthRoutes, isBrowserNavigation } from '../authorize/forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
-import { installErrorHandling, sendError } from '../http/errorHandler.js';
+import { frameworkErrors, installErrorHandling, sendError } from '../http/errorHandler.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
@@ -42,6 +42,8 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     bodyLimit: 64 * 1024,
+    // A path its router cannot decode ("/%", "/.gatehouse/%zz") gets the catalogue's 400, as on the portal.
+    frameworkErrors,
   });
   installErrorHandling(app);
   await app.register(cookie);

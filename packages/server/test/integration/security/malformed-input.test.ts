@@ -109,6 +109,20 @@ describe('malformed request URIs on the portal', () => {
   });
 });
 
+describe('malformed request URIs on an app host', () => {
+  // The app host's own router (Gatehouse's paths there, and the 401 for a signed-out API client)
+  // answers them too, in the catalogue's format.
+  const appHost = () => new URL(appOrigin).host;
+
+  it('answer 400 bad_request as problem+json, signed out or signed in, never Fastify’s own body', async () => {
+    for (const target of ['/%', '/%E0%A4%A', '/api/%zz', '/.gatehouse/%zz', '/.gatehouse/start/%']) {
+      expectProblem(await send(target, { host: appHost(), accept: 'application/json' }), 400, 'bad_request', target);
+    }
+    const cookie = `gatehouse_app=${signedIn.cookie('app.localhost', 'gatehouse_app')!}`;
+    expectProblem(await send('/.gatehouse/%zz', { host: appHost(), accept: 'application/json', cookie }), 400, 'bad_request', 'signed in');
+  });
+});
+
 describe('malformed cookies', () => {
   const portal = () => `localhost:${gatehouse.port}`;
   const validSession = () => signedIn.cookie('localhost', 'gatehouse_session')!;

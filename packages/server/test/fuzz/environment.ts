@@ -40,7 +40,7 @@ export async function startEnvironment(): Promise<FuzzEnvironment> {
     // 127.0.0.1 is the trusted proxy; the harness's "untrusted" peer connects from 127.0.0.2.
     trustedProxies: ['127.0.0.1/32'],
     providers: [
-      { id: PROVIDER, name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, scopes: ['openid', 'email', 'profile', 'groups'] },
+      { id: PROVIDER, name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups'] },
     ],
     apps: Object.values(APPS).map((app) => ({
       id: app.id,

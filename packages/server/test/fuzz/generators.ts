@@ -242,13 +242,15 @@ const appHandshakeRequest: fc.Arbitrary<FuzzRequest> = fc
   }));
 
 type FaHost = 'served' | 'other' | 'served-upper' | 'served-dot' | 'served,other' | 'other,served' | 'served-noport' | 'portal' | 'served-space';
-const FA_ENDPOINTS = ['/.gatehouse/auth', '/.gatehouse/forward-auth', '/.gatehouse/auth', '/.gatehouse/forward-auth', '/.gatehouse/auth?x=1', '/.gatehouse//auth', '/.gatehouse/auth/', '/.gatehouse/AUTH', '/.gatehouse/forward-auth#x'];
+/** Odd spellings of the endpoints: the bare ones (which name no app), and names that are not an app id. */
+const FA_ENDPOINTS = ['/.gatehouse/auth', '/.gatehouse/forward-auth', '/.gatehouse/auth?x=1', '/.gatehouse//auth', '/.gatehouse/auth/', '/.gatehouse/AUTH', '/.gatehouse/forward-auth#x', '/.gatehouse/auth/WIKI', '/.gatehouse/auth/wiki/', '/.gatehouse/auth/wiki?x=1', '/.gatehouse/auth/%77iki', '/.gatehouse/forward-auth/wiki,vault'];
 
 /** A forward-auth check as nginx, Traefik or Caddy would ask it, with every X-Forwarded-* mutated. */
 const forwardAuthRequest: fc.Arbitrary<FuzzRequest> = fc
   .record({
     served: pick(['wiki', 'vault'] as const),
-    endpoint: fc.oneof({ weight: 6, arbitrary: pick(['/.gatehouse/auth', '/.gatehouse/forward-auth']) }, { weight: 1, arbitrary: pick(FA_ENDPOINTS) }),
+    // The endpoint names the app the asking proxy block serves (as the shipped configs do), or is odd.
+    endpoint: fc.oneof({ weight: 6, arbitrary: pick(['@auth', '@forward-auth']) }, { weight: 1, arbitrary: pick(FA_ENDPOINTS) }),
     method: fc.oneof({ weight: 8, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: pick(['HEAD', 'POST', 'OPTIONS']) }),
     host: pick(['portal', 'portal', 'served', 'other'] as const),
     proto: fc.oneof({ weight: 5, arbitrary: fc.constant(['http']) }, { weight: 1, arbitrary: fc.array(pick(['http', 'HTTP', 'https', 'http,https', 'https, http', '', 'ftp', ' http']), { maxLength: 2 }) }),
@@ -292,7 +294,8 @@ const forwardAuthRequest: fc.Arbitrary<FuzzRequest> = fc
     else for (const [name, uri] of r.uris) headers.push([name, uri]);
     if (r.forwardedMethod !== undefined) headers.push(['X-Forwarded-Method', r.forwardedMethod]);
     headers.push(...r.accept, ...cookieHeaders(r.credential), ...r.preflight, ...r.spoof);
-    return { surface: 'forward-auth', peer: r.peer, method: r.method, target: r.endpoint, headers, body: '', credential: r.credential, servedApp: r.served };
+    const target = r.endpoint.startsWith('@') ? `/.gatehouse/${r.endpoint.slice(1)}/${r.served}` : r.endpoint;
+    return { surface: 'forward-auth', peer: r.peer, method: r.method, target, headers, body: '', credential: r.credential, servedApp: r.served };
   });
 
 const PORTAL_PATHS = [
@@ -449,7 +452,7 @@ const RAW_TEMPLATES = [
   `GET /healthz#/../secret.txt HTTP/1.1\r\nHost: ${hostOf('wiki')}\r\nX-Fuzz-Id: ${T.fuzzId}\r\n\r\n`,
   `GET /public/\u00ff/../secret.txt HTTP/1.1\r\nHost: ${hostOf('wiki')}\r\nX-Fuzz-Id: ${T.fuzzId}\r\n\r\n`,
   `GET /public/x HTTP/1.1\r\nHost: ${hostOf('wiki')}\r\nX-Fuzz-Id: ${T.fuzzId}\r\nX_Gatehouse_Email: ${SPOOF.word}@example.com\r\nX-Gatehouse-Email : ${SPOOF.word}@example.com\r\n\r\n`,
-  `GET /.gatehouse/auth HTTP/1.1\r\nHost: ${portal}\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: ${hostOf('wiki')}\r\nX-Forwarded-Uri: /healthz\r\nX-Forwarded-Uri: /../secret.txt\r\nX-Fuzz-Id: ${T.fuzzId}\r\n\r\n`,
+  `GET /.gatehouse/auth/wiki HTTP/1.1\r\nHost: ${portal}\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Host: ${hostOf('wiki')}\r\nX-Forwarded-Uri: /healthz\r\nX-Forwarded-Uri: /../secret.txt\r\nX-Fuzz-Id: ${T.fuzzId}\r\n\r\n`,
   `GET /healthz HTTP/1.1\r\nHost: ${hostOf('wiki')}\r\nTransfer-Encoding: chunked\r\nX-Fuzz-Id: ${T.fuzzId}\r\n\r\nfffffffffffffffff\r\n`,
   `GET /healthz HTTP/1.1\r\nHost: ${hostOf('wiki')}\r\nContent-Length: -1\r\nX-Fuzz-Id: ${T.fuzzId}\r\n\r\n`,
   `GET /healthz HTTP/1.1\r\nHost: ${hostOf('wiki')}\r\nContent-Length: 1e3\r\nX-Fuzz-Id: ${T.fuzzId}\r\n\r\n`,

@@ -58,7 +58,8 @@ export function documentedCatalogue(): Map<string, number> {
 const CATALOGUE = documentedCatalogue();
 
 const pathOf = (target: string) => target.split('?')[0]!.split('#')[0]!;
-const FORWARD_AUTH = new Set(['/.gatehouse/auth', '/.gatehouse/forward-auth']);
+/** The forward-auth endpoints, bare or naming an app ("/.gatehouse/auth/wiki"). */
+const isForwardAuth = (path: string) => /^\/\.gatehouse\/(forward-)?auth(\/|$)/.test(path);
 const SPOOF_MARKERS = [SPOOF.word, SPOOF.ip];
 const hasMarker = (value: string) => SPOOF_MARKERS.some((marker) => value.toLowerCase().includes(marker));
 
@@ -76,7 +77,7 @@ function errorFormat(request: FuzzRequest, answer: Answer): string | undefined {
   const type = header(answer, 'content-type') ?? '';
   const path = pathOf(request.target);
   // Documented exceptions: forward-auth's bare 401/403 for proxies, and Back-Channel Logout's §2.8 answer.
-  if (FORWARD_AUTH.has(path) && (answer.status === 401 || answer.status === 403) && answer.body === '') return undefined;
+  if (isForwardAuth(path) && (answer.status === 401 || answer.status === 403) && answer.body === '') return undefined;
   if (path.startsWith('/.gatehouse/backchannel-logout/') && answer.status === 400 && type.startsWith('application/json') && /"error":"invalid_request"/.test(answer.body)) return undefined;
   if (request.method.toUpperCase() === 'HEAD') return /^(application\/problem\+json|text\/html)/.test(type) ? undefined : `HEAD ${answer.status} with content-type "${type}"`;
   if (type.startsWith('application/problem+json')) {
@@ -139,7 +140,7 @@ export function judge(request: FuzzRequest, answer: Answer, arrivals: readonly A
 
   switch (request.surface) {
     case 'forward-auth':
-      if (ok && FORWARD_AUTH.has(path)) found.push(...judgeForwardAuth(request, answer));
+      if (ok && isForwardAuth(path)) found.push(...judgeForwardAuth(request, answer));
       break;
     case 'portal':
     case 'portal-state': {

@@ -48,8 +48,13 @@ export function normalisePath(rawPath: string, { withoutParameters = false } = {
   // A backslash is a separator to some upstreams (IIS, URL parsers) and a character to others.
   if (CONTROL_OR_ESCAPE.test(decoded) || decoded.includes('\\')) return undefined;
   if (NON_ASCII.test(decoded) && (decoded.normalize('NFKC') !== decoded || LOOK_ALIKE.test(decoded))) return undefined;
+  return resolveSegments(decoded, withoutParameters);
+}
+
+/** Dot segments resolved and "//" merged, or undefined where upstreams would resolve it differently. */
+function resolveSegments(path: string, withoutParameters: boolean): string | undefined {
   const segments: string[] = [];
-  const parts = decoded.split('/');
+  const parts = path.split('/');
   let empty = false;
   let up = false;
   for (const [index, raw] of parts.entries()) {
@@ -72,17 +77,25 @@ export function normalisePath(rawPath: string, { withoutParameters = false } = {
 }
 
 /**
- * "/exact" matches only itself; "/prefix/*" matches "/prefix" and everything below it. A path with
- * path parameters (";") is public only when it is public both as it is and without them: upstreams
- * differ on whether ";x" is part of a segment.
+ * "/exact" matches only itself; "/prefix/*" matches "/prefix" and everything below it. A path is public
+ * only when it is public under every reading upstreams are known to make:
+ * - with path parameters (";") as part of their segment, and without them (servlet containers);
+ * - percent-decoded, and as it is: Express and other routers match routes against the path still
+ *   encoded, so "/%70ublic/x" misses their "/public" mount and falls to a route behind it.
  */
 export function isPublicPath(rawPath: string, patterns: readonly string[]): boolean {
   if (patterns.length === 0) return false;
   const path = normalisePath(rawPath);
   if (path === undefined || !matches(path, patterns)) return false;
-  if (!path.includes(';')) return true;
-  const withoutParameters = normalisePath(rawPath, { withoutParameters: true });
-  return withoutParameters !== undefined && matches(withoutParameters, patterns);
+  if (path.includes(';')) {
+    const withoutParameters = normalisePath(rawPath, { withoutParameters: true });
+    if (withoutParameters === undefined || !matches(withoutParameters, patterns)) return false;
+  }
+  const query = rawPath.indexOf('?');
+  const encoded = query === -1 ? rawPath : rawPath.slice(0, query);
+  if (!encoded.includes('%')) return true;
+  const undecoded = resolveSegments(encoded, false);
+  return undecoded !== undefined && matches(undecoded, patterns);
 }
 
 function matches(path: string, patterns: readonly string[]): boolean {

@@ -58,8 +58,18 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     request.gatehouseApp = match;
   });
 
+  const forwardedFor = forwardedForOf(config.trustedProxies);
+
   // Gatehouse's own endpoints on the app host.
   await app.register(async (own) => {
+    // The router matches the decoded path, so "/%2egatehouse/auth" would reach these; but only the
+    // literal "/.gatehouse/" is Gatehouse's (the hot path decides so too): anything else is the app's,
+    // and is answered as the app's request is.
+    own.addHook('onRequest', async (request, reply) => {
+      const url = request.raw.url ?? '/';
+      if (url.startsWith(`${RESERVED_PREFIX}/`) || url === RESERVED_PREFIX || url.startsWith(`${RESERVED_PREFIX}?`)) return;
+      return proxy(services, forwarder, forwardedFor, request, reply);
+    });
     await own.register(formbody, { bodyLimit: 4096 });
     const start = appStart(services);
     const complete = appComplete(services);
@@ -81,7 +91,6 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     // Bodies stream through untouched: no parsing, no buffering.
     proxied.removeAllContentTypeParsers();
     proxied.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    const forwardedFor = forwardedForOf(config.trustedProxies);
     proxied.all('/*', (request, reply) => proxy(services, forwarder, forwardedFor, request, reply));
   });
 

@@ -47,6 +47,11 @@ describe('paths that upstreams resolve differently are never public', () => {
     ['/public/%00/../../admin', 'NUL'],
     ['/public/x%0d%0a/../../admin', 'CR LF'],
     ['/public/x%09/../../admin', 'tab'],
+    // Threat: a router that matches the path still encoded (Express): "/%70ublic/x" misses its
+    // "/public" mount and falls to a private route behind it. Found by the fuzz run.
+    ['/%70ublic/x', 'an encoded letter in the public prefix'],
+    ['/pub%6cic/x', 'an encoded letter in the public prefix'],
+    ['/:public/../%68ealthz', 'an encoded letter after a dot segment'],
     // Threat: case, for a judge that folds and an upstream that does not.
     ['/PUBLIC/x', 'case differs from the public path'],
     // Threat: a leading "//", a host to a WHATWG URL parser (an app's `new URL(request.url, base)`).
@@ -62,7 +67,7 @@ describe('paths that upstreams resolve differently are never public', () => {
     expect(isPublicPath(raw, PATTERNS)).toBe(false);
   });
 
-  it.each(['/public/x', '/public/a/b.css', '/public//x', '/public/a//b/', '/public/./x', '/public/x?q=/admin', '/healthz', '/static/app.css', '/public/x;v=1'])('%s stays public', (raw) => {
+  it.each(['/public/a%20b', '/public/100%25', '/public/x', '/public/a/b.css', '/public//x', '/public/a//b/', '/public/./x', '/public/x?q=/admin', '/healthz', '/static/app.css', '/public/x;v=1'])('%s stays public', (raw) => {
     expect(isPublicPath(raw, PATTERNS)).toBe(true);
   });
 
@@ -95,6 +100,8 @@ const UPSTREAMS: Record<string, (raw: string) => string | undefined> = {
     const decoded = decode(beforeQuery(raw));
     return decoded === undefined ? undefined : resolveDots(decoded);
   },
+  // Express and other routers: routes match the path still encoded (dot segments resolved by the client).
+  'route on the encoded path': (raw) => resolveDots(beforeQuery(raw)),
   // Windows servers (IIS): "\" is a separator too.
   'decode, backslash as slash, resolve': (raw) => {
     const decoded = decode(beforeQuery(raw));

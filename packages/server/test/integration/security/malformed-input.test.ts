@@ -123,6 +123,23 @@ describe('malformed request URIs on an app host', () => {
   });
 });
 
+describe("an encoded spelling of Gatehouse's own paths on an app host", () => {
+  // Threat: a path that only decodes to "/.gatehouse/…" reached Gatehouse's own endpoints when signed
+  // out (the router matches the decoded path) and the app when signed in: two meanings for one path.
+  // Only the literal "/.gatehouse/" is Gatehouse's; anything else is the app's, whoever asks.
+  const appHost = () => new URL(appOrigin).host;
+
+  it('is the app’s path: a 401 problem signed out, the upstream signed in', async () => {
+    for (const target of ['/%2egatehouse/auth', '/%2Egatehouse/jwks.json', '/.gateh%6fuse/start?rd=/x']) {
+      expectProblem(await send(target, { host: appHost(), accept: 'application/json' }), 401, 'unauthenticated', target);
+    }
+    const cookie = `gatehouse_app=${signedIn.cookie('app.localhost', 'gatehouse_app')!}`;
+    const answer = await send('/%2egatehouse/jwks.json', { host: appHost(), accept: 'application/json', cookie });
+    expect(answer.status).toBe(200);
+    expect(upstream.last?.url).toBe('/%2egatehouse/jwks.json');
+  });
+});
+
 describe('malformed cookies', () => {
   const portal = () => `localhost:${gatehouse.port}`;
   const validSession = () => signedIn.cookie('localhost', 'gatehouse_session')!;

@@ -26,6 +26,8 @@ beforeAll(async () => {
     port,
     trustedProxies: ['127.0.0.1/8'],
     session: { claimsRefreshInterval: '1d' },
+    // bob's provider (nobody signs in through it here: sessions are made through the stores below).
+    providers: [{ id: 'corp', name: 'Corp', issuer: 'http://127.0.0.1:9', clientId: 'gatehouse', clientSecret: 's', createUsers: true }],
     apps: [
       { id: 'whoami', name: 'Whoami', publicUrl: whoami, upstream: 'http://127.0.0.1:9', publicPaths: ['/public/*', '/healthz', '/static/*'], corsPreflight: true, policy: { allow: [{ emails: ['bob@example.com'] }] } },
       { id: 'vault', name: 'Vault', publicUrl: vault, upstream: 'http://127.0.0.1:9', policy: { allow: [{ emails: ['alice@example.com'] }] } },

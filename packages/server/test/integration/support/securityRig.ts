@@ -42,7 +42,7 @@ export async function startSecurityRig(overrides: Partial<ConfigInput> = {}): Pr
     port,
     admins: { emails: ['alice@example.com'] },
     providers: [
-      { id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, scopes: ['openid', 'email', 'profile', 'groups', 'offline_access'], pushedAuthorizationRequests: 'never' },
+      { id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups', 'offline_access'], pushedAuthorizationRequests: 'never' },
       { id: 'hostile', name: 'Controllable IdP', issuer: hostile.issuer, clientId: 'gatehouse', clientSecret: 'hostile-secret', createUsers: true },
     ],
     apps: [

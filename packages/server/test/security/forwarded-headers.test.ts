@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { canonical, FAMILY } from './support/headerFamilies.js';
 import { rawGet, received, signIn, startProxyRig, TRUSTED_PROXY, UNTRUSTED_PEER, type ProxyRig } from './support/proxyRig.js';
 
 /**
@@ -21,52 +22,6 @@ afterAll(async () => {
   await rig?.close();
 });
 
-/** Every header of the families, as their authors spell them. */
-const FAMILY = [
-  // Rewrite: the path an app would serve instead of the request line's.
-  'X-Original-URL',
-  'X-Rewrite-URL',
-  'X-Original-URI',
-  'X-Forwarded-Uri',
-  'X-Forwarded-Prefix',
-  'X-Forwarded-Path',
-  'X-Envoy-Original-Path',
-  'X-Script-Name',
-  // Client address.
-  'Forwarded',
-  'X-Forwarded-For',
-  'X-Real-IP',
-  'X-Client-IP',
-  'True-Client-IP',
-  'X-Cluster-Client-IP',
-  'Client-IP',
-  'CF-Connecting-IP',
-  'Fastly-Client-IP',
-  'X-ProxyUser-Ip',
-  'X-Originating-IP',
-  'X-Remote-IP',
-  'X-Remote-Addr',
-  // Host, scheme, port, server.
-  'X-Forwarded-Host',
-  'X-Forwarded-Proto',
-  'X-Forwarded-Port',
-  'X-Forwarded-Server',
-  'X-Forwarded-Scheme',
-  'X-Forwarded-Ssl',
-  'Front-End-Https',
-  'X-Url-Scheme',
-  'X-Scheme',
-  'X-Original-Host',
-  'X-Host',
-  // Method.
-  'X-HTTP-Method-Override',
-  'X-HTTP-Method',
-  'X-Method-Override',
-  'X-Original-Method',
-  'X-Forwarded-Method',
-] as const;
-
-const canonical = (name: string) => name.toLowerCase().replaceAll('_', '-');
 const FAMILY_NAMES = new Set(FAMILY.map(canonical));
 
 /** A value that is clearly the client's, per header (a path for the rewrite ones, an address, a method...). */

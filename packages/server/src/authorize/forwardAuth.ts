@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig, Config } from '../config/schema.js';
+import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { cookieValue } from '../sessions/cookies.js';
@@ -172,8 +173,11 @@ const ENDPOINTS: ReadonlyArray<[string, ForwardAuthMode]> = [
 /** The forward-auth endpoints as Fastify routes, on the portal and on app hosts. */
 export async function forwardAuthRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const checker = forwardAuthCheck(services, app.log);
-  const handler = (mode: ForwardAuthMode) =>
+  const handler = (mode: ForwardAuthMode, base: string) =>
     async function forwardAuth(request: FastifyRequest, reply: FastifyReply) {
+      // Proxies ask the literal path; the router also matches encoded spellings ("/.gatehouse/%61uth"),
+      // which are no forward-auth check but an address that does not exist.
+      if (!request.url.startsWith(base)) throw new AppError('not_found');
       const { appId } = request.params as { appId?: string };
       const answer = await checker.check({
         mode,
@@ -198,8 +202,8 @@ export async function forwardAuthRoutes(app: FastifyInstance, { services }: { se
   const hot = { logLevel: 'warn', helmet: false } as const;
   for (const [base, mode] of ENDPOINTS) {
     // The bare endpoint names no app: refused (403) with the reason in the log.
-    app.get(base, hot, handler(mode));
-    app.get(`${base}/:appId`, hot, handler(mode));
+    app.get(base, hot, handler(mode, base));
+    app.get(`${base}/:appId`, hot, handler(mode, base));
   }
 }
 

@@ -130,6 +130,14 @@ describe('the check is the one for the app the proxy block serves', () => {
     expect(response.headers.get('x-gatehouse-email')).toBe('');
   });
 
+  it.each(['/.gatehouse/%61uth/whoami', '/.gatehou%73e/auth/whoami', '/.gatehouse/forward-%61uth'])('%s is no forward-auth check, but a 404', async (path) => {
+    const response = await fetch(`${gatehouse.url}${path}`, {
+      headers: { accept: 'application/json', 'x-forwarded-proto': 'http', 'x-forwarded-host': host(whoami), 'x-forwarded-uri': '/public/a', 'x-forwarded-method': 'GET' },
+    });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
   it.each(['unknown', 'Whoami', 'whoami%2f', 'whoami/x', 'whoami?x=1'])('an auth URL naming %s is refused', async (appId) => {
     expect((await check(appId, { host: host(whoami), uri: '/public/a' })).status).toBe(403);
   });

@@ -468,7 +468,9 @@ const rawRequest: fc.Arbitrary<FuzzRequest> = fc
       const i = at % (raw.length + 1);
       raw = raw.slice(0, i) + text + raw.slice(replace ? i + 1 : i);
     }
-    return { surface: 'raw', peer: from, method: raw.split(' ')[0] ?? '', target: raw.split(' ')[1] ?? '', headers: [], body: '', raw, credential: 'none' };
+    // Method and target as the parser reads the request line: up to the first whitespace, CR and LF included.
+    const [method = '', target = ''] = raw.split(/[ \t\r\n]+/);
+    return { surface: 'raw', peer: from, method, target, headers: [], body: '', raw, credential: 'none' };
   });
 
 /** Every public endpoint, weighted toward the bypass-prone surfaces. */

@@ -118,6 +118,11 @@ describe('the check is the one for the app the proxy block serves', () => {
     // No session: a path public on whoami is nothing on vault.
     expect((await check('vault', { host: host(whoami), uri: '/public/a' })).status).toBe(403);
     expect((await check('vault', { host: `vault.localhost:${port + 1}`, uri: '/' })).status).toBe(403);
+    // Host spellings a proxy's name matching may accept (a trailing dot, no port, padding) are not the app's origin.
+    for (const spelling of [`whoami.localhost.:${port}`, 'whoami.localhost', `whoami.localhost:${port}.`]) {
+      expect((await check('whoami', { host: spelling, uri: '/public/a' })).status, spelling).toBe(403);
+    }
+    expect((await check('whoami', { host: `WHOAMI.localhost:${port}`, uri: '/public/a' })).status).toBe(200);
     // vault's own host: bob is signed in there but not allowed.
     expect((await check('vault', { host: host(vault), uri: '/' }, { cookie: cookieOf.vault! })).status).toBe(403);
     expect((await check('vault', { host: host(vault), uri: '/' })).status).toBe(401);

@@ -107,6 +107,9 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   await page.getByLabel('Client secret').fill(SECRET);
   await expect(page.getByRole('textbox', { name: 'Scopes' })).toHaveValue('openid email profile groups offline_access');
   await page.getByRole('switch', { name: 'Create users on first sign-in' }).check();
+  // A provider's groups count for nothing until an admin trusts them (or gives them a prefix).
+  await expect(page.getByRole('switch', { name: "Trust this provider's groups" })).not.toBeChecked();
+  await page.getByRole('textbox', { name: 'Group prefix' }).fill('corp:');
   await page.getByRole('button', { name: 'Advanced: claim mapping and request options' }).click();
   await expect(page.getByRole('textbox', { name: 'Groups claim' })).toHaveValue('groups');
   await checkBothSchemes(page, testInfo, 'provider-new');
@@ -117,6 +120,7 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   await expect(page.getByRole('heading', { level: 1, name: 'Corp IdP' })).toBeVisible();
   await expect(page.getByLabel('Client secret')).toHaveValue('');
   await expect(page.getByText('A secret is set — leave empty to keep it.')).toBeVisible();
+  await expect(page.getByRole('textbox', { name: 'Group prefix' })).toHaveValue('corp:');
   expect(await page.content()).not.toContain(SECRET);
   expect(await offeredOnSignInPage(page)).toEqual(['Development IdP', 'Partner IdP', 'Corp IdP']);
   const listed = await page.request.get(`${portalUrl()}/api/admin/providers`);

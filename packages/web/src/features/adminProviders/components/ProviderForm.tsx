@@ -71,6 +71,10 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
     value: values[key],
     onChange: (event: { currentTarget: { value: string } }) => set(key, event.currentTarget.value),
   });
+  const toggle = (key: 'createUsers' | 'trustEmail' | 'enabled' | 'trustGroups' | 'assumeEmailVerified') => ({
+    checked: values[key],
+    onChange: (event: { currentTarget: { checked: boolean } }) => set(key, event.currentTarget.checked),
+  });
   const usesKey = values.clientAuthMethod === 'private_key_jwt';
   const name = values.name.trim() || 'this provider';
   const locked = readOnly || saving;
@@ -182,21 +186,18 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
               <Switch
                 label="Create users on first sign-in"
                 description="People unknown to Gatehouse get an account the first time they sign in. Leave off for public providers (Google, GitHub) unless domains are set."
-                checked={values.createUsers}
-                onChange={(event) => set('createUsers', event.currentTarget.checked)}
+                {...toggle('createUsers')}
               />
               <Switch
                 label="Link by verified email"
                 description="A new identity whose verified email belongs to an existing user joins that user. Only for providers trusted to verify the emails they assert."
-                checked={values.trustEmail}
-                onChange={(event) => set('trustEmail', event.currentTarget.checked)}
+                {...toggle('trustEmail')}
               />
               {isNew && (
                 <Switch
                   label="Offer on the sign-in page"
                   description="Off: only admins can try it (Test sign-in) until it is turned on."
-                  checked={values.enabled}
-                  onChange={(event) => set('enabled', event.currentTarget.checked)}
+                  {...toggle('enabled')}
                 />
               )}
             </Locked>
@@ -209,8 +210,7 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
               <Switch
                 label="Trust this provider's groups"
                 description="On: its groups count as they are (a group “admins” from it is the same as from your own IdP). Leave off for partners' and contractors' providers."
-                checked={values.trustGroups}
-                onChange={(event) => set('trustGroups', event.currentTarget.checked)}
+                {...toggle('trustGroups')}
               />
               <TextInput
                 label="Group prefix"
@@ -240,8 +240,7 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                   <Switch
                     label="Treat emails as verified when the provider does not say"
                     description="Only for providers such as Microsoft Entra ID that never send email_verified."
-                    checked={values.assumeEmailVerified}
-                    onChange={(event) => set('assumeEmailVerified', event.currentTarget.checked)}
+                    {...toggle('assumeEmailVerified')}
                   />
                   <Select
                     label="Pushed authorization requests"

@@ -149,13 +149,15 @@ const APP_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /**
  * The forward-auth endpoint a request target asks for: its mode and the app it names, or undefined
- * when the target is not one. The bare endpoint (no app) is recognised so that it is refused with a
- * reason rather than answered as the portal's 404.
+ * when the target is not one. Read from the literal target, by the hot path and the routes alike:
+ * proxies ask the literal path, and an encoded spelling ("/.gatehouse/%61uth", which the router
+ * would match once decoded) is no forward-auth check. The bare endpoint (no app) is recognised so that
+ * it is refused with a reason rather than answered as the portal's 404.
  */
 export function forwardAuthEndpoint(url: string): { mode: ForwardAuthMode; appId: string | undefined } | undefined {
   for (const [base, mode] of ENDPOINTS) {
     if (!url.startsWith(base)) continue;
-    if (url.length === base.length) return { mode, appId: undefined };
+    if (url.length === base.length || url.charCodeAt(base.length) === QUESTION_MARK) return { mode, appId: undefined };
     if (url.charCodeAt(base.length) !== SLASH) continue;
     const appId = url.slice(base.length + 1);
     // Anything but a bare app id (a query, a further segment, an escape) names no app.
@@ -165,6 +167,7 @@ export function forwardAuthEndpoint(url: string): { mode: ForwardAuthMode; appId
 }
 
 const SLASH = 0x2f;
+const QUESTION_MARK = 0x3f;
 const ENDPOINTS: ReadonlyArray<[string, ForwardAuthMode]> = [
   [paths.forwardAuth, 'auth_request'],
   [paths.forwardAuthRedirect, 'redirect'],
@@ -173,37 +176,33 @@ const ENDPOINTS: ReadonlyArray<[string, ForwardAuthMode]> = [
 /** The forward-auth endpoints as Fastify routes, on the portal and on app hosts. */
 export async function forwardAuthRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const checker = forwardAuthCheck(services, app.log);
-  const handler = (mode: ForwardAuthMode, base: string) =>
-    async function forwardAuth(request: FastifyRequest, reply: FastifyReply) {
-      // Proxies ask the literal path; the router also matches encoded spellings ("/.gatehouse/%61uth"),
-      // which are no forward-auth check but an address that does not exist.
-      if (!request.url.startsWith(base)) throw new AppError('not_found');
-      const { appId } = request.params as { appId?: string };
-      const answer = await checker.check({
-        mode,
-        appId: appId !== undefined && APP_ID.test(appId) ? appId : undefined,
-        remoteAddress: request.socket.remoteAddress,
-        headers: request.headers,
-        context: request,
-      });
-      reply.header('cache-control', 'no-store').headers(answer.headers);
-      switch (answer.kind) {
-        case 'status':
-          return reply.status(answer.status).send();
-        case 'redirect':
-          return reply.redirect(answer.location, 302);
-        case 'denied-page':
-          return sendDeniedPage(services, request, reply, answer);
-      }
-    };
+  async function forwardAuth(request: FastifyRequest, reply: FastifyReply) {
+    const endpoint = forwardAuthEndpoint(request.url);
+    if (!endpoint) throw new AppError('not_found');
+    const answer = await checker.check({
+      ...endpoint,
+      remoteAddress: request.socket.remoteAddress,
+      headers: request.headers,
+      context: request,
+    });
+    reply.header('cache-control', 'no-store').headers(answer.headers);
+    switch (answer.kind) {
+      case 'status':
+        return reply.status(answer.status).send();
+      case 'redirect':
+        return reply.redirect(answer.location, 302);
+      case 'denied-page':
+        return sendDeniedPage(services, request, reply, answer);
+    }
+  }
 
   // Logged at warn only, and without the security headers meant for pages (the proxy never shows
   // this answer's headers to a browser as a page).
   const hot = { logLevel: 'warn', helmet: false } as const;
-  for (const [base, mode] of ENDPOINTS) {
+  for (const [base] of ENDPOINTS) {
     // The bare endpoint names no app: refused (403) with the reason in the log.
-    app.get(base, hot, handler(mode, base));
-    app.get(`${base}/:appId`, hot, handler(mode, base));
+    app.get(base, hot, forwardAuth);
+    app.get(`${base}/:appId`, hot, forwardAuth);
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatIssues } from '../config/load.js';
-import { emailDomain } from '../config/schema.js';
+import { emailDomainSchema } from './email.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
 import { OPEN_ORGANIZATION, type OrganizationRules } from './signInRules.js';
@@ -11,7 +11,7 @@ const KEY = 'sign-in';
 export const signInSettingsSchema = z
   .object({
     /** Email domains everyone must have, whatever the provider; empty means any domain. */
-    allowedDomains: z.array(emailDomain).max(200).default([]),
+    allowedDomains: z.array(emailDomainSchema).max(200).default([]),
     /** Whether people unknown to Gatehouse get a user on first sign-in (where their provider allows it too). */
     createUsers: z.boolean().default(true),
   })

@@ -35,8 +35,6 @@ const slug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes (at most 63)');
 
-/** An email domain, as the one email normaliser writes it (accounts/email.ts). */
-export const emailDomain = emailDomainSchema;
 
 const claimMapping = z
   .object({
@@ -115,7 +113,7 @@ export const providerSchema = z
     ]),
     claims: claimMapping,
     /** Allowed email domains for this provider; empty means any domain. */
-    allowedDomains: z.array(emailDomain).default([]),
+    allowedDomains: z.array(emailDomainSchema).default([]),
     /** Whether a person unknown to Gatehouse gets a user on first sign-in. */
     createUsers: z.boolean().optional(),
     /** May a new identity link to an existing user by verified email? */

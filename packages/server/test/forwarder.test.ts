@@ -23,7 +23,7 @@ beforeAll(async () => {
   const app = appSchema.parse({ id: 'a', name: 'A', publicUrl: 'http://a.localhost:4180', upstream: `${upstreamUrl}/base`, policy: { allow: [{ anyUser: true }] } });
   forwarder = new UpstreamForwarder({ accessToken: () => undefined }, pino({ enabled: false }));
   front = createServer((request, response) => {
-    forwarder.forward(request, response, { app, appOrigin: 'http://a.localhost:4180', result: { kind: 'public', headers: identityHeaders(undefined) }, forwardedFor: '127.0.0.1' });
+    forwarder.forward(request, response, { app, appOrigin: 'http://a.localhost:4180', result: { kind: 'public', headers: identityHeaders(undefined) }, forwardedFor: '127.0.0.1', clientAddress: '127.0.0.1' });
   });
   frontUrl = await listen(front);
 });

@@ -9,7 +9,7 @@ import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
 import { frameworkErrors, installErrorHandling, sendError } from '../http/errorHandler.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
-import { forwardedForOf } from '../http/trustedProxies.js';
+import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
 import { originOf } from '../authorize/appRegistry.js';
@@ -58,7 +58,8 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     request.gatehouseApp = match;
   });
 
-  const forwardedFor = forwardedForOf(config.trustedProxies);
+  // Who the upstream is told the request came from (X-Forwarded-For, X-Real-IP), past trusted proxies.
+  const addresses: ClientAddresses = { forwardedFor: forwardedForOf(config.trustedProxies), clientAddress: clientAddressOf(config.trustedProxies) };
 
   // Gatehouse's own endpoints on the app host.
   await app.register(async (own) => {
@@ -68,7 +69,7 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     own.addHook('onRequest', async (request, reply) => {
       const url = request.raw.url ?? '/';
       if (url.startsWith(`${RESERVED_PREFIX}/`) || url === RESERVED_PREFIX || url.startsWith(`${RESERVED_PREFIX}?`)) return;
-      return proxy(services, forwarder, forwardedFor, request, reply);
+      return proxy(services, forwarder, addresses, request, reply);
     });
     await own.register(formbody, { bodyLimit: 4096 });
     const start = appStart(services);
@@ -91,17 +92,22 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     // Bodies stream through untouched: no parsing, no buffering.
     proxied.removeAllContentTypeParsers();
     proxied.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    proxied.all('/*', (request, reply) => proxy(services, forwarder, forwardedFor, request, reply));
+    proxied.all('/*', (request, reply) => proxy(services, forwarder, addresses, request, reply));
   });
 
   await app.ready();
   return app;
 }
 
+interface ClientAddresses {
+  forwardedFor: (request: FastifyRequest['raw']) => string;
+  clientAddress: (request: FastifyRequest['raw']) => string | undefined;
+}
+
 async function proxy(
   services: Services,
   forwarder: UpstreamForwarder,
-  forwardedFor: (request: FastifyRequest['raw']) => string,
+  { forwardedFor, clientAddress }: ClientAddresses,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
@@ -132,7 +138,7 @@ async function proxy(
     case 'public':
     case 'allowed':
       reply.hijack();
-      forwarder.forward(request.raw, reply.raw, { app, appOrigin, result, forwardedFor: forwardedFor(request.raw) });
+      forwarder.forward(request.raw, reply.raw, { app, appOrigin, result, forwardedFor: forwardedFor(request.raw), clientAddress: clientAddress(request.raw) ?? '' });
       return reply;
   }
 }

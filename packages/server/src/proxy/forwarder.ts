@@ -16,6 +16,8 @@ export interface ForwardTarget {
   result: Extract<AccessResult, { kind: 'public' | 'allowed' }>;
   /** The X-Forwarded-For to send (http/trustedProxies.ts, forwardedForOf). */
   forwardedFor: string;
+  /** The client's address past trusted proxies (http/trustedProxies.ts, clientAddressOf): X-Real-IP. */
+  clientAddress: string;
 }
 
 interface Upstream {
@@ -35,10 +37,7 @@ export class UpstreamForwarder {
   constructor(
     private readonly sessions: Pick<SessionStore, 'accessToken'>,
     private readonly log: FastifyBaseLogger,
-    /**
-     * Where answers that may last are kept to their access while they do (none: not kept), and who
-     * derives the client's address from trusted proxies' headers (none: the peer's address).
-     */
+    /** Where answers that may last are kept to their access while they do (none: not kept). */
     private readonly live?: LiveAccess,
   ) {}
 
@@ -47,8 +46,7 @@ export class UpstreamForwarder {
     const { pool, basePath } = this.upstreamFor(app);
     const headers = upstreamRequestHeaders(request.headers, {
       forwardedFor: target.forwardedFor,
-      // Past trusted proxies when there is a LiveAccess to ask (always, but in tests of the forwarder alone).
-      clientAddress: (this.live ? this.live.clientAddressOf(request) : request.socket.remoteAddress) ?? '',
+      clientAddress: target.clientAddress,
       publicOrigin: appOrigin,
       preserveHost: app.preserveHost,
       identity: result.kind === 'allowed' ? result.headers : undefined,

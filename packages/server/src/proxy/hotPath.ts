@@ -104,7 +104,7 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
 
   function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, appOrigin: string, result: AccessResult): undefined {
     if (result.kind === 'public' || result.kind === 'allowed') {
-      forwarder.forward(request, response, { app, appOrigin, result, forwardedFor: forwardedFor(request) });
+      forwarder.forward(request, response, { app, appOrigin, result, forwardedFor: forwardedFor(request), clientAddress: clientAddress(request) ?? '' });
     } else if (result.kind === 'unauthenticated' && isBrowserNavigation(request.method ?? 'GET', request.headers.accept)) {
       const start = `${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`;
       response.writeHead(302, Object.assign({ location: start, 'cache-control': 'no-store', 'content-length': 0 }, PAGE_SECURITY_HEADERS)).end();

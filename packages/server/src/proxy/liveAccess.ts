@@ -86,11 +86,6 @@ export class LiveAccess {
     };
   }
 
-  /** The client's address as Gatehouse derives it (the peer, or past trusted proxies): what an upstream gets as X-Real-IP. */
-  clientAddressOf(request: IncomingMessage): string | undefined {
-    return this.clientAddress(request.socket?.remoteAddress, request.headers);
-  }
-
   /**
    * Keeps an answer to its access while it lasts. `end` closes it; it is called at most once, and never
    * after the returned function (for an answer that ended by itself) was called.

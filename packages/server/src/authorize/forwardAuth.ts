@@ -10,7 +10,7 @@ import { originOf } from './appRegistry.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
 import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from './checkAccess.js';
 import { sendDeniedPage } from './deniedResponse.js';
-import { identityHeaders } from './identityHeaders.js';
+import { canonicalHeaderName, identityHeaders } from './identityHeaders.js';
 
 export type ForwardAuthMode = 'auth_request' | 'redirect';
 
@@ -275,8 +275,8 @@ export function forwardedRequest(headers: IncomingHttpHeaders, uriHeader: Forwar
 }
 
 /**
- * Request headers an app may take the request's URI from instead of the request line, each written the
- * way Node names it, "_" for "-" (PHP, CGI and WSGI read X_Original_URL as X-Original-URL).
+ * Request headers an app may take the request's URI from instead of the request line, in their canonical
+ * spelling (canonicalHeaderName: PHP, CGI and WSGI read X_Original_URL as X-Original-URL).
  */
 const REWRITE_HEADERS = new Set(['x-forwarded-uri', 'x-original-uri', 'x-original-url', 'x-rewrite-url']);
 
@@ -290,7 +290,7 @@ const REWRITE_HEADERS = new Set(['x-forwarded-uri', 'x-original-uri', 'x-origina
 export function rewriteHeaderOf(headers: IncomingHttpHeaders, uriHeader: ForwardedUriHeader): string | undefined {
   for (const name in headers) {
     if (name.charCodeAt(0) !== 0x78 || name === uriHeader) continue;
-    if (REWRITE_HEADERS.has(name.includes('_') ? name.replace(/_/g, '-') : name)) return name;
+    if (REWRITE_HEADERS.has(canonicalHeaderName(name))) return name;
   }
   return undefined;
 }

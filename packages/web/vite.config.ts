@@ -1,5 +1,6 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
 
 /** Where `npm run dev` forwards the server's own paths; the Gatehouse server listens here by default. */
 const GATEHOUSE_SERVER = 'http://localhost:4180';
@@ -8,6 +9,8 @@ const toGatehouse = { target: GATEHOUSE_SERVER, changeOrigin: false };
 
 export default defineConfig({
   plugins: [react()],
+  // The contract's sources, bundled like the front end's own (no build of the package needed first).
+  resolve: { alias: { '@gatehouse/contract': fileURLToPath(new URL('../contract/src/index.ts', import.meta.url)) } },
   server: {
     port: 5173,
     strictPort: true,

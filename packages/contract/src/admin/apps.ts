@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { policyRuleViewSchema, policyViewSchema } from '../definitions/policy.js';
+import { defineRoute } from '../route.js';
+
+/** `config`: from gatehouse.yaml, read-only in the console; `console`: created there. */
+export const sources = ['config', 'console'] as const;
+export type Source = (typeof sources)[number];
+
+/** An app as the console lists it: its definition (defaults applied) and where it comes from. */
+export const adminAppSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  publicUrl: z.string(),
+  upstream: z.string(),
+  policy: policyViewSchema,
+  publicPaths: z.array(z.string()),
+  websockets: z.boolean(),
+  corsPreflight: z.boolean(),
+  preserveHost: z.boolean(),
+  passAccessToken: z.boolean(),
+  source: z.enum(sources),
+});
+export type AdminApp = z.output<typeof adminAppSchema>;
+
+const appParams = z.object({ appId: z.string().max(64) });
+
+/** `GET /api/admin/apps`: every protected app with its policy; config apps are read-only. */
+export const listApps = defineRoute({
+  method: 'GET',
+  path: '/api/admin/apps',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Every protected app with its policy; config apps are read-only',
+  responses: { 200: z.object({ apps: z.array(adminAppSchema) }) },
+});
+
+/** `POST /api/admin/apps` (201): validated like an `apps:` entry in gatehouse.yaml; 400 names each bad field. */
+export const createApp = defineRoute({
+  method: 'POST',
+  path: '/api/admin/apps',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Create an app (validated like an apps: entry in gatehouse.yaml)',
+  body: z.record(z.string(), z.unknown()).meta({ description: 'An app definition, as an apps: entry in gatehouse.yaml' }),
+  responses: { 201: adminAppSchema },
+});
+
+/** `PUT /api/admin/apps/:appId`: replace a console app; 409 `app_from_config` for config apps. */
+export const updateApp = defineRoute({
+  method: 'PUT',
+  path: '/api/admin/apps/:appId',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Replace an app created in the console',
+  params: appParams,
+  body: z.record(z.string(), z.unknown()).meta({ description: 'The whole app definition' }),
+  responses: { 200: adminAppSchema },
+});
+
+/** `DELETE /api/admin/apps/:appId` (204). */
+export const deleteApp = defineRoute({
+  method: 'DELETE',
+  path: '/api/admin/apps/:appId',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Delete an app created in the console',
+  params: appParams,
+  responses: { 204: null },
+});
+
+export const policySubjectSchema = z.object({
+  email: z.string(),
+  groups: z.array(z.string()),
+  roles: z.array(z.string()),
+  claims: z.record(z.string(), z.unknown()),
+});
+
+/** `POST /api/admin/policy-test` `{ appId, userId }` or `{ appId, subject }`: would this person reach the app, and why. */
+export const testPolicy = defineRoute({
+  method: 'POST',
+  path: '/api/admin/policy-test',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Evaluate an app policy for a user or for given claims, naming the rule that decides',
+  body: z.strictObject({
+    appId: z.string().max(64),
+    userId: z.string().max(64).optional(),
+    subject: z
+      .strictObject({
+        email: z.string().max(256),
+        groups: z.array(z.string().max(256)).max(500).optional(),
+        roles: z.array(z.string().max(64)).max(20).optional(),
+        claims: z.record(z.string(), z.unknown()).optional(),
+      })
+      .optional(),
+  }),
+  responses: {
+    200: z.object({
+      allow: z.boolean(),
+      /** The decision in words ("allowed by allow[0]: groups engineering"). */
+      reason: z.string(),
+      /** The rule that decided, or null when no allow rule matched. */
+      decidedBy: z.object({ list: z.enum(['allow', 'deny']), index: z.number().int(), rule: policyRuleViewSchema }).nullable(),
+      /** What the policy was evaluated against. */
+      subject: policySubjectSchema,
+      /** The provider whose identity was used, for a user. */
+      provider: z.object({ id: z.string(), name: z.string() }).nullable(),
+    }),
+  },
+});
+export type PolicyTestInput = z.input<typeof testPolicy.body>;
+export type PolicyTestResult = z.output<(typeof testPolicy.responses)[200]>;

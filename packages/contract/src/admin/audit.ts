@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { detailsSchema, instant, outcomes, pageQuery, rowId, userRefSchema } from '../api/common.js';
+import { defineRoute } from '../route.js';
+
+/**
+ * One line of the audit log. Types include `sign_in`, `sign_in_failed`, `sign_out`, `session_revoked`,
+ * `identity_linked`, `identity_unlinked`, `backchannel_logout`, `access_denied`, `user_suspended`,
+ * `user_reactivated`, `admin_granted`, `admin_revoked`, `app_created`, `app_updated`, `app_deleted`,
+ * `provider_created`, `provider_updated`, `provider_enabled`, `provider_disabled`, `provider_deleted`,
+ * `provider_tested`, `sign_in_settings_updated`; new ones may appear at any time.
+ */
+export const auditEventSchema = z.object({
+  id: z.string(),
+  time: instant,
+  type: z.string(),
+  outcome: z.enum(outcomes),
+  /** Who did it; null for the system (an expiry) or someone not signed in. */
+  actor: userRefSchema.nullable(),
+  /** Whom it concerned, when that is not the actor. */
+  target: userRefSchema.nullable(),
+  providerId: z.string().nullable(),
+  /** The protected app it concerned (access_denied), if any. */
+  appId: z.string().nullable(),
+  ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  /** Depends on the type (`app` for access_denied, `before`/`after` for admin changes). */
+  details: detailsSchema,
+});
+export type AuditEvent = z.output<typeof auditEventSchema>;
+
+/** The audit filters, shared by the paged list and the CSV export. */
+export const auditFilterQuery = {
+  type: z.string().max(64).optional(),
+  outcome: z.enum(outcomes).optional(),
+  userId: rowId.optional(),
+  appId: rowId.optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+};
+
+/** `GET /api/admin/audit?type=&userId=&outcome=&from=&to=&page=&pageSize=`: newest first. */
+export const listAuditEvents = defineRoute({
+  method: 'GET',
+  path: '/api/admin/audit',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'The audit log, filtered and paged, newest first',
+  query: z.object({ ...auditFilterQuery, ...pageQuery }),
+  responses: { 200: z.object({ events: z.array(auditEventSchema), total: z.number().int(), page: z.number().int(), pageSize: z.number().int() }) },
+});
+export type AuditPage = z.output<(typeof listAuditEvents.responses)[200]>;
+export type AuditQuery = z.input<typeof listAuditEvents.query>;
+
+/** `GET /api/admin/audit.csv` with the audit filters: the same events as a CSV download (a link, not fetch). */
+export const exportAuditCsv = defineRoute({
+  method: 'GET',
+  path: '/api/admin/audit.csv',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'The filtered audit log as CSV',
+  produces: 'text/csv',
+  query: z.object(auditFilterQuery),
+  responses: { 200: z.string() },
+});

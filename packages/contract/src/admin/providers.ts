@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import { instant, nullableInstant, nullableString, userRefSchema } from '../api/common.js';
+import { defineRoute } from '../route.js';
+import { sources } from './apps.js';
+
+export const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export type ClientAuthMethod = (typeof clientAuthMethods)[number];
+export const parModes = ['auto', 'always', 'never'] as const;
+export type ParMode = (typeof parModes)[number];
+export const discoveryStatuses = ['pending', 'ready', 'unavailable'] as const;
+export type DiscoveryStatus = (typeof discoveryStatuses)[number];
+
+/** Which claim carries each part of a person's profile. */
+export const claimMappingSchema = z.object({ email: z.string(), emailVerified: z.string(), name: z.string(), picture: z.string(), groups: z.string() });
+export type ClaimMapping = z.output<typeof claimMappingSchema>;
+
+/**
+ * A provider as the admin API shows it. The client secret and private key are write-only: only whether
+ * one is set goes out (`hasClientSecret`, `hasPrivateKey`); this schema is the allow-list that drops
+ * anything else.
+ */
+export const adminProviderSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  issuer: z.string(),
+  clientId: z.string(),
+  clientAuthMethod: z.enum(clientAuthMethods),
+  scopes: z.array(z.string()),
+  claims: claimMappingSchema,
+  allowedDomains: z.array(z.string()),
+  createUsers: z.boolean(),
+  trustEmail: z.boolean(),
+  assumeEmailVerified: z.boolean(),
+  /** Whether the provider's groups count for policies, admin and apps (off: ignored unless prefixed). */
+  trustGroups: z.boolean(),
+  /** The prefix its groups count with (`partner:staff`), or null. */
+  groupPrefix: nullableString,
+  pushedAuthorizationRequests: z.enum(parModes),
+  authorizationParams: z.record(z.string(), z.string()),
+  enabled: z.boolean(),
+  source: z.enum(sources),
+  discovery: z.object({ status: z.enum(discoveryStatuses), error: nullableString, checkedAt: nullableInstant }),
+  /** What to register at the IdP as the redirect URI. */
+  redirectUri: z.string(),
+  backchannelLogoutUri: z.string(),
+  hasClientSecret: z.boolean(),
+  hasPrivateKey: z.boolean(),
+  /** How many identities are linked to it (a provider in use cannot be deleted). */
+  linkedIdentities: z.number().int(),
+});
+export type AdminProvider = z.output<typeof adminProviderSchema>;
+
+/**
+ * A provider definition as the console sends it (POST, PUT): the shape of a `providers:` entry in
+ * gatehouse.yaml, validated by the server exactly as one. The credential is write-only: left out of a
+ * PUT, the stored one is kept.
+ */
+export interface ProviderDefinition {
+  id: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  /** A private JWK (private_key_jwt). */
+  privateKey?: Record<string, unknown>;
+  clientAuthMethod: ClientAuthMethod;
+  scopes: string[];
+  claims: ClaimMapping;
+  allowedDomains: string[];
+  createUsers: boolean;
+  trustEmail: boolean;
+  assumeEmailVerified: boolean;
+  trustGroups: boolean;
+  /** When set, its groups count only prefixed (`partner:staff`); left out for none. */
+  groupPrefix?: string;
+  pushedAuthorizationRequests: ParMode;
+  authorizationParams: Record<string, string>;
+  /** Only when creating; afterwards it is turned on and off with enable / disable. */
+  enabled?: boolean;
+}
+
+const definitionBody = z.record(z.string(), z.unknown()).meta({ description: 'A provider definition, as a providers: entry in gatehouse.yaml' });
+const providerParams = z.object({ providerId: z.string().max(64) });
+
+/** `GET /api/admin/providers`: every provider (never a credential). */
+export const listProviders = defineRoute({
+  method: 'GET',
+  path: '/api/admin/providers',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Every identity provider with its discovery status and sign-in rules; config providers are read-only; credentials never',
+  responses: { 200: z.object({ providers: z.array(adminProviderSchema) }) },
+});
+
+export const discoveryPreviewSchema = z.object({
+  issuer: z.string(),
+  authorizationEndpoint: z.string(),
+  tokenEndpoint: z.string(),
+  userinfoEndpoint: nullableString,
+  endSessionEndpoint: nullableString,
+  jwksUri: z.string(),
+  scopesSupported: z.array(z.string()),
+  claimsSupported: z.array(z.string()),
+  codeChallengeMethodsSupported: z.array(z.string()),
+  /** `S256` advertised; not advertised at all; or advertised without S256. */
+  pkce: z.enum(['S256', 'not-advertised', 'unsupported']),
+  pushedAuthorizationRequests: z.enum(['required', 'supported', 'no']),
+  backchannelLogout: z.boolean(),
+  idTokenSigningAlgValuesSupported: z.array(z.string()),
+  tokenEndpointAuthMethodsSupported: z.array(z.string()),
+});
+export type DiscoveryPreview = z.output<typeof discoveryPreviewSchema>;
+
+/** `POST /api/admin/providers/discover` `{ issuer }`: the discovery document summarised (502 `issuer_unreachable` / `issuer_invalid`). */
+export const discoverProvider = defineRoute({
+  method: 'POST',
+  path: '/api/admin/providers/discover',
+  access: 'admin',
+  tag: 'admin',
+  summary: "Fetch an issuer's OpenID Connect discovery document and summarise it (endpoints, PKCE S256, PAR, back-channel logout)",
+  body: z.strictObject({ issuer: z.string().min(1).max(2048) }),
+  responses: { 200: discoveryPreviewSchema },
+});
+
+/** `POST /api/admin/providers` (201): its issuer must answer discovery. */
+export const createProvider = defineRoute({
+  method: 'POST',
+  path: '/api/admin/providers',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Create a provider (validated like a providers: entry in gatehouse.yaml; its issuer must answer discovery)',
+  body: definitionBody,
+  responses: { 201: adminProviderSchema },
+});
+
+/** `PUT /api/admin/providers/:providerId`: 409 `provider_from_config` for config providers. */
+export const updateProvider = defineRoute({
+  method: 'PUT',
+  path: '/api/admin/providers/:providerId',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Replace a console provider; a credential left out is kept, the on/off state is changed by enable/disable',
+  params: providerParams,
+  body: definitionBody,
+  responses: { 200: adminProviderSchema },
+});
+
+/** `POST /api/admin/providers/:providerId/enable`: offer it on the sign-in page again. */
+export const enableProvider = defineRoute({
+  method: 'POST',
+  path: '/api/admin/providers/:providerId/enable',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Offer a console provider on the sign-in page again',
+  params: providerParams,
+  responses: { 200: adminProviderSchema },
+});
+
+/** `POST /api/admin/providers/:providerId/disable`: stop offering it; its sessions end at once. */
+export const disableProvider = defineRoute({
+  method: 'POST',
+  path: '/api/admin/providers/:providerId/disable',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Turn a console provider off: no sign-in with it from the next request on, and its sessions end now',
+  params: providerParams,
+  responses: { 200: adminProviderSchema },
+});
+
+/** `DELETE /api/admin/providers/:providerId` (204): 409 `provider_in_use` when identities are linked. */
+export const deleteProvider = defineRoute({
+  method: 'DELETE',
+  path: '/api/admin/providers/:providerId',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Delete a console provider nobody has signed in with (turn it off otherwise)',
+  params: providerParams,
+  responses: { 204: null },
+});
+
+export const testResults = ['create', 'existing', 'link', 'refused', 'failed'] as const;
+
+/** What a test sign-in found: the profile the provider sent, and what the sign-in rules would decide. */
+export const providerTestSchema = z.object({
+  id: z.string(),
+  time: instant,
+  provider: z.object({ id: z.string(), name: z.string() }),
+  actor: userRefSchema.nullable(),
+  /** `create`, `existing`, `link`: the person would get in; `refused`: a rule says no; `failed`: the sign-in itself failed. */
+  result: z.enum(testResults),
+  /** The catalogue code and sentence people would get (refused, failed). */
+  code: nullableString,
+  message: nullableString,
+  /** Which rule refused (for admins). */
+  why: nullableString,
+  /** The user the person would be signed in as (existing, link). */
+  user: z.object({ id: z.string(), email: z.string(), name: z.string() }).nullable(),
+  profile: z
+    .object({
+      subject: z.string(),
+      email: nullableString,
+      emailVerified: z.boolean(),
+      name: nullableString,
+      groups: z.array(z.string()),
+      groupCount: z.number().int(),
+    })
+    .nullable(),
+});
+export type ProviderTestResult = z.output<typeof providerTestSchema>;
+
+/** `GET /api/admin/providers/:providerId/tests/:testId`: a test sign-in's result (it never changes). */
+export const getProviderTest = defineRoute({
+  method: 'GET',
+  path: '/api/admin/providers/:providerId/tests/:testId',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'The outcome of a test sign-in: the profile the provider sent and what the sign-in rules would decide',
+  params: z.object({ providerId: z.string().max(64), testId: z.string().max(64) }),
+  responses: { 200: providerTestSchema },
+});

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+import { detailsSchema, deviceSchema, instant, nullableInstant, nullableString, outcomes, providerRefSchema } from './common.js';
+
+const idParam = z.string().min(1).max(64);
+
+export const mySessionSchema = z.object({
+  id: z.string(),
+  current: z.boolean(),
+  createdAt: instant,
+  lastSeenAt: instant,
+  expiresAt: instant,
+  ip: nullableString,
+  userAgent: nullableString,
+  device: deviceSchema,
+  provider: providerRefSchema,
+});
+export type MySession = z.output<typeof mySessionSchema>;
+
+/** `GET /api/me/sessions`: your active sessions, most recently used first. */
+export const getMySessions = defineRoute({
+  method: 'GET',
+  path: '/api/me/sessions',
+  access: 'session',
+  tag: 'account',
+  summary: 'Your active sessions, most recently used first',
+  responses: { 200: z.object({ sessions: z.array(mySessionSchema) }) },
+});
+
+/** `DELETE /api/me/sessions/:sessionId`: revoke one of your other sessions (the current one ends by signing out). */
+export const revokeMySession = defineRoute({
+  method: 'DELETE',
+  path: '/api/me/sessions/:sessionId',
+  access: 'session',
+  tag: 'account',
+  summary: 'Revoke one of your other sessions',
+  params: z.object({ sessionId: idParam }),
+  responses: { 204: null },
+});
+
+/** `POST /api/me/sessions/revoke-others`: sign out everywhere else. */
+export const revokeOtherSessions = defineRoute({
+  method: 'POST',
+  path: '/api/me/sessions/revoke-others',
+  access: 'session',
+  tag: 'account',
+  summary: 'Sign out everywhere else: revoke every session but this one',
+  responses: { 200: z.object({ revoked: z.number().int() }) },
+});
+
+export const myIdentitySchema = z.object({
+  id: z.string(),
+  provider: providerRefSchema,
+  subject: z.string(),
+  email: nullableString,
+  name: nullableString,
+  linkedAt: instant,
+  lastUsedAt: nullableInstant,
+  /** The identity this session signed in with. */
+  current: z.boolean(),
+  /** The identity whose email is the account's. */
+  primary: z.boolean(),
+});
+export type MyIdentity = z.output<typeof myIdentitySchema>;
+
+/** `GET /api/me/identities`: linked identities, and the providers that could still be linked. */
+export const getMyIdentities = defineRoute({
+  method: 'GET',
+  path: '/api/me/identities',
+  access: 'session',
+  tag: 'account',
+  summary: 'The identity providers linked to your account, and those you could link',
+  responses: { 200: z.object({ identities: z.array(myIdentitySchema), linkable: z.array(providerRefSchema) }) },
+});
+
+/** `DELETE /api/me/identities/:identityId`: unlink one (never the last). */
+export const unlinkMyIdentity = defineRoute({
+  method: 'DELETE',
+  path: '/api/me/identities/:identityId',
+  access: 'session',
+  tag: 'account',
+  summary: 'Unlink an identity (never the last one)',
+  params: z.object({ identityId: idParam }),
+  responses: { 204: null },
+});
+
+export const activityEventSchema = z.object({
+  id: z.string(),
+  time: instant,
+  type: z.string(),
+  outcome: z.enum(outcomes),
+  ip: nullableString,
+  userAgent: nullableString,
+  details: detailsSchema,
+});
+export type ActivityEvent = z.output<typeof activityEventSchema>;
+
+/** `GET /api/me/activity`: the latest events of this account, newest first. */
+export const getMyActivity = defineRoute({
+  method: 'GET',
+  path: '/api/me/activity',
+  access: 'session',
+  tag: 'account',
+  summary: 'Recent activity on your account, newest first',
+  responses: { 200: z.object({ events: z.array(activityEventSchema) }) },
+});

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+import { discoveryStatuses } from '../admin/providers.js';
+
+/** `GET /healthz`: the process answers. */
+export const getHealth = defineRoute({
+  method: 'GET',
+  path: '/healthz',
+  access: 'public',
+  tag: 'operations',
+  summary: 'Liveness: the process answers',
+  responses: { 200: z.object({ status: z.literal('ok') }) },
+});
+
+const readiness = z.object({
+  status: z.enum(['ready', 'unavailable']),
+  checks: z.object({
+    database: z.enum(['ok', 'unreachable']),
+    /** Each enabled provider's discovery status: reported, but it does not decide readiness. */
+    providers: z.array(z.object({ id: z.string(), name: z.string(), status: z.enum(discoveryStatuses), error: z.string().optional() })),
+  }),
+});
+
+/** `GET /readyz`: 200 when the database answers, else 503, with each check. */
+export const getReadiness = defineRoute({
+  method: 'GET',
+  path: '/readyz',
+  access: 'public',
+  tag: 'operations',
+  summary: 'Readiness: the database answers; IdP discovery is reported',
+  responses: { 200: readiness, 503: readiness },
+});
+
+/**
+ * A public signing key (RFC 7517). Only public members are listed: this allow-list is what keeps a
+ * private member (`d`, `p`, `q`, …) from ever being published.
+ */
+export const publicJwkSchema = z.object({
+  kty: z.string(),
+  kid: z.string().optional(),
+  use: z.string().optional(),
+  alg: z.string().optional(),
+  n: z.string().optional(),
+  e: z.string().optional(),
+  crv: z.string().optional(),
+  x: z.string().optional(),
+  y: z.string().optional(),
+});
+
+/** `GET /.gatehouse/jwks.json`: the keys apps verify the signed assertion with (portal and app hosts). */
+export const getJwks = defineRoute({
+  method: 'GET',
+  path: '/.gatehouse/jwks.json',
+  access: 'public',
+  tag: 'operations',
+  summary: 'The public keys of the signed assertion apps receive',
+  responses: { 200: z.object({ keys: z.array(publicJwkSchema) }) },
+});

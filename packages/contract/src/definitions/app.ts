@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { idSchema } from './ids.js';
+import { policySchema } from './policy.js';
+import { httpUrl, originUrl, parsedUrl } from './urls.js';
+
+/**
+ * A path pattern that needs no sign-in: "/exact" or "/prefix/*". The server matches it against the
+ * normalised path only (never the query).
+ */
+const publicPath = z
+  .string()
+  .regex(/^\/[A-Za-z0-9._~!$&'()+,;=:@%/-]*(\/\*)?$/, 'must be a path such as /healthz or /static/* (no query, no wildcards elsewhere)')
+  .refine((pattern) => !pattern.includes('..') && !pattern.includes('//') && !pattern.includes('%'), 'must be a plain normalised path');
+
+/** A protected app, as written in gatehouse.yaml (`apps:`) and as the console creates one. */
+export const appSchema = z
+  .object({
+    id: idSchema,
+    name: z.string().min(1).max(80),
+    /** Where people reach the app: an origin whose host Gatehouse answers for. */
+    publicUrl: originUrl,
+    /** Where Gatehouse forwards allowed requests (reverse-proxy mode). */
+    upstream: httpUrl.refine((value) => {
+      const url = parsedUrl(value);
+      return !url || (!url.search && !url.hash);
+    }, 'must not have a query or fragment'),
+    policy: policySchema,
+    publicPaths: z.array(publicPath).default([]),
+    websockets: z.boolean().default(false),
+    /** Let CORS preflights (OPTIONS with Origin and Access-Control-Request-Method) through unauthenticated. */
+    corsPreflight: z.boolean().default(false),
+    /** Send the app's public Host upstream instead of the upstream's own. */
+    preserveHost: z.boolean().default(false),
+    /**
+     * Pass the IdP access token upstream as Authorization: Bearer, for apps that call APIs as the user.
+     * Off by default: an access token is a credential, and most apps only need the identity headers.
+     */
+    passAccessToken: z.boolean().default(false),
+  })
+  .strict();
+
+/** An app definition with its defaults applied. */
+export type AppDefinition = z.output<typeof appSchema>;
+/** An app definition as a client writes it (defaults may be left out). */
+export type AppDefinitionInput = z.input<typeof appSchema>;

@@ -4,19 +4,25 @@ import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
+import { routes } from '@gatehouse/contract';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { pino } from 'pino';
-import { adminRoutes } from './admin/index.js';
-import { appsRoutes } from './api/appsRoutes.js';
-import { meRoutes } from './api/meRoutes.js';
+import { serializerCompiler, validatorCompiler, jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { adminStatus, policySubject } from './accounts/admins.js';
+import { sessionGroups } from './accounts/effectiveGroups.js';
+import { adminArea } from './admin/index.js';
+import { UserDirectory } from './accounts/userDirectory.js';
+import { apiArea } from './api/index.js';
+import { portalReturnToPolicy } from './authenticate/returnTo.js';
 import { appAuthorize } from './authorize/appHandshake.js';
 import { forwardAuthRoutes } from './authorize/forwardAuth.js';
-import { sessionRoutes } from './api/sessionRoutes.js';
-import { authenticateRoutes } from './authenticate/index.js';
+import { authenticateArea } from './authenticate/index.js';
+import { LogoutTokenStore } from './authenticate/logoutTokenStore.js';
 import { AppError, newReference, toAppError } from './errors.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, refuseUpgrade } from './http/errorHandler.js';
 import { paths, RESERVED_PREFIX } from './paths.js';
+import { contractRoute, typed } from './http/contract.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
@@ -25,6 +31,8 @@ import { UpstreamForwarder } from './proxy/forwarder.js';
 import { hotPath, requestProblem } from './proxy/hotPath.js';
 import { LiveAccess } from './proxy/liveAccess.js';
 import { webSocketProxy } from './proxy/websocket.js';
+import type { CurrentSession } from './sessions/sessionResolver.js';
+import { guardPlugin } from './sessions/guard.js';
 import { sessionPlugin } from './sessions/sessionPlugin.js';
 
 export interface BuildOptions {
@@ -100,25 +108,15 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   installErrorHandling(app);
+  // Routes are validated and serialised by their zod schemas (the contract's, http/contract.ts).
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   // Before the server stops listening and waits for its connections: bridged WebSockets are told it is going away.
   app.addHook('preClose', async () => live.close());
   app.addHook('onClose', async () => {
     await appHost.close();
     await forwarder.close();
   });
-  app.addSchema({
-    $id: 'problem',
-    type: 'object',
-    properties: {
-      type: { type: 'string' },
-      title: { type: 'string' },
-      status: { type: 'integer' },
-      detail: { type: 'string' },
-      code: { type: 'string' },
-      reference: { type: 'string' },
-    },
-  });
-
   await app.register(cookie);
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -142,6 +140,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     strictTransportSecurity: services.secureCookies ? { maxAge: 31536000, includeSubDomains: false } : false,
   });
   await app.register(sessionPlugin, { services });
+  const groupsOf = (current: CurrentSession) => sessionGroups(services.providers, current);
+  const isAdmin = (current: CurrentSession) => adminStatus(config.admins, current.user, groupsOf(current)).admin;
+  await app.register(guardPlugin, { portalOrigin: services.portalOrigin, cookieKey: services.secrets.cookieKey, isAdmin });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -156,18 +157,61 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     },
     // Only the documented JSON API (routes with tags) goes into the document.
     hideUntagged: true,
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
   });
   app.get(paths.api.docs, { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes, { services });
-  await app.register(authenticateRoutes, { services });
-  await app.register(sessionRoutes, { services });
-  await app.register(meRoutes, { services });
-  await app.register(appsRoutes, { services });
-  await app.register(adminRoutes, { services });
+  await app.register(healthRoutes, { database: services.database, providers: services.providers });
+  await app.register(authenticateArea, {
+    config,
+    portalOrigin: services.portalOrigin,
+    secureCookies: services.secureCookies,
+    cookies: services.cookies,
+    providers: services.providers,
+    attempts: services.attempts,
+    accounts: services.accounts,
+    sessions: services.sessions,
+    audit: services.audit,
+    signInSettings: services.signInSettings,
+    apps: services.apps,
+    logoutTokens: new LogoutTokenStore(services.database.db),
+    isAdmin,
+  });
+  await app.register(apiArea, {
+    organizationName: config.organization.name,
+    providers: services.providers,
+    sessions: services.sessions,
+    accounts: services.accounts,
+    audit: services.audit,
+    apps: services.apps,
+    cookieKey: services.secrets.cookieKey,
+    returnToPolicy: () => portalReturnToPolicy(services),
+    groupsOf,
+    isAdmin,
+    policySubjectOf: (current) => policySubject(config.admins, current.user, groupsOf(current), current.claims.extra),
+  });
+  await app.register(adminArea, {
+    admins: config.admins,
+    portalOrigin: services.portalOrigin,
+    accounts: services.accounts,
+    directory: new UserDirectory(services.database.db, config.admins, services.providers),
+    sessions: services.sessions,
+    resolver: services.resolver,
+    audit: services.audit,
+    apps: services.apps,
+    appStore: services.appStore,
+    providers: services.providers,
+    providerStore: services.providerStore,
+    signInSettings: services.signInSettings,
+  });
   await app.register(forwardAuthRoutes, { services });
   app.get(paths.appAuthorize, appAuthorize(services));
-  app.get(paths.jwks, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(services.signingKeys.publicJwks()));
+  typed(app).route({
+    ...contractRoute(routes.operations.getJwks),
+    // jose types `kty` as optional; every exported key has one, and the response schema checks it.
+    handler: async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(services.signingKeys.publicJwks() as { keys: Array<{ kty: string }> }),
+  });
   await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT, services });
   return app;
 }

@@ -4,7 +4,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccountStore } from '../src/accounts/accountStore.js';
-import { ProviderStore } from '../src/admin/providerStore.js';
+import { ProviderStore } from '../src/authenticate/providerStore.js';
 import { providerAuditView, providerView } from '../src/admin/providerView.js';
 import type { DiscoveryPreview } from '../src/authenticate/discoveryPreview.js';
 import { ProviderRegistry } from '../src/authenticate/providerRegistry.js';

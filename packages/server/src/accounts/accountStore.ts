@@ -161,6 +161,29 @@ export class AccountStore {
     return new Map(rows.map((row) => [row.provider_id, Number(row.n)]));
   }
 
+  /** Suspends or reactivates a user (the caller ends their sessions). */
+  async setStatus(userId: string, status: 'active' | 'suspended'): Promise<void> {
+    await this.db.updateTable('users').set({ status, updated_at: Date.now() }).where('id', '=', userId).execute();
+  }
+
+  /** Replaces a user's roles (stored as a JSON list). */
+  async setRoles(userId: string, roles: readonly string[]): Promise<void> {
+    await this.db.updateTable('users').set({ roles: JSON.stringify(roles), updated_at: Date.now() }).where('id', '=', userId).execute();
+  }
+
+  /** How many users there are (the dashboard). */
+  async countUsers(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** The emails of these users, by id (audit events name people by email); unknown ids are left out. */
+  async emailsOf(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const people = await this.db.selectFrom('users').select(['id', 'email']).where('id', 'in', [...ids]).execute();
+    return new Map(people.map((person) => [person.id, person.email]));
+  }
+
   /** What the sign-in rules need to know about this (provider, subject) and its email. */
   private async signInFacts(providerId: string, profile: IdentityProfile) {
     const existing = await this.findIdentity(providerId, profile.subject);

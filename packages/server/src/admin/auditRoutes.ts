@@ -1,50 +1,17 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import { routes } from '@gatehouse/contract';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuditFilter } from '../audit/auditLog.js';
-import { errors, pageQuery, type AdminContext } from './context.js';
+import { contractRoute, typed, type ContractQuery } from '../http/contract.js';
+import type { AdminContext } from './context.js';
 
-interface AuditQuery {
-  type?: string;
-  outcome?: 'success' | 'failure';
-  userId?: string;
-  appId?: string;
-  from?: string;
-  to?: string;
-  page?: number;
-  pageSize?: number;
-}
+type AuditQuery = Omit<ContractQuery<typeof routes.admin.listAuditEvents>, 'page' | 'pageSize'>;
 
 /** The audit log: filtered, paged, and exported as CSV. */
-export async function auditRoutes(app: FastifyInstance, { admin }: { admin: AdminContext }) {
-  const { audit } = admin.services;
+export async function auditRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+  const app = typed(instance);
+  const { audit } = admin;
   const { withPeople } = admin;
-  const auditFilterQuery = {
-    type: { type: 'string', maxLength: 64 },
-    outcome: { type: 'string', enum: ['success', 'failure'] },
-    userId: { type: 'string', maxLength: 64 },
-    appId: { type: 'string', maxLength: 64 },
-    from: { type: 'string', format: 'date-time' },
-    to: { type: 'string', format: 'date-time' },
-  } as const;
-
-  const eventSchema = {
-    type: 'object',
-    required: ['id', 'time', 'type', 'outcome', 'actor', 'target', 'providerId', 'appId', 'ip', 'userAgent', 'details'],
-    properties: {
-      id: { type: 'string' },
-      time: { type: 'string', format: 'date-time' },
-      type: { type: 'string' },
-      outcome: { type: 'string', enum: ['success', 'failure'] },
-      actor: { type: ['object', 'null'], properties: { id: { type: 'string' }, email: { type: 'string' } } },
-      target: { type: ['object', 'null'], properties: { id: { type: 'string' }, email: { type: 'string' } } },
-      providerId: { type: ['string', 'null'] },
-      appId: { type: ['string', 'null'] },
-      ip: { type: ['string', 'null'] },
-      userAgent: { type: ['string', 'null'] },
-      details: { type: 'object', additionalProperties: true },
-    },
-  } as const;
-
   function auditFilter(query: AuditQuery): AuditFilter {
     return {
       type: query.type || undefined,
@@ -56,27 +23,19 @@ export async function auditRoutes(app: FastifyInstance, { admin }: { admin: Admi
     };
   }
 
-  app.get('/api/admin/audit', {
-    schema: {
-      tags: ['admin'],
-      summary: 'The audit log, filtered and paged, newest first',
-      querystring: { type: 'object', properties: { ...auditFilterQuery, ...pageQuery } },
-      response: {
-        200: { type: 'object', required: ['events', 'total', 'page', 'pageSize'], properties: { events: { type: 'array', items: eventSchema }, total: { type: 'integer' }, page: { type: 'integer' }, pageSize: { type: 'integer' } } },
-        ...errors,
-      },
-    },
+  app.route({
+    ...contractRoute(routes.admin.listAuditEvents),
     handler: async (request) => {
-      const query = request.query as AuditQuery & { page: number; pageSize: number };
+      const { query } = request;
       const { events, total } = await audit.query(auditFilter(query), query.page, query.pageSize);
       return { events: await withPeople(events), total, page: query.page, pageSize: query.pageSize };
     },
   });
 
-  app.get('/api/admin/audit.csv', {
-    schema: { tags: ['admin'], summary: 'The filtered audit log as CSV', querystring: { type: 'object', properties: auditFilterQuery } },
+  app.route({
+    ...contractRoute(routes.admin.exportAuditCsv),
     handler: async (request, reply) => {
-      const filter = auditFilter(request.query as AuditQuery);
+      const filter = auditFilter(request.query);
       reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="gatehouse-audit-${new Date().toISOString().slice(0, 10)}.csv"`);
@@ -90,7 +49,7 @@ export async function auditRoutes(app: FastifyInstance, { admin }: { admin: Admi
           }
         }
       };
-      return reply.send(Readable.from(lines()));
+      return (reply as FastifyReply).send(Readable.from(lines()));
     },
   });
 }

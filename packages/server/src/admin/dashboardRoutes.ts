@@ -1,18 +1,16 @@
+import { routes } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
+import { contractRoute, typed } from '../http/contract.js';
 import { iso, type AdminContext } from './context.js';
 
 /** Dashboard: sign-ins, failures and denials over time, live sessions, users, top denied apps. */
-export async function dashboardRoutes(app: FastifyInstance, { admin }: { admin: AdminContext }) {
-  const { audit, database, apps } = admin.services;
+export async function dashboardRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+  const { audit, accounts, sessions, apps } = admin;
 
-  app.get('/api/admin/dashboard', {
-    schema: {
-      tags: ['admin'],
-      summary: 'Sign-ins, failures and access denials over time; live sessions; top denied apps',
-      querystring: { type: 'object', properties: { range: { type: 'string', enum: ['24h', '7d'], default: '24h' } } },
-    },
+  typed(instance).route({
+    ...contractRoute(routes.admin.getDashboard),
     handler: async (request) => {
-      const range = (request.query as { range: '24h' | '7d' }).range;
+      const { range } = request.query;
       const bucketMs = range === '24h' ? 3_600_000 : 86_400_000;
       const count = range === '24h' ? 24 : 7;
       const firstBucket = Math.floor(Date.now() / bucketMs) - count + 1;
@@ -25,34 +23,14 @@ export async function dashboardRoutes(app: FastifyInstance, { admin }: { admin: 
         else if (type === 'sign_in_failed') slot.failures += n;
         else slot.denials += n;
       }
-      const now = Date.now();
-      const [live, users, denied] = await Promise.all([
-        database.db
-          .selectFrom('sessions')
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .where('revoked_at', 'is', null)
-          .where('idle_expires_at', '>', now)
-          .where('absolute_expires_at', '>', now)
-          .executeTakeFirstOrThrow(),
-        database.db.selectFrom('users').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
-        database.db
-          .selectFrom('audit_events')
-          .select(['app_id', (eb) => eb.fn.countAll<number | string>().as('n')])
-          .where('type', '=', 'access_denied')
-          .where('time', '>=', firstBucket * bucketMs)
-          .where('app_id', 'is not', null)
-          .groupBy('app_id')
-          .orderBy('n', 'desc')
-          .limit(5)
-          .execute(),
-      ]);
+      const [liveSessions, users, denied] = await Promise.all([sessions.countLive(), accounts.countUsers(), audit.topDeniedApps(firstBucket * bucketMs, 5)]);
       return {
         range,
         buckets,
         totals: buckets.reduce((sum, b) => ({ signIns: sum.signIns + b.signIns, failures: sum.failures + b.failures, denials: sum.denials + b.denials }), { signIns: 0, failures: 0, denials: 0 }),
-        liveSessions: Number(live.n),
-        users: Number(users.n),
-        topDeniedApps: denied.map((row) => ({ app: { id: row.app_id!, name: apps.get(row.app_id!)?.name ?? row.app_id! }, denials: Number(row.n) })),
+        liveSessions,
+        users,
+        topDeniedApps: denied.map(({ appId, denials }) => ({ app: { id: appId, name: apps.get(appId)?.name ?? appId }, denials })),
       };
     },
   });

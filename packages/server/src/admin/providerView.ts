@@ -1,8 +1,8 @@
 import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { paths } from '../paths.js';
-import { iso } from './context.js';
-import type { ReplacedCredentials } from './providerStore.js';
+import { isoOrNull } from './context.js';
+import type { ReplacedCredentials } from '../authenticate/providerStore.js';
 
 /**
  * A provider as the admin API shows it. The client secret and private key are write-only: only whether
@@ -29,7 +29,7 @@ export function providerView(provider: ProviderConfig, registry: ProviderRegistr
     authorizationParams: provider.authorizationParams,
     enabled: provider.enabled,
     source: registry.source(provider.id) ?? 'console',
-    discovery: { status: status?.status ?? 'pending', error: status?.lastError ?? null, checkedAt: iso(status?.checkedAt ?? null) },
+    discovery: { status: status?.status ?? 'pending', error: status?.lastError ?? null, checkedAt: isoOrNull(status?.checkedAt ?? null) },
     redirectUri: `${portalOrigin}${paths.callback(provider.id)}`,
     backchannelLogoutUri: `${portalOrigin}${paths.backchannelLogout(provider.id)}`,
     hasClientSecret: Boolean(provider.clientSecret),
@@ -37,51 +37,6 @@ export function providerView(provider: ProviderConfig, registry: ProviderRegistr
     linkedIdentities,
   };
 }
-
-const strings = { type: 'array', items: { type: 'string' } } as const;
-
-export const providerViewSchema = {
-  type: 'object',
-  required: ['id', 'name', 'issuer', 'clientId', 'clientAuthMethod', 'scopes', 'claims', 'allowedDomains', 'createUsers', 'trustEmail', 'trustGroups', 'groupPrefix', 'enabled', 'source', 'discovery', 'redirectUri', 'hasClientSecret', 'hasPrivateKey', 'linkedIdentities'],
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    issuer: { type: 'string' },
-    clientId: { type: 'string' },
-    clientAuthMethod: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] },
-    scopes: strings,
-    claims: {
-      type: 'object',
-      properties: { email: { type: 'string' }, emailVerified: { type: 'string' }, name: { type: 'string' }, picture: { type: 'string' }, groups: { type: 'string' } },
-    },
-    allowedDomains: strings,
-    createUsers: { type: 'boolean' },
-    trustEmail: { type: 'boolean' },
-    assumeEmailVerified: { type: 'boolean' },
-    /** Whether the provider's groups count for policies, admin and apps (off: ignored unless prefixed). */
-    trustGroups: { type: 'boolean' },
-    /** The prefix its groups count with (`partner:staff`), or null. */
-    groupPrefix: { type: ['string', 'null'] },
-    pushedAuthorizationRequests: { type: 'string', enum: ['auto', 'always', 'never'] },
-    authorizationParams: { type: 'object', additionalProperties: { type: 'string' } },
-    enabled: { type: 'boolean' },
-    source: { type: 'string', enum: ['config', 'console'] },
-    discovery: {
-      type: 'object',
-      required: ['status', 'error', 'checkedAt'],
-      properties: {
-        status: { type: 'string', enum: ['pending', 'ready', 'unavailable'] },
-        error: { type: ['string', 'null'] },
-        checkedAt: { type: ['string', 'null'], format: 'date-time' },
-      },
-    },
-    redirectUri: { type: 'string' },
-    backchannelLogoutUri: { type: 'string' },
-    hasClientSecret: { type: 'boolean' },
-    hasPrivateKey: { type: 'boolean' },
-    linkedIdentities: { type: 'integer' },
-  },
-} as const;
 
 /**
  * A provider as the audit log records it (before/after of every change): the whole definition with the

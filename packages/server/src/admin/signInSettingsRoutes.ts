@@ -1,40 +1,27 @@
+import { routes } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
-import { errors, type AdminContext } from './context.js';
-
-const settingsSchema = {
-  type: 'object',
-  required: ['allowedDomains', 'createUsers'],
-  properties: { allowedDomains: { type: 'array', items: { type: 'string' } }, createUsers: { type: 'boolean' } },
-} as const;
+import { contractRoute, typed } from '../http/contract.js';
+import { type AdminContext } from './context.js';
 
 /**
  * "Who may sign in" for the whole organisation: email domains and whether unknown people get a user,
  * applied on top of each provider's own rules (both must admit a person; these only narrow).
  */
-export async function signInSettingsRoutes(app: FastifyInstance, { admin }: { admin: AdminContext }) {
-  const { audit, signInSettings } = admin.services;
+export async function signInSettingsRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+  const app = typed(instance);
+  const { audit, signInSettings } = admin;
 
-  app.get('/api/admin/sign-in-settings', {
-    schema: { tags: ['admin'], summary: 'Who may sign in, for every provider at once', response: { 200: settingsSchema, ...errors } },
+  app.route({
+    ...contractRoute(routes.admin.getSignInSettings),
     handler: async () => {
       const { allowedDomains, createUsers } = await signInSettings.get();
       return { allowedDomains, createUsers };
     },
   });
 
-  app.put('/api/admin/sign-in-settings', {
-    schema: {
-      tags: ['admin'],
-      summary: 'Set who may sign in: allowed email domains (empty: any) and whether unknown people get a user',
-      body: {
-        type: 'object',
-        required: ['allowedDomains', 'createUsers'],
-        additionalProperties: false,
-        properties: { allowedDomains: { type: 'array', maxItems: 200, items: { type: 'string', maxLength: 253 } }, createUsers: { type: 'boolean' } },
-      },
-      response: { 200: settingsSchema, ...errors },
-    },
+  app.route({
+    ...contractRoute(routes.admin.updateSignInSettings),
     handler: async (request) => {
       const actor = await admin.actorOf(request);
       const wanted = signInSettings.validate(request.body);

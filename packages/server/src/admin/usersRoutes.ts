@@ -1,54 +1,30 @@
+import { routes } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseRoles } from '../accounts/roles.js';
-import { describeDevice } from '../api/describeDevice.js';
+import { describeDevice } from '../sessions/describeDevice.js';
 import { AppError } from '../errors.js';
+import { contractRoute, noContent, typed } from '../http/contract.js';
 import { SessionStore } from '../sessions/sessionStore.js';
-import { errors, iso, pageQuery, type AdminContext } from './context.js';
+import { iso, isoOrNull, type AdminContext } from './context.js';
 
 /** Users: search and paging, detail, suspension, the admin role, revoking any session. */
-export async function usersRoutes(app: FastifyInstance, { admin }: { admin: AdminContext }) {
-  const { sessions, audit, database, providers, accounts, resolver } = admin.services;
+export async function usersRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+  const app = typed(instance);
+  const { sessions, audit, providers, accounts, resolver } = admin;
   const { actorOf, directory, existingUser, summary, withPeople } = admin;
-  const userSchema = {
-    type: 'object',
-    required: ['id', 'email', 'name', 'status', 'admin', 'adminFromConfig', 'createdAt', 'lastSignInAt', 'activeSessions'],
-    properties: {
-      id: { type: 'string' },
-      email: { type: 'string' },
-      name: { type: 'string' },
-      status: { type: 'string', enum: ['active', 'suspended'] },
-      admin: { type: 'boolean' },
-      adminFromConfig: { type: 'boolean' },
-      createdAt: { type: 'string', format: 'date-time' },
-      lastSignInAt: { type: ['string', 'null'], format: 'date-time' },
-      activeSessions: { type: 'integer' },
-    },
-  } as const;
-
-  app.get('/api/admin/users', {
-    schema: {
-      tags: ['admin'],
-      summary: 'Search and page through users',
-      querystring: {
-        type: 'object',
-        properties: { query: { type: 'string', maxLength: 200 }, status: { type: 'string', enum: ['active', 'suspended'] }, ...pageQuery },
-      },
-      response: {
-        200: { type: 'object', required: ['users', 'total', 'page', 'pageSize'], properties: { users: { type: 'array', items: userSchema }, total: { type: 'integer' }, page: { type: 'integer' }, pageSize: { type: 'integer' } } },
-        ...errors,
-      },
-    },
+  app.route({
+    ...contractRoute(routes.admin.listUsers),
     handler: async (request) => {
-      const { query, status, page, pageSize } = request.query as { query?: string; status?: 'active' | 'suspended'; page: number; pageSize: number };
+      const { query, status, page, pageSize } = request.query;
       const result = await directory.search({ query: query?.trim() || undefined, status }, page, pageSize);
       return { users: result.users.map(summary), total: result.total, page, pageSize };
     },
   });
 
-  app.get('/api/admin/users/:userId', {
-    schema: { tags: ['admin'], summary: 'A user with identities, active sessions and audit trail', params: { type: 'object', properties: { userId: { type: 'string', maxLength: 64 } } } },
+  app.route({
+    ...contractRoute(routes.admin.getUser),
     handler: async (request) => {
-      const user = await existingUser((request.params as { userId: string }).userId);
+      const user = await existingUser(request.params.userId);
       const [identities, active, events] = await Promise.all([
         accounts.listIdentities(user.id),
         sessions.listActiveForUser(user.id),
@@ -63,7 +39,7 @@ export async function usersRoutes(app: FastifyInstance, { admin }: { admin: Admi
           subject: identity.subject,
           email: identity.email,
           linkedAt: iso(identity.linked_at),
-          lastUsedAt: iso(identity.last_used_at),
+          lastUsedAt: isoOrNull(identity.last_used_at),
         })),
         sessions: active.map((session) => ({
           id: session.id,
@@ -80,11 +56,11 @@ export async function usersRoutes(app: FastifyInstance, { admin }: { admin: Admi
     },
   });
 
-  async function setStatus(request: FastifyRequest, reply: FastifyReply, status: 'active' | 'suspended') {
+  async function setStatus(request: FastifyRequest, reply: FastifyReply, userId: string, status: 'active' | 'suspended') {
     const actor = await actorOf(request);
-    const before = await existingUser((request.params as { userId: string }).userId);
+    const before = await existingUser(userId);
     if (status === 'suspended' && before.id === actor.user.id) throw new AppError('bad_request', { params: { reason: 'you cannot suspend yourself' } });
-    await database.db.updateTable('users').set({ status, updated_at: Date.now() }).where('id', '=', before.id).execute();
+    await accounts.setStatus(before.id, status);
     // Suspending ends every session at once (their next request is signed out; caches are invalidated).
     const ended = status === 'suspended' ? await sessions.revokeAllForUser(before.id, 'suspended') : [];
     await audit.record({
@@ -95,28 +71,18 @@ export async function usersRoutes(app: FastifyInstance, { admin }: { admin: Admi
       request,
       details: { before: { status: before.status }, after: { status }, sessionsEnded: ended.length },
     });
-    return reply.status(204).send();
+    return noContent(reply);
   }
 
-  const userParams = { type: 'object', required: ['userId'], properties: { userId: { type: 'string', maxLength: 64 } } } as const;
-  app.post('/api/admin/users/:userId/suspend', { schema: { tags: ['admin'], summary: 'Suspend a user (their sessions end now)', params: userParams } }, (request, reply) =>
-    setStatus(request, reply, 'suspended'),
-  );
-  app.post('/api/admin/users/:userId/reactivate', { schema: { tags: ['admin'], summary: 'Reactivate a suspended user', params: userParams } }, (request, reply) =>
-    setStatus(request, reply, 'active'),
-  );
+  app.route({ ...contractRoute(routes.admin.suspendUser), handler: (request, reply) => setStatus(request, reply, request.params.userId, 'suspended') });
+  app.route({ ...contractRoute(routes.admin.reactivateUser), handler: (request, reply) => setStatus(request, reply, request.params.userId, 'active') });
 
-  app.put('/api/admin/users/:userId/admin', {
-    schema: {
-      tags: ['admin'],
-      summary: 'Grant or remove the admin role',
-      params: userParams,
-      body: { type: 'object', required: ['admin'], additionalProperties: false, properties: { admin: { type: 'boolean' } } },
-    },
+  app.route({
+    ...contractRoute(routes.admin.setUserAdmin),
     handler: async (request, reply) => {
       const actor = await actorOf(request);
-      const { admin: grant } = request.body as { admin: boolean };
-      const before = await existingUser((request.params as { userId: string }).userId);
+      const { admin: grant } = request.body;
+      const before = await existingUser(request.params.userId);
       const row = (await accounts.getUser(before.id))!;
       const roles = parseRoles(row.roles).filter((role) => role !== 'admin');
       if (!grant) {
@@ -124,7 +90,7 @@ export async function usersRoutes(app: FastifyInstance, { admin }: { admin: Admi
         if (before.admin && (await directory.adminCount()) <= 1) throw new AppError('last_admin');
       }
       const after = grant ? [...roles, 'admin'] : roles;
-      await database.db.updateTable('users').set({ roles: JSON.stringify(after), updated_at: Date.now() }).where('id', '=', before.id).execute();
+      await accounts.setRoles(before.id, after);
       // Cached sessions carry the old roles.
       for (const session of await sessions.listActiveForUser(before.id)) resolver.invalidate(session.id);
       await audit.record({
@@ -135,15 +101,15 @@ export async function usersRoutes(app: FastifyInstance, { admin }: { admin: Admi
         request,
         details: { before: { roles: parseRoles(row.roles) }, after: { roles: after } },
       });
-      return reply.status(204).send();
+      return noContent(reply);
     },
   });
 
-  app.delete('/api/admin/sessions/:sessionId', {
-    schema: { tags: ['admin'], summary: 'Revoke any session', params: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string', maxLength: 64 } } } },
+  app.route({
+    ...contractRoute(routes.admin.revokeSession),
     handler: async (request, reply) => {
       const actor = await actorOf(request);
-      const { sessionId } = request.params as { sessionId: string };
+      const { sessionId } = request.params;
       const session = await sessions.findById(sessionId);
       if (!session || !(await sessions.revoke(sessionId, 'revoked-by-admin'))) throw new AppError('not_found');
       await audit.record({
@@ -154,7 +120,7 @@ export async function usersRoutes(app: FastifyInstance, { admin }: { admin: Admi
         request,
         details: { by: 'admin', reason: 'revoked-by-admin', sessionId },
       });
-      return reply.status(204).send();
+      return noContent(reply);
     },
   });
 }

@@ -153,6 +153,21 @@ export class AuditLog {
     return query;
   }
 
+  /** The apps with the most access denials since `from`, most first. */
+  async topDeniedApps(from: number, limit: number): Promise<Array<{ appId: string; denials: number }>> {
+    const rows = await this.db
+      .selectFrom('audit_events')
+      .select(['app_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .where('type', '=', 'access_denied')
+      .where('time', '>=', from)
+      .where('app_id', 'is not', null)
+      .groupBy('app_id')
+      .orderBy('n', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ appId: row.app_id!, denials: Number(row.n) }));
+  }
+
   /** The most recent events about a user's account, newest first. */
   async forUser(userId: string, limit = 20): Promise<AuditEntry[]> {
     const rows = await this.db

@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { Services } from '../services.js';
+import type { AuthenticateDeps } from './index.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
 import type { SignInAttempt } from './signInAttempts.js';
@@ -24,12 +24,12 @@ export interface AuthorizationIntent {
  * one. Used by sign-in, by linking another provider, and by the console's test sign-in.
  */
 export async function redirectToProvider(
-  services: Services,
+  deps: AuthenticateDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   { provider, returnTo, purpose, userId, sessionId }: AuthorizationIntent,
 ): Promise<FastifyReply> {
-  const { providers, attempts, cookies, secureCookies, portalOrigin, config } = services;
+  const { providers, attempts, cookies, secureCookies, portalOrigin, config } = deps;
   const configuration = await providers.configuration(provider.id);
 
   // One binding secret per browser serves parallel attempts in several tabs.

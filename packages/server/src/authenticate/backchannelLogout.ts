@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { ProviderConfig } from '../config/schema.js';
-import type { Services } from '../services.js';
+import type { AuthenticateDeps } from './index.js';
 
 const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** Logout tokens older than this are refused even when unexpired (§2.6 step 3 allows it). */
@@ -22,8 +22,8 @@ interface BackchannelRequest {
  * matched on (provider, sid) and/or (provider, sub), never on `sub` alone, since two IdPs may share
  * subject values. Not CSRF-protected: the signed token is the authentication.
  */
-export function backchannelLogout(services: Services) {
-  const { providers, sessions, audit, database } = services;
+export function backchannelLogout(deps: AuthenticateDeps) {
+  const { providers, sessions, audit, logoutTokens } = deps;
   const jwks = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
   async function validate(provider: ProviderConfig, logoutToken: string): Promise<JWTPayload & { sid?: string }> {
@@ -71,12 +71,8 @@ export function backchannelLogout(services: Services) {
 
   /** Step 7 (optional in the spec, done here): a logout token works once, per provider. */
   async function rememberJti(provider: ProviderConfig, payload: JWTPayload): Promise<void> {
-    const result = await database.db
-      .insertInto('logout_token_jtis')
-      .values({ provider_id: provider.id, jti: payload.jti!, expires_at: (payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000 })
-      .onConflict((conflict) => conflict.columns(['provider_id', 'jti']).doNothing())
-      .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) throw new LogoutTokenError('logout token replayed (jti seen before)');
+    const fresh = await logoutTokens.remember(provider.id, payload.jti!, (payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000);
+    if (!fresh) throw new LogoutTokenError('logout token replayed (jti seen before)');
   }
 
   return async function handler(request: FastifyRequest<BackchannelRequest>, reply: FastifyReply) {

@@ -4,7 +4,7 @@ import { mapClaims, type IdentityProfile } from '../accounts/identityProfile.js'
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { Services } from '../services.js';
+import type { AuthenticateDeps } from './index.js';
 import type { SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import type { NewSession } from '../sessions/sessionStore.js';
@@ -23,8 +23,8 @@ interface CallbackRequest {
  * response (state, RFC 9207 iss), redeems the code with the PKCE verifier and checks the ID token
  * (signature, iss, aud, exp, nonce) and userinfo `sub`.
  */
-export function callback(services: Services) {
-  const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, config, signInSettings } = services;
+export function callback(deps: AuthenticateDeps) {
+  const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, config, signInSettings } = deps;
 
   return async function handler(request: FastifyRequest<CallbackRequest>, reply: FastifyReply) {
     const provider = providers.find(request.params.providerId);
@@ -38,7 +38,7 @@ export function callback(services: Services) {
     if (!attempt || attempt.provider_id !== provider.id) throw new AppError('sign_in_expired', { retryUrl: '/sign-in' });
     // An admin's test sign-in may try a provider that is turned off (it creates nothing); a sign-in or a
     // link started before the provider was turned off ends here.
-    if (attempt.purpose === 'test') return finish(reply, await completeTest(services, request, provider, attempt, () => verifiedProfile(request, provider, attempt)));
+    if (attempt.purpose === 'test') return finish(reply, await completeTest(deps, request, provider, attempt, () => verifiedProfile(request, provider, attempt)));
     if (!provider.enabled) throw new AppError('provider_disabled', { params: { provider: provider.name }, retryUrl: paths.pages.signIn });
 
     try {
@@ -103,7 +103,7 @@ export function callback(services: Services) {
         ...mapClaims(provider, idClaims, userinfo),
         idToken: tokens.id_token,
         refreshToken: tokens.refresh_token,
-        accessToken: keptAccessToken(services, tokens),
+        accessToken: keptAccessToken(deps, tokens),
       };
     } catch (error) {
       throw new AppError('invalid_response', { params: { provider: provider.name }, cause: error });
@@ -165,7 +165,7 @@ export function callback(services: Services) {
   function finish(reply: FastifyReply, returnTo: string): FastifyReply {
     // Checked again on the way out, by the same rule as at the start: an attempt stored before a fix, or
     // for an app removed since, never becomes an open redirect (Threat: open redirect after sign-in).
-    const target = validateReturnTo(returnTo, portalReturnToPolicy(services));
+    const target = validateReturnTo(returnTo, portalReturnToPolicy(deps));
     return reply
       .clearCookie(cookies.signInBinding, cookieOptions(secureCookies))
       .header('cache-control', 'no-store')
@@ -181,7 +181,7 @@ type VerifiedProfile = IdentityProfile & {
 };
 
 /** The access token is kept only when an app is configured to receive it (passAccessToken). */
-export function keptAccessToken(services: Pick<Services, 'apps'>, tokens: { access_token: string; expires_in?: number | undefined }): NewSession['accessToken'] {
-  if (!services.apps.passesAccessTokens) return undefined;
+export function keptAccessToken(deps: Pick<AuthenticateDeps, 'apps'>, tokens: { access_token: string; expires_in?: number | undefined }): NewSession['accessToken'] {
+  if (!deps.apps.passesAccessTokens) return undefined;
   return { value: tokens.access_token, expiresAt: tokens.expires_in ? Date.now() + tokens.expires_in * 1000 : undefined };
 }

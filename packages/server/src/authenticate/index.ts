@@ -1,25 +1,54 @@
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import { endpoints, idSchema, pages } from '@gatehouse/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AccountStore } from '../accounts/accountStore.js';
+import type { SignInSettingsStore } from '../accounts/signInSettings.js';
+import type { AuditLog } from '../audit/auditLog.js';
+import type { AppRegistry } from '../authorize/appRegistry.js';
+import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import { typed } from '../http/contract.js';
 import { rateLimitKey } from '../http/trustedProxies.js';
-import { paths } from '../paths.js';
-import type { Services } from '../services.js';
+import { cookieOptions, type CookieNames } from '../sessions/cookies.js';
+import type { CurrentSession } from '../sessions/sessionResolver.js';
+import type { SessionStore } from '../sessions/sessionStore.js';
 import { backchannelLogout } from './backchannelLogout.js';
 import { callback } from './callback.js';
 import { linkStart } from './linkStart.js';
+import type { LogoutTokenStore } from './logoutTokenStore.js';
+import type { ProviderRegistry } from './providerRegistry.js';
+import type { SignInAttempts } from './signInAttempts.js';
 import { signInStart } from './signInStart.js';
 import { signOut } from './signOut.js';
 import { testSignInStart } from './testSignIn.js';
 
+/** What signing in, linking, testing and signing out take. */
+export interface AuthenticateDeps {
+  /** Sign-in limits and clock skew, session lifetime, admins (who may run a test sign-in). */
+  config: Pick<Config, 'signIn' | 'session' | 'admins'>;
+  portalOrigin: string;
+  secureCookies: boolean;
+  cookies: CookieNames;
+  providers: ProviderRegistry;
+  attempts: SignInAttempts;
+  accounts: AccountStore;
+  sessions: SessionStore;
+  audit: AuditLog;
+  signInSettings: SignInSettingsStore;
+  /** Where a sign-in may return to, and which apps receive access tokens (kept for them). */
+  apps: Pick<AppRegistry, 'origins' | 'passesAccessTokens'>;
+  logoutTokens: LogoutTokenStore;
+  isAdmin(current: CurrentSession): boolean;
+}
+
+const providerParams = z.object({ providerId: idSchema });
+
 /** The only routes that talk to IdPs: sign-in start, callback, linking, test sign-in and sign-out, under /.gatehouse/. */
-export async function authenticateRoutes(app: FastifyInstance, { services }: { services: Services }) {
-  const { rateLimit: limit } = services.config.signIn;
-  const providerParams = {
-    type: 'object',
-    properties: { providerId: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } },
-    required: ['providerId'],
-  } as const;
+export async function authenticateArea(instance: FastifyInstance, deps: AuthenticateDeps) {
+  const app = typed(instance);
+  const { rateLimit: limit } = deps.config.signIn;
 
   await app.register(formbody, { bodyLimit: 4096 });
 
@@ -37,19 +66,49 @@ export async function authenticateRoutes(app: FastifyInstance, { services }: { s
       errorResponseBuilder: (_request, context) =>
         new AppError('rate_limited', { headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) } }),
     });
-    signIn.get(paths.signInStartRoute, {
-      schema: { params: providerParams, querystring: { type: 'object', properties: { rd: { type: 'string', maxLength: 2048 } } } },
-      handler: signInStart(services),
+    const limited = typed(signIn);
+    limited.get(endpoints.signIn, {
+      schema: { params: providerParams, querystring: z.object({ rd: z.string().max(2048).optional() }) },
+      handler: signInStart(deps),
     });
-    signIn.get(paths.callbackRoute, { schema: { params: providerParams }, handler: callback(services) });
+    limited.get(endpoints.callback, { schema: { params: providerParams }, handler: callback(deps) });
   });
 
-  app.post(paths.signOut, { handler: signOut(services) });
-  app.post(paths.linkRoute, { schema: { params: providerParams }, handler: linkStart(services) });
-  app.post(paths.testSignInRoute, { schema: { params: providerParams }, handler: testSignInStart(services) });
-  app.post(paths.backchannelLogoutRoute, { schema: { params: providerParams }, handler: backchannelLogout(services) });
-  app.get(paths.signOut, async () => {
+  // Forms people post (CSRF in the `csrf_token` field); signed out, they are sent somewhere useful
+  // rather than answered with a 401.
+  app.post(endpoints.signOut, {
+    config: { access: 'session', csrf: 'form', whenSignedOut: clearSessionCookie(deps) },
+    handler: signOut(deps),
+  });
+  app.post(endpoints.link, {
+    schema: { params: providerParams },
+    config: { access: 'session', csrf: 'form', whenSignedOut: toSignIn(() => pages.account.path) },
+    handler: linkStart(deps),
+  });
+  app.post(endpoints.testSignIn, {
+    schema: { params: providerParams },
+    config: {
+      access: 'admin',
+      csrf: 'form',
+      whenSignedOut: toSignIn((request) => pages.adminProvider.href((request.params as { providerId: string }).providerId)),
+    },
+    handler: testSignInStart(deps),
+  });
+  // The IdP calls this; the signed logout token is the authentication (no session, no CSRF).
+  app.post(endpoints.backchannelLogout, { schema: { params: providerParams }, handler: backchannelLogout(deps) });
+  app.get(endpoints.signOut, async () => {
     // Signing out changes state: only by POST with CSRF protection, never by a link or an <img>.
     throw new AppError('method_not_allowed', { headers: { allow: 'POST' } });
   });
+}
+
+/** Signed out already: whatever session cookie is left goes, and the browser lands on /signed-out. */
+function clearSessionCookie(deps: Pick<AuthenticateDeps, 'cookies' | 'secureCookies'>) {
+  return (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.header('cache-control', 'no-store').clearCookie(deps.cookies.session, cookieOptions(deps.secureCookies)).redirect(pages.signedOut.path, 303);
+}
+
+/** Signed out: sign in first, then come back to the page the form was on. */
+function toSignIn(page: (request: FastifyRequest) => string) {
+  return (request: FastifyRequest, reply: FastifyReply) => reply.redirect(`${pages.signIn.path}?rd=${encodeURIComponent(page(request))}`, 303);
 }

@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { Services } from '../services.js';
-import { isValidCsrf } from '../sessions/csrf.js';
+import type { AuthenticateDeps } from './index.js';
+import { signedIn } from '../sessions/guard.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import { offeredProvider } from './signInStart.js';
 
@@ -15,13 +14,12 @@ interface LinkRequest {
  * account at another provider. The attempt is bound to this browser *and* this session, so a link
  * cannot be completed into someone else's account.
  */
-export function linkStart(services: Services) {
+export function linkStart(deps: AuthenticateDeps) {
   return async function handler(request: FastifyRequest<LinkRequest>, reply: FastifyReply) {
-    const current = await request.currentSession();
-    if (!current) return reply.redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(paths.pages.account)}`, 303);
-    if (!isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) throw new AppError('csrf_failed');
-    const provider = offeredProvider(services.providers, request.params.providerId, paths.pages.account);
-    return redirectToProvider(services, request, reply, {
+    // Signed in, with the form's CSRF token: the route's guard (authenticate/index.ts).
+    const current = await signedIn(request);
+    const provider = offeredProvider(deps.providers, request.params.providerId, paths.pages.account);
+    return redirectToProvider(deps, request, reply, {
       provider,
       returnTo: `${paths.pages.account}?linked=${encodeURIComponent(provider.id)}`,
       purpose: 'link',

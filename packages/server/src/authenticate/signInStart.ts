@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { Services } from '../services.js';
+import type { AuthenticateDeps } from './index.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 import { portalReturnToPolicy, validateReturnTo } from './returnTo.js';
@@ -13,11 +13,11 @@ interface StartRequest {
 }
 
 /** `GET /.gatehouse/sign-in/<provider>?rd=`: starts a sign-in with that provider. */
-export function signInStart(services: Services) {
+export function signInStart(deps: AuthenticateDeps) {
   return async function handler(request: FastifyRequest<StartRequest>, reply: FastifyReply) {
-    const provider = offeredProvider(services.providers, request.params.providerId, paths.pages.signIn);
-    const returnTo = validateReturnTo(request.query.rd, portalReturnToPolicy(services));
-    return redirectToProvider(services, request, reply, { provider, returnTo, purpose: 'sign-in' });
+    const provider = offeredProvider(deps.providers, request.params.providerId, paths.pages.signIn);
+    const returnTo = validateReturnTo(request.query.rd, portalReturnToPolicy(deps));
+    return redirectToProvider(deps, request, reply, { provider, returnTo, purpose: 'sign-in' });
   };
 }
 

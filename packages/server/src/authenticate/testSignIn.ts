@@ -1,13 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignInPreview } from '../accounts/accountStore.js';
-import { adminStatus } from '../accounts/admins.js';
-import { sessionGroups } from '../accounts/effectiveGroups.js';
 import type { IdentityProfile } from '../accounts/identityProfile.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { Services } from '../services.js';
-import { isValidCsrf } from '../sessions/csrf.js';
+import type { AuthenticateDeps } from './index.js';
+import { signedIn } from '../sessions/guard.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import type { SignInAttempt } from './signInAttempts.js';
@@ -43,20 +41,18 @@ export type TestDetails =
  * browser and this admin session), whose callback creates nothing: no user, no identity, no session.
  * It ends on the console's result page. A provider that cannot be reached ends there at once.
  */
-export function testSignInStart(services: Services) {
+export function testSignInStart(deps: AuthenticateDeps) {
   return async function handler(request: FastifyRequest<TestRequest>, reply: FastifyReply) {
-    const current = await request.currentSession();
+    // Signed in as an admin, with the form's CSRF token: the route's guard (authenticate/index.ts).
+    const current = await signedIn(request);
     const page = paths.pages.adminProvider(request.params.providerId);
-    if (!current) return reply.redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(page)}`, 303);
-    if (!isAdmin(services, current)) throw new AppError('forbidden');
-    if (!isValidCsrf(request, services.portalOrigin, services.secrets.cookieKey, current.session)) throw new AppError('csrf_failed');
-    const provider = services.providers.find(request.params.providerId);
+    const provider = deps.providers.find(request.params.providerId);
     if (!provider) throw new AppError('not_found');
     try {
-      return await redirectToProvider(services, request, reply, { provider, returnTo: page, purpose: 'test', userId: current.user.id, sessionId: current.session.id });
+      return await redirectToProvider(deps, request, reply, { provider, returnTo: page, purpose: 'test', userId: current.user.id, sessionId: current.session.id });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      const testId = await recordTest(services, request, current, provider, { result: 'failed', code: error.code, message: error.message });
+      const testId = await recordTest(deps, request, current, provider, { result: 'failed', code: error.code, message: error.message });
       return reply.header('cache-control', 'no-store').redirect(paths.pages.adminProviderTest(provider.id, testId), 303);
     }
   };
@@ -68,27 +64,27 @@ export function testSignInStart(services: Services) {
  * admin session that started it, still an admin. Returns where the browser goes: the result page.
  */
 export async function completeTest(
-  services: Services,
+  deps: AuthenticateDeps,
   request: FastifyRequest,
   provider: ProviderConfig,
   attempt: SignInAttempt,
   verify: () => Promise<IdentityProfile>,
 ): Promise<string> {
   const current = await request.currentSession();
-  if (!current || current.session.id !== attempt.session_id || current.user.id !== attempt.user_id || !isAdmin(services, current)) {
+  if (!current || current.session.id !== attempt.session_id || current.user.id !== attempt.user_id || !deps.isAdmin(current)) {
     throw new AppError('sign_in_expired', { retryUrl: paths.pages.adminProvider(provider.id) });
   }
   let details: TestDetails;
   try {
     const profile = await verify();
-    const preview = await services.accounts.previewSignIn(provider, profile, await services.signInSettings.get());
+    const preview = await deps.accounts.previewSignIn(provider, profile, await deps.signInSettings.get());
     details = { ...decisionDetails(preview), profile: profileDetails(profile) };
   } catch (error) {
     const failure = error instanceof AppError ? error : new AppError('internal', { cause: error });
     request.log.info({ provider: provider.id, code: failure.code, err: failure.cause ?? failure }, 'test sign-in failed');
     details = { result: 'failed', code: failure.code, message: failure.message };
   }
-  const testId = await recordTest(services, request, current, provider, details);
+  const testId = await recordTest(deps, request, current, provider, details);
   request.log.info({ provider: provider.id, result: details.result, testId }, 'test sign-in');
   return paths.pages.adminProviderTest(provider.id, testId);
 }
@@ -116,8 +112,8 @@ function profileDetails(profile: IdentityProfile) {
   };
 }
 
-function recordTest(services: Services, request: FastifyRequest, current: CurrentSession, provider: ProviderConfig, details: TestDetails): Promise<string> {
-  return services.audit.record({
+function recordTest(deps: AuthenticateDeps, request: FastifyRequest, current: CurrentSession, provider: ProviderConfig, details: TestDetails): Promise<string> {
+  return deps.audit.record({
     type: 'provider_tested',
     outcome: details.result === 'failed' ? 'failure' : 'success',
     actorUserId: current.user.id,
@@ -128,6 +124,4 @@ function recordTest(services: Services, request: FastifyRequest, current: Curren
   });
 }
 
-function isAdmin(services: Services, current: CurrentSession): boolean {
-  return adminStatus(services.config.admins, current.user, sessionGroups(services.providers, current)).admin;
-}
+

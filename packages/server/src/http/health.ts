@@ -1,26 +1,34 @@
+import { routes } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
-import { paths } from '../paths.js';
-import type { Services } from '../services.js';
+import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
+import type { DatabaseHandle } from '../storage/database.js';
+import { contractRoute, typed } from './contract.js';
+
+export interface HealthDeps {
+  database: Pick<DatabaseHandle, 'ping'>;
+  providers: Pick<ProviderRegistry, 'statuses'>;
+}
 
 /**
  * /healthz: the process answers. /readyz: the database answers; each IdP's discovery status is reported
  * but does not decide readiness (one IdP down must not take every node out of the load balancer).
  */
-export async function healthRoutes(app: FastifyInstance, { services }: { services: Services }) {
-  app.get(paths.healthz, async (_request, reply) => {
+export async function healthRoutes(instance: FastifyInstance, deps: HealthDeps) {
+  const app = typed(instance);
+  app.addHook('onSend', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
-    return { status: 'ok' };
   });
 
-  app.get(paths.readyz, async (_request, reply) => {
-    const database = await services.database.ping();
-    reply.header('cache-control', 'no-store').status(database ? 200 : 503);
-    return {
-      status: database ? 'ready' : 'unavailable',
-      checks: {
-        database: database ? 'ok' : 'unreachable',
-        providers: services.providers.statuses(),
-      },
-    };
+  app.route({ ...contractRoute(routes.operations.getHealth), handler: async () => ({ status: 'ok' as const }) });
+
+  app.route({
+    ...contractRoute(routes.operations.getReadiness),
+    handler: async (_request, reply) => {
+      const database = await deps.database.ping();
+      return reply.status(database ? 200 : 503).send({
+        status: database ? 'ready' : 'unavailable',
+        checks: { database: database ? 'ok' : 'unreachable', providers: deps.providers.statuses() },
+      });
+    },
   });
 }

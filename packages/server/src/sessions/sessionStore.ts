@@ -101,6 +101,18 @@ export class SessionStore {
     return now - session.last_seen_at >= this.timeouts.touchInterval;
   }
 
+  /** How many sessions are live now (not revoked, not expired): the dashboard. */
+  async countLive(now = this.now()): Promise<number> {
+    const row = await this.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('revoked_at', 'is', null)
+      .where('idle_expires_at', '>', now)
+      .where('absolute_expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /**
    * Records activity and slides the idle expiry, at most once per touchInterval: a write per request
    * would make every page view a database write.

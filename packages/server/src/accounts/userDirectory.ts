@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { identityClaims } from '../accounts/accountStore.js';
-import { adminStatus } from '../accounts/admins.js';
-import { identityGroups, type GroupTrustLookup, type IdentityGroups } from '../accounts/effectiveGroups.js';
+import { identityClaims } from './accountStore.js';
+import { adminStatus } from './admins.js';
+import { identityGroups, type GroupTrustLookup, type IdentityGroups } from './effectiveGroups.js';
 import type { Config } from '../config/schema.js';
 import type { Db } from '../storage/database.js';
 import type { User } from '../storage/schema.js';

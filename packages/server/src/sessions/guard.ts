@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError } from '../errors.js';
+import { isValidCsrf } from './csrf.js';
+import type { CurrentSession } from './sessionResolver.js';
+import type { Session } from './sessionStore.js';
+
+/** What the guard needs: the portal's origin and key for CSRF, and who counts as an admin. */
+export interface GuardDeps {
+  portalOrigin: string;
+  cookieKey: Buffer;
+  isAdmin(current: CurrentSession): boolean;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether a request can change state and so needs CSRF proof. */
+export function isStateChanging(method: string): boolean {
+  return !SAFE_METHODS.has(method);
+}
+
+/**
+ * The one guard of the portal's routes. Each route declares who may call it (`config.access`: public,
+ * session, admin; the contract's routes take it from their definition) and this hook enforces it before
+ * anything else runs — before the body is validated, so a stranger learns nothing from a 400:
+ * - no session: 401 `unauthenticated`, or the route's own answer for people (`whenSignedOut`);
+ * - `admin` and not one: 403 `forbidden`;
+ * - a state-changing method: the portal's exact Origin and the session-bound CSRF token, or 403
+ *   `csrf_failed` — from the `X-CSRF-Token` header at once, or (HTML forms) from the `csrf_token` field
+ *   as soon as the body is read, still before the handler.
+ */
+export const guardPlugin = fp(
+  async (app: FastifyInstance, deps: GuardDeps) => {
+    const csrfFailed = (request: FastifyRequest, session: Session) => !isValidCsrf(request, deps.portalOrigin, deps.cookieKey, session);
+
+    app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      const { access = 'public', csrf = 'header', whenSignedOut } = request.routeOptions.config;
+      if (access === 'public') return;
+      const current = await request.currentSession();
+      if (!current) {
+        if (whenSignedOut) return whenSignedOut(request, reply);
+        throw new AppError('unauthenticated');
+      }
+      if (access === 'admin' && !deps.isAdmin(current)) throw new AppError('forbidden');
+      if (csrf === 'header' && isStateChanging(request.method) && csrfFailed(request, current.session)) throw new AppError('csrf_failed');
+    });
+
+    app.addHook('preValidation', async (request: FastifyRequest) => {
+      const { access = 'public', csrf = 'header' } = request.routeOptions.config;
+      if (access === 'public' || csrf !== 'form' || !isStateChanging(request.method)) return;
+      const current = await request.currentSession();
+      if (!current || csrfFailed(request, current.session)) throw new AppError('csrf_failed');
+    });
+  },
+  { name: 'gatehouse-guard', dependencies: ['gatehouse-session'] },
+);
+
+/** The session a guarded route runs under (the guard has checked there is one). */
+export async function signedIn(request: FastifyRequest): Promise<CurrentSession> {
+  const current = await request.currentSession();
+  if (!current) throw new AppError('unauthenticated');
+  return current;
+}

@@ -1,5 +1,6 @@
-import { Button, EmptyState } from '@mantine/core';
+import { Button } from '@mantine/core';
 import type { ReactNode } from 'react';
+import { EmptyList } from './EmptyList';
 
 export interface NoResultsProps {
   icon: ReactNode;
@@ -13,14 +14,17 @@ export interface NoResultsProps {
 /** The empty state of a filtered list: nothing at all yet, or nothing that matches the filters. */
 export function NoResults({ icon, filtered, title, description, onClearFilters }: NoResultsProps) {
   return (
-    <EmptyState icon={icon} withIndicatorBackground title={title} description={description} py="xl">
-      {filtered && (
-        <EmptyState.Actions>
+    <EmptyList
+      icon={icon}
+      title={title}
+      description={description}
+      action={
+        filtered && (
           <Button variant="default" onClick={onClearFilters}>
             Clear filters
           </Button>
-        </EmptyState.Actions>
-      )}
-    </EmptyState>
+        )
+      }
+    />
   );
 }

@@ -1,73 +1,67 @@
-import { Anchor, Button, EmptyState, Table, Text } from '@mantine/core';
+import { Anchor, Button, Text } from '@mantine/core';
 import { IconAppWindow } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
+import { EmptyList } from '../../../components/EmptyList';
+import { SourceBadge } from '../../../components/SourceBadge';
 import { paths } from '../../../config/paths';
 import type { AdminApp } from '../api/getAdminApps';
 import { summarizePolicy } from '../utils/policySummary';
-import { SourceBadge } from '../../../components/SourceBadge';
+
+const columns: DataTableColumn<AdminApp>[] = [
+  {
+    key: 'name',
+    header: 'Name',
+    cell: (app) => (
+      <RowLink to={paths.adminApp.getHref(app.id)} detail={app.id}>
+        {app.name}
+      </RowLink>
+    ),
+  },
+  {
+    key: 'publicUrl',
+    header: 'Public URL',
+    cell: (app) => (
+      <Anchor href={app.publicUrl} size="sm" target="_blank" rel="noreferrer" style={{ overflowWrap: 'anywhere' }}>
+        {app.publicUrl}
+      </Anchor>
+    ),
+  },
+  {
+    key: 'upstream',
+    header: 'Upstream',
+    cell: (app) => (
+      <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+        {app.upstream}
+      </Text>
+    ),
+  },
+  { key: 'source', header: 'Source', cell: (app) => <SourceBadge source={app.source} /> },
+  { key: 'policy', header: 'Policy', cell: (app) => <Text size="sm">{summarizePolicy(app.policy)}</Text> },
+];
 
 /** Every protected app: its page, where people reach it, where it forwards to, where it is defined and who may open it. */
 export function AppsTable({ apps }: { apps: AdminApp[] }) {
-  if (apps.length === 0) {
-    return (
-      <EmptyState
-        icon={<IconAppWindow size={32} aria-hidden />}
-        withIndicatorBackground
-        title="No apps yet"
-        description="Add an app to put Gatehouse in front of it."
-        py="xl"
-      >
-        <EmptyState.Actions>
-          <Button component={Link} to={paths.adminAppNew.getHref()} variant="default">
-            New app
-          </Button>
-        </EmptyState.Actions>
-      </EmptyState>
-    );
-  }
   return (
-    <Table.ScrollContainer minWidth={860}>
-      <Table highlightOnHover verticalSpacing="sm" data-testid="apps-table">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Name</Table.Th>
-            <Table.Th scope="col">Public URL</Table.Th>
-            <Table.Th scope="col">Upstream</Table.Th>
-            <Table.Th scope="col">Source</Table.Th>
-            <Table.Th scope="col">Policy</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {apps.map((app) => (
-            <Table.Tr key={app.id} data-app-id={app.id}>
-              <Table.Td>
-                <Anchor component={Link} to={paths.adminApp.getHref(app.id)} fw={600} size="sm">
-                  {app.name}
-                </Anchor>
-                <Text size="xs" c="dimmed">
-                  {app.id}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Anchor href={app.publicUrl} size="sm" target="_blank" rel="noreferrer" style={{ overflowWrap: 'anywhere' }}>
-                  {app.publicUrl}
-                </Anchor>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-                  {app.upstream}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <SourceBadge source={app.source} />
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{summarizePolicy(app.policy)}</Text>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable
+      columns={columns}
+      rows={apps}
+      getRowKey={(app) => app.id}
+      getRowAttributes={(app) => ({ 'data-app-id': app.id })}
+      minWidth={860}
+      testId="apps-table"
+      empty={
+        <EmptyList
+          icon={<IconAppWindow size={32} aria-hidden />}
+          title="No apps yet"
+          description="Add an app to put Gatehouse in front of it."
+          action={
+            <Button component={Link} to={paths.adminAppNew.getHref()} variant="default">
+              New app
+            </Button>
+          }
+        />
+      }
+    />
   );
 }

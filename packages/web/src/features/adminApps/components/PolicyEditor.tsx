@@ -1,5 +1,6 @@
 import { ActionIcon, Button, Fieldset, Group, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { formFields } from '../../../components/formFields';
 import { isRuleKind, newRule, RULE_KIND_LABELS, RULE_KINDS, type RuleFormValues } from '../utils/policyForm';
 
 const KIND_OPTIONS = RULE_KINDS.map((kind) => ({ value: kind, label: RULE_KIND_LABELS[kind] }));
@@ -23,6 +24,7 @@ function RuleRow({
   onChange: (next: RuleFormValues) => void;
   onRemove: () => void;
 }) {
+  const { set, text } = formFields(rule, onChange);
   return (
     <Fieldset legend={label} variant="filled" data-rule-kind={rule.kind}>
       <Group align="flex-start" gap="sm" wrap="wrap">
@@ -32,7 +34,7 @@ function RuleRow({
           value={rule.kind}
           allowDeselect={false}
           onChange={(value) => {
-            if (isRuleKind(value)) onChange({ ...rule, kind: value });
+            if (isRuleKind(value)) set('kind', value);
           }}
           w={220}
         />
@@ -42,28 +44,17 @@ function RuleRow({
           </Text>
         ) : rule.kind === 'claim' ? (
           <>
-            <TextInput
-              label="Claim name"
-              value={rule.claimName}
-              onChange={(event) => onChange({ ...rule, claimName: event.currentTarget.value })}
-              style={{ flex: '1 1 160px' }}
-            />
-            <TextInput
-              label="Claim value"
-              value={rule.claimValue}
-              onChange={(event) => onChange({ ...rule, claimValue: event.currentTarget.value })}
-              style={{ flex: '1 1 160px' }}
-            />
+            <TextInput label="Claim name" {...text('claimName')} style={{ flex: '1 1 160px' }} />
+            <TextInput label="Claim value" {...text('claimValue')} style={{ flex: '1 1 160px' }} />
           </>
         ) : (
           <Textarea
             label={RULE_KIND_LABELS[rule.kind]}
             description={LIST_HINTS[rule.kind]}
-            value={rule.values}
             autosize
             minRows={1}
             maxRows={6}
-            onChange={(event) => onChange({ ...rule, values: event.currentTarget.value })}
+            {...text('values')}
             style={{ flex: '1 1 260px' }}
           />
         )}

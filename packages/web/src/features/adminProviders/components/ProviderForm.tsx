@@ -1,6 +1,7 @@
-import { Accordion, Button, Fieldset, Group, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { SaveError } from '../../../components/SaveError';
+import { Accordion, PasswordInput, Select, SimpleGrid, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { useState, type ReactNode } from 'react';
+import { formFields, useCheckedSubmit } from '../../../components/formFields';
+import { FormActions, FormErrors, LockedFields } from '../../../components/FormParts';
 import { Section } from '../../../components/Section';
 import type { ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition } from '../api/getAdminProviders';
 import {
@@ -42,15 +43,6 @@ const CLAIM_LABELS: Record<keyof ClaimMapping, string> = {
   groups: 'Groups claim',
 };
 
-/** A group of fields that is read-only for config providers and while saving (the copy buttons stay usable). */
-function Locked({ locked, children }: { locked: boolean; children: ReactNode }) {
-  return (
-    <Fieldset disabled={locked} variant="unstyled" p={0} m={0}>
-      <Stack gap="md">{children}</Stack>
-    </Fieldset>
-  );
-}
-
 /**
  * A provider's definition: its name and id, the addresses to register at the IdP, the client and its
  * write-only credential, who may sign in with it, and (collapsed) claim mapping and request options.
@@ -59,42 +51,28 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
   const isNew = stored === undefined;
   // The id follows the name until someone types an id of their own.
   const [idTouched, setIdTouched] = useState(!isNew || values.id !== '');
-  const [localProblems, setLocalProblems] = useState<string[]>([]);
-  // A failed save is reported at the top of the form, far from the button: bring it into view.
-  const problemsRef = useRef<HTMLDivElement>(null);
-  const failed = localProblems.length > 0 || (error !== undefined && error !== null);
-  useEffect(() => {
-    if (failed) problemsRef.current?.scrollIntoView({ block: 'center', behavior: 'smooth' });
-  }, [failed, localProblems, error]);
-  const set = <K extends keyof ProviderFormValues>(key: K, value: ProviderFormValues[K]) => onChange({ ...values, [key]: value });
-  const text = (key: 'id' | 'name' | 'issuer' | 'clientId' | 'clientSecret' | 'privateKey' | 'scopes' | 'allowedDomains' | 'groupPrefix' | 'authorizationParams') => ({
-    value: values[key],
-    onChange: (event: { currentTarget: { value: string } }) => set(key, event.currentTarget.value),
-  });
-  const toggle = (key: 'createUsers' | 'trustEmail' | 'enabled' | 'trustGroups' | 'assumeEmailVerified') => ({
-    checked: values[key],
-    onChange: (event: { currentTarget: { checked: boolean } }) => set(key, event.currentTarget.checked),
-  });
+  const { set, text, toggle } = formFields(values, onChange);
+  const claims = formFields(values.claims, (next) => set('claims', next));
   const usesKey = values.clientAuthMethod === 'private_key_jwt';
   const name = values.name.trim() || 'this provider';
+  // Fields are locked section by section, so the copy buttons between them stay usable.
   const locked = readOnly || saving;
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (readOnly || blocked) return;
-    const { definition, problems } = formToProvider(values, stored);
-    setLocalProblems(problems);
-    if (problems.length === 0) onSubmit(definition);
-  };
+  const { problems, submit } = useCheckedSubmit({
+    disabled: readOnly || Boolean(blocked),
+    check: () => {
+      const { definition, problems } = formToProvider(values, stored);
+      return { value: definition, problems };
+    },
+    onSubmit,
+  });
 
   return (
     <form onSubmit={submit} noValidate aria-label={isNew ? 'New provider' : `Provider ${values.name}`}>
       <Stack gap="lg">
-          <div ref={problemsRef}>
-            {localProblems.length > 0 ? <SaveError title="The provider could not be saved" error={undefined} problems={localProblems} /> : failed && <SaveError title="The provider could not be saved" error={error} />}
-          </div>
+          {/* A failed save is reported at the top of the form, far from the button: it is brought into view. */}
+          <FormErrors title="The provider could not be saved" problems={problems} error={error} scrollIntoView />
           <Section title="Provider" description="How the sign-in page names it, and the id Gatehouse knows it by.">
-            <Locked locked={locked}>
+            <LockedFields locked={locked}>
               <TextInput
                 label="Name"
                 description={`Shown on the sign-in page as “Sign in with ${values.name.trim() || '…'}”.`}
@@ -125,11 +103,11 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                   {...text('issuer')}
                 />
               )}
-            </Locked>
+            </LockedFields>
           </Section>
           <RegisterAtProvider origin={origin} providerId={values.id} backchannelLogout={backchannelLogout} />
           <Section title="Client" description="The client Gatehouse was registered as at the provider.">
-            <Locked locked={locked}>
+            <LockedFields locked={locked}>
               <TextInput label="Client ID" required {...text('clientId')} />
               <Select
                 label="Client authentication"
@@ -174,10 +152,10 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                 description="Separated by spaces; openid is required. offline_access lets Gatehouse re-check people's claims during a session."
                 {...text('scopes')}
               />
-            </Locked>
+            </LockedFields>
           </Section>
           <Section title={`Who may sign in with ${name}`} description="The organisation's own rules (on the Providers page) apply as well: both must admit a person.">
-            <Locked locked={locked}>
+            <LockedFields locked={locked}>
               <TextInput
                 label="Allowed email domains"
                 description="Separated by commas, such as example.com. Empty means any domain."
@@ -200,13 +178,13 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                   {...toggle('enabled')}
                 />
               )}
-            </Locked>
+            </LockedFields>
           </Section>
           <Section
             title={`Groups from ${name}`}
             description="Any provider can assert any group name. Its groups count for app policies, the launcher and the headers apps receive only if you trust them here."
           >
-            <Locked locked={locked}>
+            <LockedFields locked={locked}>
               <Switch
                 label="Trust this provider's groups"
                 description="On: its groups count as they are (a group “admins” from it is the same as from your own IdP). Leave off for partners' and contractors' providers."
@@ -220,20 +198,19 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                 autoComplete="off"
                 {...text('groupPrefix')}
               />
-            </Locked>
+            </LockedFields>
           </Section>
           <Accordion variant="separated" radius="md" chevronPosition="left" defaultValue={readOnly ? 'advanced' : null}>
             <Accordion.Item value="advanced">
               <Accordion.Control>Advanced: claim mapping and request options</Accordion.Control>
               <Accordion.Panel>
-                <Locked locked={locked}>
+                <LockedFields locked={locked}>
                   <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
                     {(Object.keys(CLAIM_LABELS) as Array<keyof ClaimMapping>).map((claim) => (
                       <TextInput
                         key={claim}
                         label={CLAIM_LABELS[claim]}
-                        value={values.claims[claim]}
-                        onChange={(event) => set('claims', { ...values.claims, [claim]: event.currentTarget.value })}
+                        {...claims.text(claim)}
                       />
                     ))}
                   </SimpleGrid>
@@ -257,24 +234,14 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                     maxRows={6}
                     {...text('authorizationParams')}
                   />
-                </Locked>
+                </LockedFields>
               </Accordion.Panel>
             </Accordion.Item>
           </Accordion>
       </Stack>
-      <Group gap="sm" mt="lg">
-        {!readOnly && (
-          <Button type="submit" loading={saving} disabled={Boolean(blocked)}>
-            {isNew ? 'Create provider' : 'Save'}
-          </Button>
-        )}
+      <FormActions submitLabel={isNew ? 'Create provider' : 'Save'} readOnly={readOnly} saving={saving} blocked={blocked}>
         {actions}
-      </Group>
-      {blocked && !readOnly && (
-        <Text size="sm" c="dimmed" mt="xs">
-          {blocked}
-        </Text>
-      )}
+      </FormActions>
     </form>
   );
 }

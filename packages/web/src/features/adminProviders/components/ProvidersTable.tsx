@@ -1,87 +1,82 @@
-import { Anchor, Button, EmptyState, Group, Stack, Table, Text } from '@mantine/core';
+import { Button, Group, Stack, Text } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
+import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
 import { paths } from '../../../config/paths';
 import type { AdminProvider } from '../api/getAdminProviders';
 import { ProviderEnabledSwitch } from './ProviderEnabledSwitch';
 import { ProviderStatusBadge } from './ProviderStatusBadge';
 
+const columns: DataTableColumn<AdminProvider>[] = [
+  {
+    key: 'name',
+    header: 'Name',
+    cell: (provider) => (
+      <RowLink to={paths.adminProvider.getHref(provider.id)} detail={provider.id}>
+        {provider.name}
+      </RowLink>
+    ),
+  },
+  {
+    key: 'issuer',
+    header: 'Issuer',
+    cell: (provider) => (
+      <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+        {provider.issuer}
+      </Text>
+    ),
+  },
+  {
+    key: 'status',
+    header: 'Status',
+    cell: (provider) => (
+      <Stack gap={2} align="flex-start">
+        <ProviderStatusBadge provider={provider} />
+        {provider.enabled && provider.discovery.status === 'unavailable' && provider.discovery.error && (
+          <Text size="xs" c="dimmed" lineClamp={2} maw={260} title={provider.discovery.error}>
+            {provider.discovery.error}
+          </Text>
+        )}
+      </Stack>
+    ),
+  },
+  { key: 'source', header: 'Source', cell: (provider) => <SourceBadge source={provider.source} /> },
+  { key: 'linkedIdentities', header: 'Linked identities', align: 'right', cell: (provider) => <Text size="sm">{provider.linkedIdentities}</Text> },
+  {
+    key: 'enabled',
+    header: 'On sign-in page',
+    cell: (provider) => (
+      <Group gap="xs" wrap="nowrap">
+        <ProviderEnabledSwitch provider={provider} />
+      </Group>
+    ),
+  },
+];
+
 /** Every identity provider: its page, its issuer, whether people can use it now, where it is defined, how many identities use it. */
 export function ProvidersTable({ providers }: { providers: AdminProvider[] }) {
-  if (providers.length === 0) {
-    return (
-      <EmptyState
-        icon={<IconKey size={32} aria-hidden />}
-        withIndicatorBackground
-        title="No identity providers yet"
-        description="Add your organisation's OpenID Connect provider so people can sign in."
-        py="xl"
-      >
-        <EmptyState.Actions>
-          <Button component={Link} to={paths.adminProviderNew.getHref()} variant="default">
-            New provider
-          </Button>
-        </EmptyState.Actions>
-      </EmptyState>
-    );
-  }
   return (
-    <Table.ScrollContainer minWidth={860}>
-      <Table highlightOnHover verticalSpacing="sm" data-testid="providers-table">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Name</Table.Th>
-            <Table.Th scope="col">Issuer</Table.Th>
-            <Table.Th scope="col">Status</Table.Th>
-            <Table.Th scope="col">Source</Table.Th>
-            <Table.Th scope="col" ta="right">
-              Linked identities
-            </Table.Th>
-            <Table.Th scope="col">On sign-in page</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {providers.map((provider) => (
-            <Table.Tr key={provider.id} data-provider-id={provider.id}>
-              <Table.Td>
-                <Anchor component={Link} to={paths.adminProvider.getHref(provider.id)} fw={600} size="sm">
-                  {provider.name}
-                </Anchor>
-                <Text size="xs" c="dimmed">
-                  {provider.id}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-                  {provider.issuer}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Stack gap={2} align="flex-start">
-                  <ProviderStatusBadge provider={provider} />
-                  {provider.enabled && provider.discovery.status === 'unavailable' && provider.discovery.error && (
-                    <Text size="xs" c="dimmed" lineClamp={2} maw={260} title={provider.discovery.error}>
-                      {provider.discovery.error}
-                    </Text>
-                  )}
-                </Stack>
-              </Table.Td>
-              <Table.Td>
-                <SourceBadge source={provider.source} />
-              </Table.Td>
-              <Table.Td ta="right">
-                <Text size="sm">{provider.linkedIdentities}</Text>
-              </Table.Td>
-              <Table.Td>
-                <Group gap="xs" wrap="nowrap">
-                  <ProviderEnabledSwitch provider={provider} />
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable
+      columns={columns}
+      rows={providers}
+      getRowKey={(provider) => provider.id}
+      getRowAttributes={(provider) => ({ 'data-provider-id': provider.id })}
+      minWidth={860}
+      testId="providers-table"
+      empty={
+        <EmptyList
+          icon={<IconKey size={32} aria-hidden />}
+          title="No identity providers yet"
+          description="Add your organisation's OpenID Connect provider so people can sign in."
+          action={
+            <Button component={Link} to={paths.adminProviderNew.getHref()} variant="default">
+              New provider
+            </Button>
+          }
+        />
+      }
+    />
   );
 }

@@ -1,6 +1,7 @@
 import { Alert, Button, Group, Skeleton, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { IconCircleCheck } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
+import { formFields } from '../../../components/formFields';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Section } from '../../../components/Section';
 import { isForbidden, isUnauthenticated } from '../../../lib/apiClient';
@@ -13,11 +14,15 @@ const DESCRIPTION = 'For every provider at once, on top of each provider’s own
 
 function SettingsForm({ saved }: { saved: SignInSettings }) {
   const update = useUpdateSignInSettings();
-  const [domains, setDomains] = useState(saved.allowedDomains.join(', '));
-  const [createUsers, setCreateUsers] = useState(saved.createUsers);
+  const [values, setValues] = useState({ domains: saved.allowedDomains.join(', '), createUsers: saved.createUsers });
+  // A change hides the last save's outcome, which was about the values before it.
+  const { text, toggle } = formFields(values, (next) => {
+    setValues(next);
+    update.reset();
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    update.mutate({ allowedDomains: splitList(domains.toLowerCase()), createUsers });
+    update.mutate({ allowedDomains: splitList(values.domains.toLowerCase()), createUsers: values.createUsers });
   };
   return (
     <form onSubmit={submit} aria-label={TITLE}>
@@ -25,20 +30,12 @@ function SettingsForm({ saved }: { saved: SignInSettings }) {
         <TextInput
           label="Allowed email domains"
           description="Separated by commas, such as example.com. Empty means any domain. Your own domain must be among them."
-          value={domains}
-          onChange={(event) => {
-            setDomains(event.currentTarget.value);
-            update.reset();
-          }}
+          {...text('domains')}
         />
         <Switch
           label="Create users on first sign-in"
           description="Off: only people who already have an account in Gatehouse can sign in, whatever each provider allows."
-          checked={createUsers}
-          onChange={(event) => {
-            setCreateUsers(event.currentTarget.checked);
-            update.reset();
-          }}
+          {...toggle('createUsers')}
         />
         <div aria-live="polite">
           {update.isError && <ProblemAlert title="The settings could not be saved" error={update.error} />}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { emailDomainSchema, emailSchema } from '../accounts/email.js';
-import { isLoopbackHost } from '../authenticate/loopback.js';
-import { policySchema } from '../authorize/policy.js';
+import { emailDomainSchema, emailSchema } from './email.js';
+import { isLoopbackHost } from './loopback.js';
+import { policySchema } from './policySchema.js';
 import { appSetIssues } from './appSetIssues.js';
 import { parseDuration } from './duration.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AccountStore } from './accounts/accountStore.js';
 import { SignInSettingsStore } from './accounts/signInSettings.js';
-import { AppStore } from './admin/appStore.js';
+import { AppStore } from './authorize/appStore.js';
 import { ProviderStore } from './admin/providerStore.js';
 import { AuditLog } from './audit/auditLog.js';
 import { ClaimsRefresher } from './authenticate/claimsRefresher.js';

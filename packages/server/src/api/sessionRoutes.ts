@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { adminStatus } from '../accounts/admins.js';
 import { sessionGroups } from '../accounts/effectiveGroups.js';
-import { portalReturnToPolicy, validateReturnTo } from '../authenticate/returnTo.js';
+import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
 import type { Services } from '../services.js';

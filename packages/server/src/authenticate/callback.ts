@@ -9,7 +9,7 @@ import type { SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import type { NewSession } from '../sessions/sessionStore.js';
 import { fromOidcError } from './oidcErrors.js';
-import { portalReturnToPolicy, validateReturnTo } from './returnTo.js';
+import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
 import { completeTest } from './testSignIn.js';
 
 interface CallbackRequest {

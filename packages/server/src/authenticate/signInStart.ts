@@ -5,7 +5,7 @@ import { paths } from '../paths.js';
 import type { Services } from '../services.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import type { ProviderRegistry } from './providerRegistry.js';
-import { portalReturnToPolicy, validateReturnTo } from './returnTo.js';
+import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
 
 interface StartRequest {
   Params: { providerId: string };

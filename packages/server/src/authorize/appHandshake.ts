@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { checkReturnTo } from '../authenticate/returnTo.js';
+import { checkReturnTo } from './returnTo.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -23,7 +23,7 @@ const STATE_COOKIE_SECONDS = 10 * 60;
 
 /**
  * Where on this app a person may be sent back to: the app's own origin only, by the one return-to rule
- * (authenticate/returnTo.ts). The result is always absolute on the app's origin: the rule never answers
+ * (authorize/returnTo.ts). The result is always absolute on the app's origin: the rule never answers
  * a path starting with "//", so `${origin}${target}` cannot name another host.
  */
 function appReturnTo(app: AppConfig, rd: unknown): string {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppRegistry } from '../authorize/appRegistry.js';
+import type { AppRegistry } from './appRegistry.js';
 import { appSetIssues } from '../config/appSetIssues.js';
 import { formatIssues } from '../config/load.js';
 import { appSchema, type AppConfig } from '../config/schema.js';

@@ -14,6 +14,7 @@ import { appAuthorize } from './authorize/appHandshake.js';
 import { forwardAuthRoutes } from './authorize/forwardAuth.js';
 import { sessionRoutes } from './api/sessionRoutes.js';
 import { authenticateRoutes } from './authenticate/index.js';
+import { idpLogoutUrl } from './authenticate/signOut.js';
 import { AppError, newReference, toAppError } from './errors.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, refuseUpgrade } from './http/errorHandler.js';
 import { paths, RESERVED_PREFIX } from './paths.js';
@@ -46,7 +47,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   const live = new LiveAccess(services, log);
   const forwarder = new UpstreamForwarder(services.sessions, log, live);
   services.apps.onChange(() => forwarder.retain(new Set(services.apps.all().map((app) => app.upstream))));
-  const appHost = await buildAppHost(services, forwarder, options.loggerInstance);
+  // Ending a session on an app host ends it at the IdP too; only authenticate/ talks to IdPs.
+  const logoutUrl = (providerId: string, idToken: string | undefined) => idpLogoutUrl(services, providerId, idToken);
+  const appHost = await buildAppHost(services, forwarder, options.loggerInstance, logoutUrl);
   const upgradeToApp = webSocketProxy(services, appHost.log, live);
   const app = Fastify({
     serverFactory: (portalHandler) => {

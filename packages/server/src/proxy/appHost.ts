@@ -13,9 +13,9 @@ import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import type { Services } from '../services.js';
 import { originOf } from '../authorize/appRegistry.js';
-import { endSession } from '../authenticate/signOut.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isSameOrigin, presentedToken, tokensMatch } from '../sessions/csrf.js';
+import { endSession, type IdpLogoutUrl } from '../sessions/endSession.js';
 import type { UpstreamForwarder } from './forwarder.js';
 
 declare module 'fastify' {
@@ -33,7 +33,12 @@ declare module 'fastify' {
  * reach this instance (proxy/hotPath.ts); it answers the rest in full: the 401 and 403 answers and
  * pages, errors, and whatever the hot path leaves to it.
  */
-export async function buildAppHost(services: Services, forwarder: UpstreamForwarder, log: FastifyBaseLogger | undefined): Promise<FastifyInstance> {
+export async function buildAppHost(
+  services: Services,
+  forwarder: UpstreamForwarder,
+  log: FastifyBaseLogger | undefined,
+  logoutUrl: IdpLogoutUrl,
+): Promise<FastifyInstance> {
   const { apps, config } = services;
   const app = Fastify({
     ...(log ? { loggerInstance: log } : { logger: false }),
@@ -79,7 +84,7 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
       complete(request as FastifyRequest<{ Querystring: { code?: string; state?: string } }>, reply, request.gatehouseApp),
     );
     own.get(paths.jwks, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(services.signingKeys.publicJwks()));
-    own.post(paths.signOut, async (request, reply) => appSignOut(services, request, reply));
+    own.post(paths.signOut, async (request, reply) => appSignOut(services, logoutUrl, request, reply));
     // Proxies that keep the app's Host on the auth subrequest (Caddy's forward_auth does) reach these here.
     await own.register(forwardAuthRoutes, { services });
     own.all(`${RESERVED_PREFIX}/*`, async () => {
@@ -144,7 +149,7 @@ async function proxy(
 }
 
 /** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */
-async function appSignOut(services: Services, request: FastifyRequest, reply: FastifyReply) {
+async function appSignOut(services: Services, logoutUrl: IdpLogoutUrl, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
   const appOrigin = originOf(app);
   const current = await services.resolver.app(request.cookies[services.cookies.appSession], appOrigin, request);
@@ -153,6 +158,6 @@ async function appSignOut(services: Services, request: FastifyRequest, reply: Fa
   if (!current) return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(signedOut, 303);
   const expected = appCsrfToken(services, request.cookies[services.cookies.appSession]);
   if (!isSameOrigin(request, appOrigin) || !tokensMatch(presentedToken(request), expected)) throw new AppError('csrf_failed');
-  const next = await endSession(services, request, current, { everywhere: false, appId: app.id });
+  const next = await endSession({ ...services, logoutUrl }, request, current, { everywhere: false, appId: app.id });
   return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(next, 303);
 }

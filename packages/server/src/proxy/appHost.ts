@@ -1,21 +1,21 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { appComplete, appStart } from '../authorize/appHandshake.js';
+import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
 import { checkAccess } from '../authorize/checkAccess.js';
 import { appCsrfToken, sendDeniedPage } from '../authorize/deniedResponse.js';
-import { forwardAuthRoutes, isBrowserNavigation } from '../authorize/forwardAuth.js';
+import { isBrowserNavigation } from '../authorize/forwardAuth.js';
+import { authorizeArea, type AuthorizeDeps } from '../authorize/index.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
 import { frameworkErrors, installErrorHandling, sendError } from '../http/errorHandler.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
-import type { Services } from '../services.js';
-import { originOf } from '../authorize/appRegistry.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isSameOrigin, presentedToken, tokensMatch } from '../sessions/csrf.js';
-import { endSession, type IdpLogoutUrl } from '../sessions/endSession.js';
+import { endSession, type EndSessionDeps, type IdpLogoutUrl } from '../sessions/endSession.js';
+import type { SessionResolver } from '../sessions/sessionResolver.js';
 import type { UpstreamForwarder } from './forwarder.js';
 
 declare module 'fastify' {
@@ -26,6 +26,17 @@ declare module 'fastify' {
 }
 
 /**
+ * What the app hosts take: the authorize area's endpoints and access check, ending a session (without
+ * the IdP's part, which is handed in), and the apps by host.
+ */
+export type AppHostDeps = AuthorizeDeps &
+  Omit<EndSessionDeps, 'logoutUrl'> & {
+    resolver: Pick<SessionResolver, 'app' | 'cachedApp'>;
+    apps: Pick<AppRegistry, 'forHost'>;
+    secureCookies: boolean;
+  };
+
+/**
  * The app hosts: everything that arrives with the Host of a protected app. Gatehouse's own endpoints
  * there live under /.gatehouse/ (handshake, sign-out, JWKS); every other request is checked against
  * the app's policy and, if allowed, streamed to the upstream with the identity headers by the
@@ -34,12 +45,13 @@ declare module 'fastify' {
  * pages, errors, and whatever the hot path leaves to it.
  */
 export async function buildAppHost(
-  services: Services,
+  services: AppHostDeps,
   forwarder: UpstreamForwarder,
   log: FastifyBaseLogger | undefined,
   logoutUrl: IdpLogoutUrl,
 ): Promise<FastifyInstance> {
   const { apps, config } = services;
+  const ending: EndSessionDeps = { sessions: services.sessions, audit: services.audit, portalOrigin: services.portalOrigin, logoutUrl };
   const app = Fastify({
     ...(log ? { loggerInstance: log } : { logger: false }),
     genReqId: () => newReference(),
@@ -77,16 +89,10 @@ export async function buildAppHost(
       return proxy(services, forwarder, addresses, request, reply);
     });
     await own.register(formbody, { bodyLimit: 4096 });
-    const start = appStart(services);
-    const complete = appComplete(services);
-    own.get(paths.appStart, (request, reply) => start(request as FastifyRequest<{ Querystring: { rd?: string } }>, reply, request.gatehouseApp));
-    own.get(paths.appComplete, (request, reply) =>
-      complete(request as FastifyRequest<{ Querystring: { code?: string; state?: string } }>, reply, request.gatehouseApp),
-    );
-    own.get(paths.jwks, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(services.signingKeys.publicJwks()));
-    own.post(paths.signOut, async (request, reply) => appSignOut(services, logoutUrl, request, reply));
-    // Proxies that keep the app's Host on the auth subrequest (Caddy's forward_auth does) reach these here.
-    await own.register(forwardAuthRoutes, { services });
+    // The handshake's app side, the JWKS, and forward-auth: proxies that keep the app's Host on the auth
+    // subrequest (Caddy's forward_auth does) reach it here.
+    await own.register(authorizeArea, { deps: services, appOf: (request) => request.gatehouseApp });
+    own.post(paths.signOut, async (request, reply) => appSignOut(services, ending, request, reply));
     own.all(`${RESERVED_PREFIX}/*`, async () => {
       throw new AppError('not_found');
     });
@@ -110,7 +116,7 @@ interface ClientAddresses {
 }
 
 async function proxy(
-  services: Services,
+  services: AppHostDeps,
   forwarder: UpstreamForwarder,
   { forwardedFor, clientAddress }: ClientAddresses,
   request: FastifyRequest,
@@ -149,7 +155,7 @@ async function proxy(
 }
 
 /** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */
-async function appSignOut(services: Services, logoutUrl: IdpLogoutUrl, request: FastifyRequest, reply: FastifyReply) {
+async function appSignOut(services: AppHostDeps, ending: EndSessionDeps, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
   const appOrigin = originOf(app);
   const current = await services.resolver.app(request.cookies[services.cookies.appSession], appOrigin, request);
@@ -158,6 +164,6 @@ async function appSignOut(services: Services, logoutUrl: IdpLogoutUrl, request: 
   if (!current) return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(signedOut, 303);
   const expected = appCsrfToken(services, request.cookies[services.cookies.appSession]);
   if (!isSameOrigin(request, appOrigin) || !tokensMatch(presentedToken(request), expected)) throw new AppError('csrf_failed');
-  const next = await endSession({ ...services, logoutUrl }, request, current, { everywhere: false, appId: app.id });
+  const next = await endSession(ending, request, current, { everywhere: false, appId: app.id });
   return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(next, 303);
 }

@@ -1,8 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { originOf } from '../authorize/appRegistry.js';
+import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
 import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from '../authorize/checkAccess.js';
-import { forwardAuthCheck, forwardAuthEndpoint, isBrowserNavigation, type ForwardAuthAnswer, type ForwardAuthMode } from '../authorize/forwardAuth.js';
+import {
+  forwardAuthCheck,
+  forwardAuthEndpoint,
+  isBrowserNavigation,
+  type ForwardAuthAnswer,
+  type ForwardAuthDeps,
+  type ForwardAuthMode,
+} from '../authorize/forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
@@ -10,12 +17,16 @@ import { hostHeaderProblem } from '../http/hostHeader.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
-import type { Services } from '../services.js';
 import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
 import type { UpstreamForwarder } from './forwarder.js';
 
-type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** What the hot path takes: forward-auth's and the access check's, and the apps by host. */
+export interface HotPathDeps extends ForwardAuthDeps {
+  apps: Pick<AppRegistry, 'get' | 'forHost'>;
+}
 
 const SLASH = 0x2f;
 const NOT_A_PATH = 'the request target must be a path: Gatehouse is not a forward proxy';
@@ -53,7 +64,7 @@ function emptyAnswerHeaders(identity: Record<string, string>): Record<string, st
 }
 
 export interface HotPathOptions {
-  services: Services;
+  services: HotPathDeps;
   forwarder: UpstreamForwarder;
   log: FastifyBaseLogger;
   /** The portal's Fastify instance. */

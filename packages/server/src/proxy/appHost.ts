@@ -10,13 +10,12 @@ import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
 import { frameworkErrors, installErrorHandling, sendError } from '../http/errorHandler.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
-import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isSameOrigin, presentedToken, tokensMatch } from '../sessions/csrf.js';
 import { endSession, type EndSessionDeps, type IdpLogoutUrl } from '../sessions/endSession.js';
 import type { SessionResolver } from '../sessions/sessionResolver.js';
-import type { UpstreamForwarder } from './forwarder.js';
+import type { ProxiedAnswer } from './proxiedAnswer.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,7 +45,7 @@ export type AppHostDeps = AuthorizeDeps &
  */
 export async function buildAppHost(
   services: AppHostDeps,
-  forwarder: UpstreamForwarder,
+  answer: ProxiedAnswer,
   log: FastifyBaseLogger | undefined,
   logoutUrl: IdpLogoutUrl,
 ): Promise<FastifyInstance> {
@@ -75,9 +74,6 @@ export async function buildAppHost(
     request.gatehouseApp = match;
   });
 
-  // Who the upstream is told the request came from (X-Forwarded-For, X-Real-IP), past trusted proxies.
-  const addresses: ClientAddresses = { forwardedFor: forwardedForOf(config.trustedProxies), clientAddress: clientAddressOf(config.trustedProxies) };
-
   // Gatehouse's own endpoints on the app host.
   await app.register(async (own) => {
     // The router matches the decoded path, so "/%2egatehouse/auth" would reach these; but only the
@@ -86,7 +82,7 @@ export async function buildAppHost(
     own.addHook('onRequest', async (request, reply) => {
       const url = request.raw.url ?? '/';
       if (url.startsWith(`${RESERVED_PREFIX}/`) || url === RESERVED_PREFIX || url.startsWith(`${RESERVED_PREFIX}?`)) return;
-      return proxy(services, forwarder, addresses, request, reply);
+      return proxy(services, answer, request, reply);
     });
     await own.register(formbody, { bodyLimit: 4096 });
     // The handshake's app side, the JWKS, and forward-auth: proxies that keep the app's Host on the auth
@@ -103,25 +99,14 @@ export async function buildAppHost(
     // Bodies stream through untouched: no parsing, no buffering.
     proxied.removeAllContentTypeParsers();
     proxied.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    proxied.all('/*', (request, reply) => proxy(services, forwarder, addresses, request, reply));
+    proxied.all('/*', (request, reply) => proxy(services, answer, request, reply));
   });
 
   await app.ready();
   return app;
 }
 
-interface ClientAddresses {
-  forwardedFor: (request: FastifyRequest['raw']) => string;
-  clientAddress: (request: FastifyRequest['raw']) => string | undefined;
-}
-
-async function proxy(
-  services: AppHostDeps,
-  forwarder: UpstreamForwarder,
-  { forwardedFor, clientAddress }: ClientAddresses,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
+async function proxy(services: AppHostDeps, answer: ProxiedAnswer, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
   const appOrigin = originOf(app);
   const result = await checkAccess(services, request, {
@@ -132,26 +117,17 @@ async function proxy(
     token: request.cookies[services.cookies.appSession],
     preflight: Boolean(request.headers.origin && request.headers['access-control-request-method']),
   });
-  switch (result.kind) {
-    case 'unauthenticated':
-      if (isBrowserNavigation(request.method, request.headers.accept)) {
-        return reply
-          .header('cache-control', 'no-store')
-          .redirect(`${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`, 302);
-      }
-      return sendError(new AppError('unauthenticated'), request, reply, 'json');
-    case 'denied':
-      request.log.info({ app: app.id, userId: result.current.user.id, reason: result.decision.reason, reference: request.id }, 'access denied');
-      if (!isBrowserNavigation(request.method, request.headers.accept)) {
-        return sendError(new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), request, reply, 'json');
-      }
-      return sendDeniedPage(services, request, reply, { app, email: result.current.user.email, url: `${appOrigin}${request.url}` });
-    case 'public':
-    case 'allowed':
-      reply.hijack();
-      forwarder.forward(request.raw, reply.raw, { app, appOrigin, result, forwardedFor: forwardedFor(request.raw), clientAddress: clientAddress(request.raw) ?? '' });
-      return reply;
+  const browser = isBrowserNavigation(request.method, request.headers.accept);
+  if (result.kind === 'unauthenticated' && !browser) return sendError(new AppError('unauthenticated'), request, reply, 'json');
+  if (result.kind === 'denied') {
+    request.log.info({ app: app.id, userId: result.current.user.id, reason: result.decision.reason, reference: request.id }, 'access denied');
+    if (!browser) return sendError(new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), request, reply, 'json');
+    return sendDeniedPage(services, request, reply, { app, email: result.current.user.email, url: `${appOrigin}${request.url}` });
   }
+  // Forwarded, or a signed-out navigation sent to sign in: written as the hot path writes it.
+  reply.hijack();
+  answer(request.raw, reply.raw, app, appOrigin, result);
+  return reply;
 }
 
 /** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */

@@ -13,6 +13,7 @@ import { buildAppHost, type AppHostDeps } from './appHost.js';
 import { UpstreamForwarder } from './forwarder.js';
 import { hotPath, requestProblem, type Handler, type HotPathDeps } from './hotPath.js';
 import { LiveAccess, type LiveAccessDeps } from './liveAccess.js';
+import { proxiedAnswer } from './proxiedAnswer.js';
 import { webSocketProxy, type WebSocketDeps } from './websocket.js';
 
 /** Everything the proxy area takes; the composition root (app.ts) hands it in. */
@@ -52,13 +53,15 @@ export async function buildProxy({ deps, logoutUrl, loggerInstance }: ProxyOptio
   const live = new LiveAccess(deps, log);
   const forwarder = new UpstreamForwarder(deps.sessions, log, live);
   deps.apps.onChange(() => forwarder.retain(new Set(deps.apps.all().map((app) => app.upstream))));
-  const appHost = await buildAppHost(deps, forwarder, loggerInstance, logoutUrl);
+  // One writer of the proxy's answer for both the hot path and the app-host instance.
+  const answer = proxiedAnswer(forwarder, deps.config.trustedProxies);
+  const appHost = await buildAppHost(deps, answer, loggerInstance, logoutUrl);
   const upgradeToApp = webSocketProxy(deps, appHost.log, live);
 
   return {
     log: appHost.log,
     createServer(portal) {
-      const dispatch = hotPath({ services: deps, forwarder, log: appHost.log, portal, appHost: appHost.routing });
+      const dispatch = hotPath({ services: deps, answer, log: appHost.log, portal, appHost: appHost.routing });
       // The hot path answers a missing (or repeated) Host itself, with a catalogue answer (http/hostHeader.ts).
       const server = createServer({ requireHostHeader: false }, dispatch);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

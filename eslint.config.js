@@ -3,6 +3,85 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The server's walls (docs/architecture.md, "Walls"): a wrong import is a lint error. Each
+ * area's files get one no-restricted-imports entry — a later block would replace an earlier one's rule,
+ * not add to it — made of the arrows nobody may draw plus the area's own. The composition root (app.ts,
+ * services.ts, main.ts, devServices.ts) sees every part. packages/server/test/architecture.test.ts
+ * draws the same walls from the import graph, and also refuses cycles.
+ */
+const SERVER = 'packages/server/src';
+const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts'].map((file) => `${SERVER}/${file}`);
+const AREAS = ['accounts', 'admin', 'api', 'audit', 'authenticate', 'authorize', 'config', 'http', 'proxy', 'sessions', 'storage'];
+
+/** An import of `area/` from a file one level below src/. */
+const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
+const ONLY_THE_ROOT = 'Only the composition root (app.ts, services.ts, main.ts, devServices.ts) sees Services: declare the dependencies this module takes.';
+const EDGES = 'admin/ and api/ are the edges: only the composition root registers them.';
+const NOT_AUTHENTICATE = 'takes what it needs of authenticate/ (the code that talks to IdPs) as an interface it defines, and never imports it.';
+const OWN = {
+  config: [{ regex: '^\\.\\./', message: 'config/ is at the bottom: it imports nothing from the rest of the server.' }],
+  storage: [{ regex: '^\\.\\./(?!config/)', message: 'storage/ knows no feature: it imports only config/.' }],
+  authorize: [{ regex: into('authenticate'), message: `Deciding ${NOT_AUTHENTICATE}` }],
+  proxy: [{ regex: into('authenticate'), message: `Forwarding ${NOT_AUTHENTICATE}` }],
+  sessions: [{ regex: into('authenticate'), message: `sessions/ ${NOT_AUTHENTICATE}` }],
+};
+
+/** One area's walls: nobody but the root imports services.ts, admin/ or api/ (each may import its own files), plus its own. */
+const zone = (area) => ({
+  files: [`${SERVER}/${area}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { regex: '^\\.\\./services\\.js$', message: ONLY_THE_ROOT },
+          { regex: into(...['admin', 'api'].filter((edge) => edge !== area)), message: EDGES },
+          ...(OWN[area] ?? []),
+        ],
+      },
+    ],
+  },
+});
+
+/**
+ * No query outside a store: Kysely's query builders are called only in the files that own a table.
+ * (admin/userDirectory.ts is a store that moves next to accounts/.)
+ */
+const STORES = [
+  `${SERVER}/**/*Store.ts`,
+  `${SERVER}/storage/**`,
+  `${SERVER}/audit/auditLog.ts`,
+  `${SERVER}/accounts/signInSettings.ts`,
+  `${SERVER}/authenticate/signInAttempts.ts`,
+  `${SERVER}/authorize/signingKeys.ts`,
+  `${SERVER}/sessions/appSessions.ts`,
+  `${SERVER}/admin/userDirectory.ts`,
+];
+const QUERY = "CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom)$/]";
+
+// until the contract/doors change lands: files of the areas being rewritten that still take Services,
+// or reach into admin/ or api/, or query outside a store.
+const UNTIL_DOORS = [
+  'admin/context.ts',
+  'admin/index.ts',
+  'admin/usersRoutes.ts',
+  'api/appsRoutes.ts',
+  'api/meRoutes.ts',
+  'api/sessionRoutes.ts',
+  'authenticate/authorizationRequest.ts',
+  'authenticate/backchannelLogout.ts',
+  'authenticate/callback.ts',
+  'authenticate/index.ts',
+  'authenticate/linkStart.ts',
+  'authenticate/signInStart.ts',
+  'authenticate/signOut.ts',
+  'authenticate/testSignIn.ts',
+].map((file) => `${SERVER}/${file}`);
+const QUERIES_UNTIL_DOORS = ['admin/context.ts', 'admin/dashboardRoutes.ts', 'admin/usersRoutes.ts', 'authenticate/backchannelLogout.ts'].map(
+  (file) => `${SERVER}/${file}`,
+);
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'test-results/**', 'playwright-report/**', '**/*.tsbuildinfo'] },
   js.configs.recommended,
@@ -15,6 +94,17 @@ export default tseslint.config(
       'no-console': 'off',
       eqeqeq: ['error', 'always'],
     },
+  },
+  ...AREAS.map(zone).map((block) => ({ ...block, ignores: UNTIL_DOORS })),
+  {
+    files: [`${SERVER}/*.ts`],
+    ignores: COMPOSITION_ROOT,
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./(services\\.js$|admin/|api/)', message: ONLY_THE_ROOT }] }] },
+  },
+  {
+    files: [`${SERVER}/**/*.ts`],
+    ignores: [...STORES, ...QUERIES_UNTIL_DOORS],
+    rules: { 'no-restricted-syntax': ['error', { selector: QUERY, message: 'Only stores query the database: move this query into the store that owns the table.' }] },
   },
   {
     files: ['packages/web/**/*.{ts,tsx}'],

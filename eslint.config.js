@@ -3,6 +3,60 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The server's walls (docs/architecture.md, "Walls"): a wrong import is a lint error. Each
+ * area's files get one no-restricted-imports entry — a later block would replace an earlier one's rule,
+ * not add to it — made of the arrows nobody may draw plus the area's own. The composition root (app.ts,
+ * services.ts, main.ts, devServices.ts) sees every part. packages/server/test/architecture.test.ts
+ * draws the same walls from the import graph, and also refuses cycles.
+ */
+const SERVER = 'packages/server/src';
+const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts'].map((file) => `${SERVER}/${file}`);
+const AREAS = ['accounts', 'admin', 'api', 'audit', 'authenticate', 'authorize', 'config', 'http', 'proxy', 'sessions', 'storage'];
+
+/** An import of `area/` from a file one level below src/. */
+const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
+const ONLY_THE_ROOT = 'Only the composition root (app.ts, services.ts, main.ts, devServices.ts) sees Services: declare the dependencies this module takes.';
+const EDGES = 'admin/ and api/ are the edges: only the composition root registers them.';
+const NOT_AUTHENTICATE = 'takes what it needs of authenticate/ (the code that talks to IdPs) as an interface it defines, and never imports it.';
+const OWN = {
+  config: [{ regex: '^\\.\\./', message: 'config/ is at the bottom: it imports nothing from the rest of the server.' }],
+  storage: [{ regex: '^\\.\\./(?!config/)', message: 'storage/ knows no feature: it imports only config/.' }],
+  authorize: [{ regex: into('authenticate'), message: `Deciding ${NOT_AUTHENTICATE}` }],
+  proxy: [{ regex: into('authenticate'), message: `Forwarding ${NOT_AUTHENTICATE}` }],
+  sessions: [{ regex: into('authenticate'), message: `sessions/ ${NOT_AUTHENTICATE}` }],
+};
+
+/** One area's walls: nobody but the root imports services.ts, admin/ or api/ (each may import its own files), plus its own. */
+const zone = (area) => ({
+  files: [`${SERVER}/${area}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { regex: '^\\.\\./services\\.js$', message: ONLY_THE_ROOT },
+          { regex: into(...['admin', 'api'].filter((edge) => edge !== area)), message: EDGES },
+          ...(OWN[area] ?? []),
+        ],
+      },
+    ],
+  },
+});
+
+/** No query outside a store: Kysely's query builders are called only in the files that own a table. */
+const STORES = [
+  `${SERVER}/**/*Store.ts`,
+  `${SERVER}/storage/**`,
+  `${SERVER}/audit/auditLog.ts`,
+  `${SERVER}/accounts/signInSettings.ts`,
+  `${SERVER}/authenticate/signInAttempts.ts`,
+  `${SERVER}/authorize/signingKeys.ts`,
+  `${SERVER}/sessions/appSessions.ts`,
+  `${SERVER}/accounts/userDirectory.ts`,
+];
+const QUERY = "CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom)$/]";
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'test-results/**', 'playwright-report/**', '**/*.tsbuildinfo'] },
   js.configs.recommended,
@@ -14,6 +68,27 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-console': 'off',
       eqeqeq: ['error', 'always'],
+    },
+  },
+  ...AREAS.map(zone),
+  {
+    files: [`${SERVER}/*.ts`],
+    ignores: COMPOSITION_ROOT,
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./(services\\.js$|admin/|api/)', message: ONLY_THE_ROOT }] }] },
+  },
+  {
+    files: [`${SERVER}/**/*.ts`],
+    ignores: STORES,
+    rules: { 'no-restricted-syntax': ['error', { selector: QUERY, message: 'Only stores query the database: move this query into the store that owns the table.' }] },
+  },
+  {
+    // The contract runs in the server and in the browser: nothing of either, and nothing Node-only.
+    files: ['packages/contract/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(node:|@gatehouse/|\\.\\./\\.\\./)', message: 'The contract is shared by the server and the front end: it imports only zod and its own files.' }] },
+      ],
     },
   },
   {

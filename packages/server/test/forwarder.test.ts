@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityHeaders } from '../src/authorize/identityHeaders.js';
-import { appSchema } from '../src/config/schema.js';
+import { appSchema } from '@gatehouse/contract';
 import { UpstreamForwarder } from '../src/proxy/forwarder.js';
 
 /** The forwarder on its own: a real upstream, and a front server that forwards every request to it. */

@@ -1,5 +1,5 @@
+import { parseEmail } from '@gatehouse/contract';
 import type { ProviderConfig } from '../config/schema.js';
-import { parseEmail } from './email.js';
 
 /** What Gatehouse keeps of an IdP's claims: the minimum it needs, validated and bounded. */
 export interface IdentityProfile {

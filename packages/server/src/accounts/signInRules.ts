@@ -1,6 +1,6 @@
+import { emailDomainOf } from '@gatehouse/contract';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError, type ErrorCode } from '../errors.js';
-import { emailDomainOf } from './email.js';
 import type { IdentityProfile } from './identityProfile.js';
 
 /**

@@ -1,6 +1,5 @@
+import { formatIssues, emailDomainSchema } from '@gatehouse/contract';
 import { z } from 'zod';
-import { formatIssues } from '../config/load.js';
-import { emailDomainSchema } from './email.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
 import { OPEN_ORGANIZATION, type OrganizationRules } from './signInRules.js';

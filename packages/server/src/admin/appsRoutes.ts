@@ -1,7 +1,6 @@
-import { routes } from '@gatehouse/contract';
+import { parseEmail, routes } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identityClaims } from '../accounts/accountStore.js';
-import { parseEmail } from '../accounts/email.js';
 import { policySubject } from '../accounts/admins.js';
 import { identityGroups } from '../accounts/effectiveGroups.js';
 import type { AuditType } from '../audit/auditLog.js';

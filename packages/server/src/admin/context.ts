@@ -1,10 +1,35 @@
 import type { FastifyRequest } from 'fastify';
-import type { UserSummary } from '../accounts/userDirectory.js';
-import type { AuditEntry } from '../audit/auditLog.js';
+import type { AccountStore } from '../accounts/accountStore.js';
+import type { SignInSettingsStore } from '../accounts/signInSettings.js';
+import type { UserDirectory, UserSummary } from '../accounts/userDirectory.js';
+import type { AuditEntry, AuditLog } from '../audit/auditLog.js';
+import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
+import type { ProviderStore } from '../authenticate/providerStore.js';
+import type { AppRegistry } from '../authorize/appRegistry.js';
+import type { AppStore } from '../authorize/appStore.js';
+import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { signedIn } from '../sessions/guard.js';
-import type { CurrentSession } from '../sessions/sessionResolver.js';
-import type { AdminDeps } from './index.js';
+import type { CurrentSession, SessionResolver } from '../sessions/sessionResolver.js';
+import type { SessionStore } from '../sessions/sessionStore.js';
+
+/** What the admin console's API takes: the stores it reads and changes, and the portal's origin. */
+export interface AdminDeps {
+  /** Admins named in the config (they cannot be removed in the console). */
+  admins: Config['admins'];
+  portalOrigin: string;
+  accounts: AccountStore;
+  directory: UserDirectory;
+  sessions: SessionStore;
+  /** Cached sessions carry roles: a role change drops them. */
+  resolver: Pick<SessionResolver, 'invalidate'>;
+  audit: AuditLog;
+  apps: AppRegistry;
+  appStore: AppStore;
+  providers: ProviderRegistry;
+  providerStore: ProviderStore;
+  signInSettings: SignInSettingsStore;
+}
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 export const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { evaluatePolicy } from '../authorize/policy.js';
 import { contractRoute, typed } from '../http/contract.js';
 import { signedIn } from '../sessions/guard.js';
-import type { ApiDeps } from './index.js';
+import type { ApiDeps } from './deps.js';
 
 /** The launcher's list: the apps the signed-in person may open (each app's policy, evaluated now). */
 export async function appsRoutes(instance: FastifyInstance, deps: ApiDeps) {

@@ -6,7 +6,7 @@ import { contractRoute, noContent, typed } from '../http/contract.js';
 import { signedIn } from '../sessions/guard.js';
 import { SessionStore } from '../sessions/sessionStore.js';
 import { describeDevice } from '../sessions/describeDevice.js';
-import type { ApiDeps } from './index.js';
+import type { ApiDeps } from './deps.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));

@@ -1,11 +1,11 @@
 import { endpoints, routes } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
-import { validateReturnTo } from '../authenticate/returnTo.js';
+import { validateReturnTo } from '../authorize/returnTo.js';
 import { contractRoute, typed } from '../http/contract.js';
 import { csrfToken } from '../sessions/csrf.js';
 import { signedIn } from '../sessions/guard.js';
 import { SessionStore } from '../sessions/sessionStore.js';
-import type { ApiDeps } from './index.js';
+import type { ApiDeps } from './deps.js';
 
 /** Who is signed in, the CSRF token, and what the sign-in page offers. */
 export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {

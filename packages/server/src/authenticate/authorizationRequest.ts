@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { AuthenticateDeps } from './index.js';
+import type { AuthenticateDeps } from './deps.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
 import type { SignInAttempt } from './signInAttempts.js';

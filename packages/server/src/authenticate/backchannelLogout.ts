@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { ProviderConfig } from '../config/schema.js';
-import type { AuthenticateDeps } from './index.js';
+import type { AuthenticateDeps } from './deps.js';
 
 const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** Logout tokens older than this are refused even when unexpired (§2.6 step 3 allows it). */

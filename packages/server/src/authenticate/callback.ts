@@ -4,12 +4,12 @@ import { mapClaims, type IdentityProfile } from '../accounts/identityProfile.js'
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { AuthenticateDeps } from './index.js';
+import type { AuthenticateDeps } from './deps.js';
 import type { SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import type { NewSession } from '../sessions/sessionStore.js';
 import { fromOidcError } from './oidcErrors.js';
-import { portalReturnToPolicy, validateReturnTo } from './returnTo.js';
+import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
 import { completeTest } from './testSignIn.js';
 
 interface CallbackRequest {

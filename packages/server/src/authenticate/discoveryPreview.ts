@@ -1,5 +1,5 @@
+import { formatIssues } from '@gatehouse/contract';
 import * as client from 'openid-client';
-import { formatIssues } from '../config/load.js';
 import { issuerUrl } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { discoverIssuer } from './oidcClient.js';

@@ -3,45 +3,19 @@ import rateLimit from '@fastify/rate-limit';
 import { endpoints, idSchema, pages } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AccountStore } from '../accounts/accountStore.js';
-import type { SignInSettingsStore } from '../accounts/signInSettings.js';
-import type { AuditLog } from '../audit/auditLog.js';
-import type { AppRegistry } from '../authorize/appRegistry.js';
-import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { typed } from '../http/contract.js';
 import { rateLimitKey } from '../http/trustedProxies.js';
-import { cookieOptions, type CookieNames } from '../sessions/cookies.js';
-import type { CurrentSession } from '../sessions/sessionResolver.js';
-import type { SessionStore } from '../sessions/sessionStore.js';
+import { cookieOptions } from '../sessions/cookies.js';
 import { backchannelLogout } from './backchannelLogout.js';
 import { callback } from './callback.js';
 import { linkStart } from './linkStart.js';
-import type { LogoutTokenStore } from './logoutTokenStore.js';
-import type { ProviderRegistry } from './providerRegistry.js';
-import type { SignInAttempts } from './signInAttempts.js';
 import { signInStart } from './signInStart.js';
 import { signOut } from './signOut.js';
 import { testSignInStart } from './testSignIn.js';
+import type { AuthenticateDeps } from './deps.js';
 
-/** What signing in, linking, testing and signing out take. */
-export interface AuthenticateDeps {
-  /** Sign-in limits and clock skew, session lifetime, admins (who may run a test sign-in). */
-  config: Pick<Config, 'signIn' | 'session' | 'admins'>;
-  portalOrigin: string;
-  secureCookies: boolean;
-  cookies: CookieNames;
-  providers: ProviderRegistry;
-  attempts: SignInAttempts;
-  accounts: AccountStore;
-  sessions: SessionStore;
-  audit: AuditLog;
-  signInSettings: SignInSettingsStore;
-  /** Where a sign-in may return to, and which apps receive access tokens (kept for them). */
-  apps: Pick<AppRegistry, 'origins' | 'passesAccessTokens'>;
-  logoutTokens: LogoutTokenStore;
-  isAdmin(current: CurrentSession): boolean;
-}
+export type { AuthenticateDeps };
 
 const providerParams = z.object({ providerId: idSchema });
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { paths } from '../paths.js';
-import type { AuthenticateDeps } from './index.js';
+import type { AuthenticateDeps } from './deps.js';
 import { signedIn } from '../sessions/guard.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import { offeredProvider } from './signInStart.js';

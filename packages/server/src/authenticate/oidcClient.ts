@@ -1,7 +1,7 @@
 import { importJWK } from 'jose';
 import * as client from 'openid-client';
 import type { ProviderConfig } from '../config/schema.js';
-import { isLoopbackHost } from './loopback.js';
+import { isLoopbackHost } from '../config/loopback.js';
 
 /** How long one request to an IdP may take before it counts as unreachable. */
 export const IDP_TIMEOUT_SECONDS = 10;

@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { AuthenticateDeps } from './index.js';
+import type { AuthenticateDeps } from './deps.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import type { ProviderRegistry } from './providerRegistry.js';
-import { portalReturnToPolicy, validateReturnTo } from './returnTo.js';
+import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
 
 interface StartRequest {
   Params: { providerId: string };

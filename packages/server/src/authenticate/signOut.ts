@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import { paths } from '../paths.js';
-import type { AuthenticateDeps } from './index.js';
+import type { AuthenticateDeps } from './deps.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { signedIn } from '../sessions/guard.js';
-import type { CurrentSession } from '../sessions/sessionResolver.js';
+import { endSession } from '../sessions/endSession.js';
 
 /**
  * Ends the Gatehouse session first (so it is dead whatever happens next), then sends the browser to the
@@ -13,6 +13,7 @@ import type { CurrentSession } from '../sessions/sessionResolver.js';
  */
 export function signOut(deps: AuthenticateDeps) {
   const { cookies, secureCookies } = deps;
+  const ending = { ...deps, logoutUrl: (providerId: string, idToken: string | undefined) => idpLogoutUrl(deps, providerId, idToken) };
 
   return async function handler(request: FastifyRequest, reply: FastifyReply) {
     // Signed in, with the form's CSRF token, checked by the route's guard before anything changes: a
@@ -23,42 +24,8 @@ export function signOut(deps: AuthenticateDeps) {
 
     // "Sign out everywhere" ends every session of the person, then logs out at this session's IdP.
     const everywhere = (request.body as Record<string, unknown> | undefined)?.everywhere === 'true';
-    return reply.redirect(await endSession(deps, request, current, { everywhere }), 303);
+    return reply.redirect(await endSession(ending, request, current, { everywhere }), 303);
   };
-}
-
-/**
- * Ends a session (or all of the person's) and records it, then answers where the browser goes next:
- * the IdP's end-session URL when it has one, else /signed-out. Used on the portal and on app hosts.
- */
-export async function endSession(
-  deps: Pick<AuthenticateDeps, 'sessions' | 'audit' | 'providers' | 'portalOrigin'>,
-  request: FastifyRequest,
-  current: CurrentSession,
-  { everywhere, appId }: { everywhere: boolean; appId?: string },
-): Promise<string> {
-  const { sessions, audit } = deps;
-  // Read before revoking: revocation erases the stored tokens.
-  const idToken = sessions.idToken(current.session);
-  const ended = everywhere
-    ? (await sessions.revokeAllForUser(current.user.id, 'sign-out-everywhere')).length
-    : Number(await sessions.revoke(current.session.id, 'sign-out'));
-  await audit.record({
-    type: 'sign_out',
-    actorUserId: current.user.id,
-    targetUserId: current.user.id,
-    sessionId: current.session.id,
-    providerId: current.session.provider_id,
-    request,
-    details: { everywhere, sessions: ended, ...(appId ? { app: appId } : {}) },
-  });
-  request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended }, 'signed out');
-  const endSessionUrl = await idpLogoutUrl(deps, current.session.provider_id, idToken).catch((error: unknown) => {
-    // The local session is already over; an unreachable IdP only means its own session stays.
-    request.log.warn({ err: error, provider: current.session.provider_id }, 'RP-initiated logout skipped');
-    return undefined;
-  });
-  return endSessionUrl ?? `${deps.portalOrigin}${paths.pages.signedOut}`;
 }
 
 /** The IdP's end-session URL for a session (RP-Initiated Logout), when the IdP has one. */

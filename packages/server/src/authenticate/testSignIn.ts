@@ -4,7 +4,7 @@ import type { IdentityProfile } from '../accounts/identityProfile.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { AuthenticateDeps } from './index.js';
+import type { AuthenticateDeps } from './deps.js';
 import { signedIn } from '../sessions/guard.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { redirectToProvider } from './authorizationRequest.js';

@@ -1,11 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { checkReturnTo } from '../authenticate/returnTo.js';
-import type { AppConfig } from '../config/schema.js';
+import { checkReturnTo } from './returnTo.js';
+import type { AppConfig, Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { Services } from '../services.js';
-import { cookieOptions } from '../sessions/cookies.js';
+import type { AppSessions } from '../sessions/appSessions.js';
+import { cookieOptions, type CookieNames } from '../sessions/cookies.js';
+import type { SessionStore } from '../sessions/sessionStore.js';
 import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
+import type { AppRegistry } from './appRegistry.js';
 
 /**
  * Carrying a portal session to an app on another host without a shared parent domain and without a
@@ -21,9 +23,20 @@ import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
  */
 const STATE_COOKIE_SECONDS = 10 * 60;
 
+/** What the handshake takes: the portal, the apps, the one-time codes and app tokens, the sessions they stand for. */
+export interface HandshakeDeps {
+  portalOrigin: string;
+  secureCookies: boolean;
+  cookies: Pick<CookieNames, 'appState' | 'appSession'>;
+  config: { session: Pick<Config['session'], 'absoluteLifetime'> };
+  apps: Pick<AppRegistry, 'get'>;
+  appSessions: Pick<AppSessions, 'issueCode' | 'redeemCode' | 'create'>;
+  sessions: Pick<SessionStore, 'findById'>;
+}
+
 /**
  * Where on this app a person may be sent back to: the app's own origin only, by the one return-to rule
- * (authenticate/returnTo.ts). The result is always absolute on the app's origin: the rule never answers
+ * (authorize/returnTo.ts). The result is always absolute on the app's origin: the rule never answers
  * a path starting with "//", so `${origin}${target}` cannot name another host.
  */
 function appReturnTo(app: AppConfig, rd: unknown): string {
@@ -33,7 +46,7 @@ function appReturnTo(app: AppConfig, rd: unknown): string {
 }
 
 /** App host: `GET /.gatehouse/start?rd=` */
-export function appStart(services: Services) {
+export function appStart(services: Pick<HandshakeDeps, 'portalOrigin' | 'secureCookies' | 'cookies'>) {
   return async function handler(request: FastifyRequest<{ Querystring: { rd?: string } }>, reply: FastifyReply, app: AppConfig) {
     const state = newSecret();
     const authorize = new URL(paths.appAuthorize, services.portalOrigin);
@@ -49,7 +62,7 @@ export function appStart(services: Services) {
 }
 
 /** Portal: `GET /.gatehouse/app-authorize?app&state&rd` */
-export function appAuthorize(services: Services) {
+export function appAuthorize(services: Pick<HandshakeDeps, 'apps' | 'appSessions'>) {
   return async function handler(request: FastifyRequest<{ Querystring: { app?: string; state?: string; rd?: string } }>, reply: FastifyReply) {
     const app = typeof request.query.app === 'string' ? services.apps.get(request.query.app) : undefined;
     if (!app) throw new AppError('not_found');
@@ -71,7 +84,7 @@ export function appAuthorize(services: Services) {
 }
 
 /** App host: `GET /.gatehouse/complete?code&state` */
-export function appComplete(services: Services) {
+export function appComplete(services: HandshakeDeps) {
   return async function handler(
     request: FastifyRequest<{ Querystring: { code?: string; state?: string } }>,
     reply: FastifyReply,

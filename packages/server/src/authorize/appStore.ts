@@ -1,8 +1,8 @@
+import { appSchema, formatIssues } from '@gatehouse/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppRegistry } from './appRegistry.js';
 import { appSetIssues } from '../config/appSetIssues.js';
-import { formatIssues } from '../config/load.js';
-import { appSchema, type AppConfig } from '../config/schema.js';
+import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
 

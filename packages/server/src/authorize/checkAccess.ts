@@ -1,8 +1,9 @@
 import { policySubject } from '../accounts/admins.js';
-import { sessionGroups, type GroupTrust } from '../accounts/effectiveGroups.js';
-import type { AppConfig } from '../config/schema.js';
-import type { Services } from '../services.js';
-import type { CurrentSession, ResolveContext } from '../sessions/sessionResolver.js';
+import { sessionGroups, type GroupTrust, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
+import type { AuditLog } from '../audit/auditLog.js';
+import type { AppConfig, Config } from '../config/schema.js';
+import type { CurrentSession, ResolveContext, SessionResolver } from '../sessions/sessionResolver.js';
+import type { AssertionSigner } from './assertion.js';
 import { identityHeaders } from './identityHeaders.js';
 import { evaluatePolicy, type PolicyDecision } from './policy.js';
 import { isPublicPath } from './publicPaths.js';
@@ -25,6 +26,15 @@ export interface AccessRequest {
   preflight: boolean;
 }
 
+/** What deciding access takes: the session behind a token, the providers' group trust, the admins, the signer, the audit log. */
+export interface AccessDeps {
+  resolver: Pick<SessionResolver, 'app' | 'cachedApp'>;
+  providers: GroupTrustLookup;
+  config: Pick<Config, 'admins'>;
+  assertions: Pick<AssertionSigner, 'assertion'>;
+  audit: Pick<AuditLog, 'record'>;
+}
+
 const NO_IDENTITY = identityHeaders(undefined);
 
 /**
@@ -32,7 +42,7 @@ const NO_IDENTITY = identityHeaders(undefined);
  * (let through with empty identity), no session (401), policy says no (403), or allowed with the
  * identity headers and the signed assertion. Nothing here ever allows by default.
  */
-export async function checkAccess(services: Services, request: ResolveContext, access: AccessRequest): Promise<AccessResult> {
+export async function checkAccess(services: AccessDeps, request: ResolveContext, access: AccessRequest): Promise<AccessResult> {
   const { app } = access;
   const open = publicAccess(access);
   if (open) return open;
@@ -51,7 +61,7 @@ export async function checkAccess(services: Services, request: ResolveContext, a
  * `checkAccess`" (a denial always goes that way, so it is recorded), never a refusal. This is what
  * lets the hot path answer most requests in the same turn of the event loop they arrived in.
  */
-export function checkAccessNow(services: Services, access: AccessRequest): AccessResult | undefined {
+export function checkAccessNow(services: AccessDeps, access: AccessRequest): AccessResult | undefined {
   const open = publicAccess(access);
   if (open) return open;
   // One clock read for the whole check: in Node 20 each Date.now() is a call into the runtime.
@@ -83,12 +93,12 @@ type Decided = Extract<AccessResult, { kind: 'denied' | 'allowed' }>;
  */
 const decisions = new WeakMap<CurrentSession, WeakMap<AppConfig, { result: Decided; until: number; provider: GroupTrust | undefined }>>();
 
-function reusedDecision(services: Services, current: CurrentSession, app: AppConfig, now: number): Decided | undefined {
+function reusedDecision(services: AccessDeps, current: CurrentSession, app: AppConfig, now: number): Decided | undefined {
   const reused = decisions.get(current)?.get(app);
   return reused && reused.until > now && reused.provider === services.providers.get(current.identity.provider_id) ? reused.result : undefined;
 }
 
-async function decide(services: Services, current: CurrentSession, access: AccessRequest): Promise<Decided> {
+async function decide(services: AccessDeps, current: CurrentSession, access: AccessRequest): Promise<Decided> {
   const now = Date.now();
   const reused = reusedDecision(services, current, access.app, now);
   if (reused) return reused;
@@ -122,7 +132,7 @@ async function decide(services: Services, current: CurrentSession, access: Acces
 const DENIAL_RECORD_INTERVAL_MS = 60_000;
 const lastDenial = new Map<string, number>();
 
-async function recordDenial(services: Services, request: ResolveContext, current: CurrentSession, app: AppConfig, decision: PolicyDecision): Promise<void> {
+async function recordDenial(services: AccessDeps, request: ResolveContext, current: CurrentSession, app: AppConfig, decision: PolicyDecision): Promise<void> {
   const key = `${current.session.id}\u0000${app.id}`;
   const now = Date.now();
   if (now - (lastDenial.get(key) ?? 0) < DENIAL_RECORD_INTERVAL_MS) return;

@@ -2,12 +2,20 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config/schema.js';
 import { deniedPage, PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { paths } from '../paths.js';
-import type { Services } from '../services.js';
+import type { Secrets } from '../secrets.js';
+import type { CookieNames } from '../sessions/cookies.js';
 import { csrfToken } from '../sessions/csrf.js';
 import { hashSecret } from '../sessions/sessionToken.js';
 
+/** What the 403 page takes: where the portal is, the key CSRF tokens are made with, the app host's cookie. */
+export interface DeniedPageDeps {
+  portalOrigin: string;
+  secrets: Pick<Secrets, 'cookieKey'>;
+  cookies: Pick<CookieNames, 'appSession'>;
+}
+
 /** An app host's CSRF token: bound to its own session token, so it is useless on any other host. */
-export function appCsrfToken(services: Services, appToken: string | undefined): string {
+export function appCsrfToken(services: Pick<DeniedPageDeps, 'secrets'>, appToken: string | undefined): string {
   return csrfToken(services.secrets.cookieKey, { secret_hash: `app\u0000${hashSecret(appToken ?? '')}` });
 }
 
@@ -16,7 +24,7 @@ export function appCsrfToken(services: Services, appToken: string | undefined): 
  * the forward-auth answer on): who is signed in, which app said no, "Switch account" and "Sign out".
  */
 export function sendDeniedPage(
-  services: Services,
+  services: DeniedPageDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   { app, email, url }: { app: AppConfig; email: string; url: string },

@@ -3,13 +3,12 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { AppConfig, Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { paths } from '../paths.js';
-import type { Services } from '../services.js';
 import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
-import { originOf } from './appRegistry.js';
+import { originOf, type AppRegistry } from './appRegistry.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
-import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from './checkAccess.js';
-import { sendDeniedPage } from './deniedResponse.js';
+import { checkAccess, checkAccessNow, type AccessDeps, type AccessRequest, type AccessResult } from './checkAccess.js';
+import { sendDeniedPage, type DeniedPageDeps } from './deniedResponse.js';
 import { canonicalHeaderName, identityHeaders } from './identityHeaders.js';
 
 export type ForwardAuthMode = 'auth_request' | 'redirect';
@@ -61,7 +60,13 @@ export interface ForwardAuthCheck {
   check(request: ForwardAuthRequest): Promise<ForwardAuthAnswer>;
 }
 
-export function forwardAuthCheck(services: Services, log: FastifyBaseLogger): ForwardAuthCheck {
+/** What forward-auth takes beyond deciding access and the 403 page: the apps by id, which proxies to believe, the URI header. */
+export interface ForwardAuthDeps extends AccessDeps, DeniedPageDeps {
+  config: Pick<Config, 'admins' | 'trustedProxies' | 'forwardAuth'>;
+  apps: Pick<AppRegistry, 'get'>;
+}
+
+export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogger): ForwardAuthCheck {
   const isTrusted = trustedProxyCheck(services.config.trustedProxies);
   const { uriHeader } = services.config.forwardAuth;
   const { apps, cookies } = services;
@@ -174,7 +179,7 @@ const ENDPOINTS: ReadonlyArray<[string, ForwardAuthMode]> = [
 ];
 
 /** The forward-auth endpoints as Fastify routes, on the portal and on app hosts. */
-export async function forwardAuthRoutes(app: FastifyInstance, { services }: { services: Services }) {
+export async function forwardAuthRoutes(app: FastifyInstance, { services }: { services: ForwardAuthDeps }) {
   const checker = forwardAuthCheck(services, app.log);
   async function forwardAuth(request: FastifyRequest, reply: FastifyReply) {
     const endpoint = forwardAuthEndpoint(request.url);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { formatIssues } from '@gatehouse/contract';
 import { parseDocument } from 'yaml';
-import type { z } from 'zod';
 import { builtInDefaults, DEV_IDP_CLIENT_ID, DEV_IDP_CLIENT_SECRET } from './defaults.js';
 import { interpolateEnv, InterpolationError } from './interpolate.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
@@ -117,15 +117,4 @@ function addDevelopmentProviders(config: Config): void {
       enabled: true,
     }));
   config.providers.unshift(...added);
-}
-
-export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.map((issue) => `${formatPath(issue.path) || '(root)'}: ${issue.message}`);
-}
-
-function formatPath(segments: readonly PropertyKey[]): string {
-  return segments.reduce<string>((out, segment) => {
-    if (typeof segment === 'number') return `${out}[${segment}]`;
-    return out ? `${out}.${String(segment)}` : String(segment);
-  }, '');
 }

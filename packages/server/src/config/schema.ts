@@ -1,7 +1,6 @@
+import { appSchema, emailDomainSchema, emailSchema, httpUrl, idSchema, originUrl, parsedUrl } from '@gatehouse/contract';
 import { z } from 'zod';
-import { emailDomainSchema, emailSchema } from '../accounts/email.js';
-import { isLoopbackHost } from '../authenticate/loopback.js';
-import { policySchema } from '../authorize/policy.js';
+import { isLoopbackHost } from './loopback.js';
 import { appSetIssues } from './appSetIssues.js';
 import { parseDuration } from './duration.js';
 
@@ -14,27 +13,6 @@ const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   }
   return ms;
 });
-
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
-
-/** The URL, or undefined when it does not parse (refinements then leave the report to `httpUrl`). */
-function parsedUrl(value: string): URL | undefined {
-  return URL.canParse(value) ? new URL(value) : undefined;
-}
-
-/** An origin-only URL: scheme, host and port; no path, query or fragment. */
-const originUrl = httpUrl.refine(
-  (value) => {
-    const url = parsedUrl(value);
-    return !url || ((url.pathname === '/' || url.pathname === '') && !url.search && !url.hash && !url.username);
-  },
-  { message: 'must be an origin such as https://auth.example.com (no path, query or credentials)' },
-);
-
-const slug = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes (at most 63)');
-
 
 const claimMapping = z
   .object({
@@ -57,7 +35,7 @@ export const groupPrefix = z
 
 const adminGroupEntry = z
   .object({
-    provider: slug,
+    provider: idSchema,
     group: z.string().min(1).max(256),
   })
   .strict();
@@ -96,7 +74,7 @@ export const issuerUrl = httpUrl.superRefine((value, ctx) => {
 
 export const providerSchema = z
   .object({
-    id: slug,
+    id: idSchema,
     name: z.string().min(1).max(80),
     kind: z.literal('oidc').default('oidc'),
     issuer: issuerUrl,
@@ -154,41 +132,6 @@ export const providerSchema = z
     createUsers: provider.createUsers ?? provider.allowedDomains.length > 0,
   }));
 
-/**
- * A path pattern that needs no sign-in: "/exact" or "/prefix/*". Patterns are matched against the
- * normalised path only (never the query), see authorize/publicPaths.ts.
- */
-const publicPath = z
-  .string()
-  .regex(/^\/[A-Za-z0-9._~!$&'()+,;=:@%/-]*(\/\*)?$/, 'must be a path such as /healthz or /static/* (no query, no wildcards elsewhere)')
-  .refine((pattern) => !pattern.includes('..') && !pattern.includes('//') && !pattern.includes('%'), 'must be a plain normalised path');
-
-export const appSchema = z
-  .object({
-    id: slug,
-    name: z.string().min(1).max(80),
-    /** Where people reach the app: an origin whose host Gatehouse answers for. */
-    publicUrl: originUrl,
-    /** Where Gatehouse forwards allowed requests (reverse-proxy mode). */
-    upstream: httpUrl.refine((value) => {
-      const url = parsedUrl(value);
-      return !url || (!url.search && !url.hash);
-    }, 'must not have a query or fragment'),
-    policy: policySchema,
-    publicPaths: z.array(publicPath).default([]),
-    websockets: z.boolean().default(false),
-    /** Let CORS preflights (OPTIONS with Origin and Access-Control-Request-Method) through unauthenticated. */
-    corsPreflight: z.boolean().default(false),
-    /** Send the app's public Host upstream instead of the upstream's own. */
-    preserveHost: z.boolean().default(false),
-    /**
-     * Pass the IdP access token upstream as Authorization: Bearer, for apps that call APIs as the user.
-     * Off by default: an access token is a credential, and most apps only need the identity headers.
-     */
-    passAccessToken: z.boolean().default(false),
-  })
-  .strict();
-
 const encryptionKey = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 letters, digits, _ or -'),
@@ -199,7 +142,7 @@ const encryptionKey = z
 const developmentIdp = z
   .object({
     port: z.number().int().min(1).max(65535),
-    providerId: slug,
+    providerId: idSchema,
     name: z.string().min(1).max(80),
     /** Which built-in demo accounts it has: "default" (alice, bob) or "partner" (alice, carol). */
     users: z.enum(['default', 'partner']).default('default'),

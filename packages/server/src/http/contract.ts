@@ -1,6 +1,6 @@
 import { problemSchema, type Access, type RouteDefinition } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 
 declare module 'fastify' {
@@ -55,7 +55,13 @@ export function contractRoute<const R extends RouteDefinition>(route: R) {
   return { method: route.method, url: route.path, schema, config: { access: route.access, csrf: 'header' as const } };
 }
 
-/** The instance, seen through the zod type provider (the compilers are installed by app.ts). */
+/** Validation and serialisation by zod schemas, for every route of a Fastify instance (the portal, the app host). */
+export function useZodSchemas(app: FastifyInstance): void {
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+}
+
+/** The instance, seen through the zod type provider (useZodSchemas installs the compilers). */
 export function typed(app: FastifyInstance) {
   return app.withTypeProvider<ZodTypeProvider>();
 }

@@ -1,12 +1,12 @@
-import { routes } from '@gatehouse/contract';
+import { routes, type DiscoveryStatus } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
-import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { contractRoute, typed } from './contract.js';
 
+/** What health reports on: the database, and each provider's discovery (authenticate/providerRegistry.ts). */
 export interface HealthDeps {
   database: Pick<DatabaseHandle, 'ping'>;
-  providers: Pick<ProviderRegistry, 'statuses'>;
+  providers: { statuses(): Array<{ id: string; name: string; status: DiscoveryStatus; error?: string }> };
 }
 
 /**

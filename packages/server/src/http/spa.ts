@@ -4,9 +4,9 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { paths } from '../paths.js';
 import { adminStatus } from '../accounts/admins.js';
-import { sessionGroups } from '../accounts/effectiveGroups.js';
+import { sessionGroups, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
+import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import type { Services } from '../services.js';
 import { htmlPage } from './html.js';
 
 /** Routes the React app renders; anything else unknown is a real 404 from the server. */
@@ -16,7 +16,13 @@ const ADMIN_PAGES = ['/admin', '/admin/*'];
 /** Pages that need a session: without one, the server sends the person to sign in (works without JS). */
 const SIGNED_IN_PAGES = new Set<string>([paths.pages.home, paths.pages.account]);
 
-export async function spaRoutes(app: FastifyInstance, { webRoot, services }: { webRoot: string; services: Services }) {
+/** What the pages take: who the admins are, and the providers' group trust (for the admin console's gate). */
+export interface SpaDeps {
+  config: Pick<Config, 'admins'>;
+  providers: GroupTrustLookup;
+}
+
+export async function spaRoutes(app: FastifyInstance, { webRoot, services }: { webRoot: string; services: SpaDeps }) {
   const indexFile = path.join(webRoot, 'index.html');
   const built = existsSync(indexFile);
   if (!built) app.log.warn({ webRoot }, 'front end not built: run `npm run build`');

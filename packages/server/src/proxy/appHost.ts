@@ -1,22 +1,22 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { appComplete, appStart } from '../authorize/appHandshake.js';
+import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
 import { checkAccess } from '../authorize/checkAccess.js';
 import { appCsrfToken, sendDeniedPage } from '../authorize/deniedResponse.js';
-import { forwardAuthRoutes, isBrowserNavigation } from '../authorize/forwardAuth.js';
+import { isBrowserNavigation } from '../authorize/forwardAuth.js';
+import { authorizeArea, type AuthorizeDeps } from '../authorize/index.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
+import { useZodSchemas } from '../http/contract.js';
 import { frameworkErrors, installErrorHandling, sendError } from '../http/errorHandler.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
-import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
 import { paths, RESERVED_PREFIX } from '../paths.js';
-import type { Services } from '../services.js';
-import { originOf } from '../authorize/appRegistry.js';
-import { endSession } from '../authenticate/signOut.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isSameOrigin, presentedToken, tokensMatch } from '../sessions/csrf.js';
-import type { UpstreamForwarder } from './forwarder.js';
+import { endSession, type EndSessionDeps, type IdpLogoutUrl } from '../sessions/endSession.js';
+import type { SessionResolver } from '../sessions/sessionResolver.js';
+import type { ProxiedAnswer } from './proxiedAnswer.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,6 +26,17 @@ declare module 'fastify' {
 }
 
 /**
+ * What the app hosts take: the authorize area's endpoints and access check, ending a session (without
+ * the IdP's part, which is handed in), and the apps by host.
+ */
+export type AppHostDeps = AuthorizeDeps &
+  Omit<EndSessionDeps, 'logoutUrl'> & {
+    resolver: Pick<SessionResolver, 'app' | 'cachedApp'>;
+    apps: Pick<AppRegistry, 'forHost'>;
+    secureCookies: boolean;
+  };
+
+/**
  * The app hosts: everything that arrives with the Host of a protected app. Gatehouse's own endpoints
  * there live under /.gatehouse/ (handshake, sign-out, JWKS); every other request is checked against
  * the app's policy and, if allowed, streamed to the upstream with the identity headers by the
@@ -33,8 +44,14 @@ declare module 'fastify' {
  * reach this instance (proxy/hotPath.ts); it answers the rest in full: the 401 and 403 answers and
  * pages, errors, and whatever the hot path leaves to it.
  */
-export async function buildAppHost(services: Services, forwarder: UpstreamForwarder, log: FastifyBaseLogger | undefined): Promise<FastifyInstance> {
+export async function buildAppHost(
+  services: AppHostDeps,
+  answer: ProxiedAnswer,
+  log: FastifyBaseLogger | undefined,
+  logoutUrl: IdpLogoutUrl,
+): Promise<FastifyInstance> {
   const { apps, config } = services;
+  const ending: EndSessionDeps = { sessions: services.sessions, audit: services.audit, portalOrigin: services.portalOrigin, logoutUrl };
   const app = Fastify({
     ...(log ? { loggerInstance: log } : { logger: false }),
     genReqId: () => newReference(),
@@ -46,6 +63,7 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     frameworkErrors,
   });
   installErrorHandling(app);
+  useZodSchemas(app);
   await app.register(cookie);
   app.decorateRequest('gatehouseApp', null as unknown as AppConfig);
   app.addHook('onRequest', async (request, reply) => {
@@ -58,9 +76,6 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     request.gatehouseApp = match;
   });
 
-  // Who the upstream is told the request came from (X-Forwarded-For, X-Real-IP), past trusted proxies.
-  const addresses: ClientAddresses = { forwardedFor: forwardedForOf(config.trustedProxies), clientAddress: clientAddressOf(config.trustedProxies) };
-
   // Gatehouse's own endpoints on the app host.
   await app.register(async (own) => {
     // The router matches the decoded path, so "/%2egatehouse/auth" would reach these; but only the
@@ -69,19 +84,13 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     own.addHook('onRequest', async (request, reply) => {
       const url = request.raw.url ?? '/';
       if (url.startsWith(`${RESERVED_PREFIX}/`) || url === RESERVED_PREFIX || url.startsWith(`${RESERVED_PREFIX}?`)) return;
-      return proxy(services, forwarder, addresses, request, reply);
+      return proxy(services, answer, request, reply);
     });
     await own.register(formbody, { bodyLimit: 4096 });
-    const start = appStart(services);
-    const complete = appComplete(services);
-    own.get(paths.appStart, (request, reply) => start(request as FastifyRequest<{ Querystring: { rd?: string } }>, reply, request.gatehouseApp));
-    own.get(paths.appComplete, (request, reply) =>
-      complete(request as FastifyRequest<{ Querystring: { code?: string; state?: string } }>, reply, request.gatehouseApp),
-    );
-    own.get(paths.jwks, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(services.signingKeys.publicJwks()));
-    own.post(paths.signOut, async (request, reply) => appSignOut(services, request, reply));
-    // Proxies that keep the app's Host on the auth subrequest (Caddy's forward_auth does) reach these here.
-    await own.register(forwardAuthRoutes, { services });
+    // The handshake's app side, the JWKS, and forward-auth: proxies that keep the app's Host on the auth
+    // subrequest (Caddy's forward_auth does) reach it here.
+    await own.register(authorizeArea, { deps: services, appOf: (request) => request.gatehouseApp });
+    own.post(paths.signOut, async (request, reply) => appSignOut(services, ending, request, reply));
     own.all(`${RESERVED_PREFIX}/*`, async () => {
       throw new AppError('not_found');
     });
@@ -92,25 +101,14 @@ export async function buildAppHost(services: Services, forwarder: UpstreamForwar
     // Bodies stream through untouched: no parsing, no buffering.
     proxied.removeAllContentTypeParsers();
     proxied.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    proxied.all('/*', (request, reply) => proxy(services, forwarder, addresses, request, reply));
+    proxied.all('/*', (request, reply) => proxy(services, answer, request, reply));
   });
 
   await app.ready();
   return app;
 }
 
-interface ClientAddresses {
-  forwardedFor: (request: FastifyRequest['raw']) => string;
-  clientAddress: (request: FastifyRequest['raw']) => string | undefined;
-}
-
-async function proxy(
-  services: Services,
-  forwarder: UpstreamForwarder,
-  { forwardedFor, clientAddress }: ClientAddresses,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
+async function proxy(services: AppHostDeps, answer: ProxiedAnswer, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
   const appOrigin = originOf(app);
   const result = await checkAccess(services, request, {
@@ -121,30 +119,21 @@ async function proxy(
     token: request.cookies[services.cookies.appSession],
     preflight: Boolean(request.headers.origin && request.headers['access-control-request-method']),
   });
-  switch (result.kind) {
-    case 'unauthenticated':
-      if (isBrowserNavigation(request.method, request.headers.accept)) {
-        return reply
-          .header('cache-control', 'no-store')
-          .redirect(`${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`, 302);
-      }
-      return sendError(new AppError('unauthenticated'), request, reply, 'json');
-    case 'denied':
-      request.log.info({ app: app.id, userId: result.current.user.id, reason: result.decision.reason, reference: request.id }, 'access denied');
-      if (!isBrowserNavigation(request.method, request.headers.accept)) {
-        return sendError(new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), request, reply, 'json');
-      }
-      return sendDeniedPage(services, request, reply, { app, email: result.current.user.email, url: `${appOrigin}${request.url}` });
-    case 'public':
-    case 'allowed':
-      reply.hijack();
-      forwarder.forward(request.raw, reply.raw, { app, appOrigin, result, forwardedFor: forwardedFor(request.raw), clientAddress: clientAddress(request.raw) ?? '' });
-      return reply;
+  const browser = isBrowserNavigation(request.method, request.headers.accept);
+  if (result.kind === 'unauthenticated' && !browser) return sendError(new AppError('unauthenticated'), request, reply, 'json');
+  if (result.kind === 'denied') {
+    request.log.info({ app: app.id, userId: result.current.user.id, reason: result.decision.reason, reference: request.id }, 'access denied');
+    if (!browser) return sendError(new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), request, reply, 'json');
+    return sendDeniedPage(services, request, reply, { app, email: result.current.user.email, url: `${appOrigin}${request.url}` });
   }
+  // Forwarded, or a signed-out navigation sent to sign in: written as the hot path writes it.
+  reply.hijack();
+  answer(request.raw, reply.raw, app, appOrigin, result);
+  return reply;
 }
 
 /** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */
-async function appSignOut(services: Services, request: FastifyRequest, reply: FastifyReply) {
+async function appSignOut(services: AppHostDeps, ending: EndSessionDeps, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
   const appOrigin = originOf(app);
   const current = await services.resolver.app(request.cookies[services.cookies.appSession], appOrigin, request);
@@ -153,6 +142,6 @@ async function appSignOut(services: Services, request: FastifyRequest, reply: Fa
   if (!current) return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(signedOut, 303);
   const expected = appCsrfToken(services, request.cookies[services.cookies.appSession]);
   if (!isSameOrigin(request, appOrigin) || !tokensMatch(presentedToken(request), expected)) throw new AppError('csrf_failed');
-  const next = await endSession(services, request, current, { everywhere: false, appId: app.id });
+  const next = await endSession(ending, request, current, { everywhere: false, appId: app.id });
   return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(next, 303);
 }

@@ -1,21 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { originOf } from '../authorize/appRegistry.js';
+import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
 import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from '../authorize/checkAccess.js';
-import { forwardAuthCheck, forwardAuthEndpoint, isBrowserNavigation, type ForwardAuthAnswer, type ForwardAuthMode } from '../authorize/forwardAuth.js';
+import {
+  forwardAuthCheck,
+  forwardAuthEndpoint,
+  type ForwardAuthAnswer,
+  type ForwardAuthDeps,
+  type ForwardAuthMode,
+} from '../authorize/forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
 import { hostHeaderProblem } from '../http/hostHeader.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
-import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
-import { paths, RESERVED_PREFIX } from '../paths.js';
-import type { Services } from '../services.js';
+import { clientAddressOf } from '../http/trustedProxies.js';
+import { RESERVED_PREFIX } from '../paths.js';
 import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
-import type { UpstreamForwarder } from './forwarder.js';
+import type { ProxiedAnswer } from './proxiedAnswer.js';
 
-type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** What the hot path takes: forward-auth's and the access check's, and the apps by host. */
+export interface HotPathDeps extends ForwardAuthDeps {
+  apps: Pick<AppRegistry, 'get' | 'forHost'>;
+}
 
 const SLASH = 0x2f;
 const NOT_A_PATH = 'the request target must be a path: Gatehouse is not a forward proxy';
@@ -53,8 +63,9 @@ function emptyAnswerHeaders(identity: Record<string, string>): Record<string, st
 }
 
 export interface HotPathOptions {
-  services: Services;
-  forwarder: UpstreamForwarder;
+  services: HotPathDeps;
+  /** Forwards an allowed request, or redirects a signed-out navigation (proxy/proxiedAnswer.ts). */
+  answer: ProxiedAnswer;
   log: FastifyBaseLogger;
   /** The portal's Fastify instance. */
   portal: Handler;
@@ -70,10 +81,9 @@ export interface HotPathOptions {
  * signed-out or refused request, Gatehouse's own endpoints, anything unusual — goes to the Fastify
  * instances, which answer it in full.
  */
-export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOptions): Handler {
+export function hotPath({ services, answer, log, portal, appHost }: HotPathOptions): Handler {
   const { apps, cookies } = services;
   const clientAddress = clientAddressOf(services.config.trustedProxies);
-  const forwardedFor = forwardedForOf(services.config.trustedProxies);
   const checker = forwardAuthCheck(services, log);
 
   const contextOf = (request: IncomingMessage): ResolveContext => ({
@@ -103,14 +113,7 @@ export function hotPath({ services, forwarder, log, portal, appHost }: HotPathOp
   }
 
   function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, appOrigin: string, result: AccessResult): undefined {
-    if (result.kind === 'public' || result.kind === 'allowed') {
-      forwarder.forward(request, response, { app, appOrigin, result, forwardedFor: forwardedFor(request), clientAddress: clientAddress(request) ?? '' });
-    } else if (result.kind === 'unauthenticated' && isBrowserNavigation(request.method ?? 'GET', request.headers.accept)) {
-      const start = `${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`;
-      response.writeHead(302, Object.assign({ location: start, 'cache-control': 'no-store', 'content-length': 0 }, PAGE_SECURITY_HEADERS)).end();
-    } else {
-      appHost(request, response);
-    }
+    if (!answer(request, response, app, appOrigin, result)) appHost(request, response);
     return undefined;
   }
 

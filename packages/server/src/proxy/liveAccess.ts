@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { originOf } from '../authorize/appRegistry.js';
-import { checkAccess, type AccessResult } from '../authorize/checkAccess.js';
-import type { AppConfig } from '../config/schema.js';
+import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
+import { checkAccess, type AccessDeps, type AccessResult } from '../authorize/checkAccess.js';
+import type { AppConfig, Config } from '../config/schema.js';
 import { clientAddressOfPeer } from '../http/trustedProxies.js';
-import type { Services } from '../services.js';
-import { cookieValue } from '../sessions/cookies.js';
+import { cookieValue, type CookieNames } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
+import type { SessionStore } from '../sessions/sessionStore.js';
 
 /** Why a live answer is ended, as WebSocket close codes (RFC 6455 §7.4.1). */
 export const LIVE_END = {
@@ -17,6 +17,14 @@ export const LIVE_END = {
   /** Its access could not be checked (fail closed). */
   checkFailed: 1011,
 } as const;
+
+/** What keeping answers to their access takes: the access check, and what tells of revocations and app changes. */
+export interface LiveAccessDeps extends AccessDeps {
+  config: Pick<Config, 'admins' | 'trustedProxies'> & { session: Pick<Config['session'], 'touchInterval'> };
+  cookies: Pick<CookieNames, 'appSession'>;
+  sessions: Pick<SessionStore, 'onRevoke'>;
+  apps: Pick<AppRegistry, 'get' | 'onChange'>;
+}
 
 export type EndLive = (code: number, reason: string) => void;
 
@@ -56,7 +64,7 @@ export class LiveAccess {
   private checking = false;
 
   constructor(
-    private readonly services: Services,
+    private readonly services: LiveAccessDeps,
     private readonly log: FastifyBaseLogger,
   ) {
     this.clientAddress = clientAddressOfPeer(services.config.trustedProxies);

@@ -2,9 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket, WebSocketServer } from 'ws';
-import { checkAccess } from '../authorize/checkAccess.js';
-import type { AppConfig } from '../config/schema.js';
-import type { Services } from '../services.js';
+import { checkAccess, type AccessDeps } from '../authorize/checkAccess.js';
+import type { AppConfig, Config } from '../config/schema.js';
 import { originOf } from '../authorize/appRegistry.js';
 import { AppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
@@ -23,7 +22,12 @@ export const CLOSE_GRACE_MS = 5_000;
  * the client sends after that reaches the app, and cuts a side that does not answer within
  * CLOSE_GRACE_MS.
  */
-export function webSocketProxy(services: Services, log: FastifyBaseLogger, live: LiveAccess) {
+/** What bridging a WebSocket takes: the access check, and which proxies to believe for X-Forwarded-For. */
+export interface WebSocketDeps extends AccessDeps {
+  config: Pick<Config, 'admins' | 'trustedProxies'>;
+}
+
+export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, live: LiveAccess) {
   const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   const forwardedFor = forwardedForOf(services.config.trustedProxies);
 

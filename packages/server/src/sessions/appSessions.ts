@@ -2,7 +2,6 @@ import type { AppConfig } from '../config/schema.js';
 import type { Db } from '../storage/database.js';
 import type { AppCodesTable } from '../storage/schema.js';
 import { hashSecret, isWellFormedSecret, newSecret } from './sessionToken.js';
-import { sha256 } from '../authenticate/signInAttempts.js';
 
 /** How long a handshake code lives: long enough for two redirects, no longer. */
 export const APP_CODE_LIFETIME_MS = 60_000;
@@ -28,7 +27,7 @@ export class AppSessions {
         session_id: input.sessionId,
         app_id: input.app.id,
         app_origin: new URL(input.app.publicUrl).origin,
-        state_hash: sha256(input.state),
+        state_hash: hashSecret(input.state),
         return_to: input.returnTo,
         expires_at: this.now() + APP_CODE_LIFETIME_MS,
       })
@@ -40,7 +39,7 @@ export class AppSessions {
   async redeemCode(code: unknown, state: string | undefined, appOrigin: string): Promise<AppCodesTable | undefined> {
     if (typeof code !== 'string' || !isWellFormedSecret(code) || !state) return undefined;
     const row = await this.db.deleteFrom('app_codes').where('code_hash', '=', hashSecret(code)).returningAll().executeTakeFirst();
-    if (!row || row.expires_at <= this.now() || row.app_origin !== appOrigin || row.state_hash !== sha256(state)) return undefined;
+    if (!row || row.expires_at <= this.now() || row.app_origin !== appOrigin || row.state_hash !== hashSecret(state)) return undefined;
     return row;
   }
 

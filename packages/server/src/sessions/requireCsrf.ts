@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import type { Services } from '../services.js';
-import type { CurrentSession } from './sessionPlugin.js';
+import type { Secrets } from '../secrets.js';
+import type { CurrentSession } from './sessionResolver.js';
 import { isValidCsrf } from './csrf.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -15,7 +15,7 @@ export function isStateChanging(method: string): boolean {
  * preHandler for API scopes: every request needs a session, and every state-changing one the exact
  * Origin plus the session-bound CSRF token (header X-CSRF-Token).
  */
-export function requireSession(services: Services) {
+export function requireSession(services: { portalOrigin: string; secrets: Pick<Secrets, 'cookieKey'> }) {
   return async function (request: FastifyRequest): Promise<void> {
     const current = await request.currentSession();
     if (!current) throw new AppError('unauthenticated');

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RequestContext } from '../audit/auditLog.js';
 import { identityClaims, type AccountStore, type IdentityClaims } from '../accounts/accountStore.js';
-import type { ClaimsRefresher } from '../authenticate/claimsRefresher.js';
 import type { Identity, User } from '../storage/schema.js';
 import type { AppSessions } from './appSessions.js';
+import type { ClaimsCheck } from './claimsCheck.js';
 import { SessionCache } from './sessionCache.js';
 import { isActive, type Session, type SessionStore } from './sessionStore.js';
 import { hashSecret, isWellFormedSecret, SECRET_LENGTH } from './sessionToken.js';
@@ -38,7 +38,7 @@ export class SessionResolver {
     private readonly deps: {
       sessions: SessionStore;
       accounts: AccountStore;
-      claims: ClaimsRefresher;
+      claims: ClaimsCheck;
       appSessions: AppSessions;
       /** Enabled providers: a session counts only while the provider it was signed in with does. */
       providers: { get(id: string): unknown };

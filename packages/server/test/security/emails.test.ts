@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizeEmail, parseEmail } from '../../src/accounts/email.js';
+import { normalizeEmail, parseEmail } from '@gatehouse/contract';
 import { mapClaims } from '../../src/accounts/identityProfile.js';
 import { judgeSignIn, OPEN_ORGANIZATION } from '../../src/accounts/signInRules.js';
-import { evaluatePolicy, policySchema } from '../../src/authorize/policy.js';
+import { policySchema } from '@gatehouse/contract';
+import { evaluatePolicy } from '../../src/authorize/policy.js';
 import { parseConfig } from '../../src/config/load.js';
 
 /**

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { adminStatus, policySubject } from '../../src/accounts/admins.js';
 import { effectiveGroups, identityGroups, type GroupTrust, type GroupTrustLookup } from '../../src/accounts/effectiveGroups.js';
-import { evaluatePolicy, policySchema, type Policy, type PolicySubject } from '../../src/authorize/policy.js';
+import { policySchema, type Policy } from '@gatehouse/contract';
+import { evaluatePolicy, type PolicySubject } from '../../src/authorize/policy.js';
 import { parseConfig } from '../../src/config/load.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Services } from '../services.js';
-import type { CurrentSession } from './sessionResolver.js';
+import type { CookieNames } from './cookies.js';
+import type { CurrentSession, SessionResolver } from './sessionResolver.js';
 
 export type { CurrentSession };
 
@@ -14,10 +14,19 @@ declare module 'fastify' {
 
 const perRequest = new WeakMap<FastifyRequest, Promise<CurrentSession | undefined>>();
 
-/** Resolves the portal session cookie through the shared session resolver. */
-export const sessionPlugin = fp(
-  async (app: FastifyInstance, { services }: { services: Services }) => {
-    const { resolver, cookies } = services;
+/** What the sessions area's plugin takes: the shared resolver, and the portal cookie's name. */
+export interface SessionsDeps {
+  resolver: Pick<SessionResolver, 'portal'>;
+  cookies: Pick<CookieNames, 'session'>;
+}
+
+/**
+ * The sessions area's door: `request.currentSession()`, the portal session cookie resolved through the
+ * shared session resolver, once per request.
+ */
+export const sessionsArea = fp(
+  async (app: FastifyInstance, { deps }: { deps: SessionsDeps }) => {
+    const { resolver, cookies } = deps;
     app.decorateRequest('currentSession', function (this: FastifyRequest) {
       let pending = perRequest.get(this);
       if (!pending) {

@@ -1,0 +1,27 @@
+import type { AccountStore } from '../accounts/accountStore.js';
+import type { IdentityGroups } from '../accounts/effectiveGroups.js';
+import type { AuditLog } from '../audit/auditLog.js';
+import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
+import type { AppRegistry } from '../authorize/appRegistry.js';
+import type { ReturnToPolicy } from '../authorize/returnTo.js';
+import type { PolicySubject } from '../authorize/policy.js';
+import type { CurrentSession } from '../sessions/sessionResolver.js';
+import type { SessionStore } from '../sessions/sessionStore.js';
+
+/** What the portal's own API (`/api/session`, `/api/providers`, `/api/apps`, `/api/me/...`) takes. */
+export interface ApiDeps {
+  organizationName: string;
+  providers: Pick<ProviderRegistry, 'enabled' | 'name'>;
+  sessions: SessionStore;
+  accounts: Pick<AccountStore, 'listIdentities' | 'unlink'>;
+  audit: Pick<AuditLog, 'record' | 'forUser'>;
+  apps: Pick<AppRegistry, 'all'>;
+  cookieKey: Buffer;
+  /** Where a sign-in may return to, as things stand now (the apps change). */
+  returnToPolicy(): ReturnToPolicy;
+  /** The groups of a session that count, and who is an admin. */
+  groupsOf(current: CurrentSession): IdentityGroups;
+  isAdmin(current: CurrentSession): boolean;
+  /** What a policy sees of a session (email, counted groups, roles, claims). */
+  policySubjectOf(current: CurrentSession): PolicySubject;
+}

@@ -1,0 +1,30 @@
+import type { CookieNames } from '../sessions/cookies.js';
+import type { AccountStore } from '../accounts/accountStore.js';
+import type { SignInSettingsStore } from '../accounts/signInSettings.js';
+import type { AuditLog } from '../audit/auditLog.js';
+import type { AppRegistry } from '../authorize/appRegistry.js';
+import type { Config } from '../config/schema.js';
+import type { CurrentSession } from '../sessions/sessionResolver.js';
+import type { SessionStore } from '../sessions/sessionStore.js';
+import type { LogoutTokenStore } from './logoutTokenStore.js';
+import type { ProviderRegistry } from './providerRegistry.js';
+import type { SignInAttempts } from './signInAttempts.js';
+
+/** What signing in, linking, testing and signing out take. */
+export interface AuthenticateDeps {
+  /** Sign-in limits and clock skew, session lifetime, admins (who may run a test sign-in). */
+  config: Pick<Config, 'signIn' | 'session' | 'admins'>;
+  portalOrigin: string;
+  secureCookies: boolean;
+  cookies: CookieNames;
+  providers: ProviderRegistry;
+  attempts: SignInAttempts;
+  accounts: AccountStore;
+  sessions: SessionStore;
+  audit: AuditLog;
+  signInSettings: SignInSettingsStore;
+  /** Where a sign-in may return to, and which apps receive access tokens (kept for them). */
+  apps: Pick<AppRegistry, 'origins' | 'passesAccessTokens'>;
+  logoutTokens: LogoutTokenStore;
+  isAdmin(current: CurrentSession): boolean;
+}

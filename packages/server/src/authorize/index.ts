@@ -1,0 +1,38 @@
+import { routes } from '@gatehouse/contract';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppConfig } from '../config/schema.js';
+import { contractRoute, typed } from '../http/contract.js';
+import { paths } from '../paths.js';
+import { appAuthorize, appComplete, appStart, type HandshakeDeps } from './appHandshake.js';
+import { forwardAuthRoutes, type ForwardAuthDeps } from './forwardAuth.js';
+import { jwks, type JwksDeps } from './jwks.js';
+
+/** Everything the authorize area takes; the composition root (app.ts) hands it in. */
+export type AuthorizeDeps = ForwardAuthDeps & HandshakeDeps & JwksDeps;
+
+export interface AuthorizeOptions {
+  deps: AuthorizeDeps;
+  /**
+   * On an app host: the protected app a request's Host belongs to. Given, this is an app host's set
+   * (the handshake's start and complete); absent, the portal's (the handshake's app-authorize).
+   */
+  appOf?: (request: FastifyRequest) => AppConfig;
+}
+
+/**
+ * The authorize area's Gatehouse endpoints, registered on the portal and on the app-host instance:
+ * forward-auth (both), the JWKS (both), and the app-host handshake's side for that host. Deciding
+ * access for proxied requests is `checkAccess`, which the proxy calls itself.
+ */
+export async function authorizeArea(app: FastifyInstance, { deps, appOf }: AuthorizeOptions) {
+  await app.register(forwardAuthRoutes, { services: deps });
+  typed(app).route({ ...contractRoute(routes.operations.getJwks), handler: jwks(deps) });
+  if (!appOf) {
+    app.get(paths.appAuthorize, appAuthorize(deps));
+    return;
+  }
+  const start = appStart(deps);
+  const complete = appComplete(deps);
+  app.get(paths.appStart, (request, reply) => start(request as FastifyRequest<{ Querystring: { rd?: string } }>, reply, appOf(request)));
+  app.get(paths.appComplete, (request, reply) => complete(request as FastifyRequest<{ Querystring: { code?: string; state?: string } }>, reply, appOf(request)));
+}

@@ -1,0 +1,50 @@
+import type { AuditLog } from '../audit/auditLog.js';
+import { paths } from '../paths.js';
+import type { ResolveContext, CurrentSession } from './sessionResolver.js';
+import type { SessionStore } from './sessionStore.js';
+
+/**
+ * The IdP's end-session URL for a session (OpenID Connect RP-Initiated Logout 1.0), when it has one.
+ * Talking to IdPs is authenticate/'s: the composition root passes its implementation in.
+ */
+export type IdpLogoutUrl = (providerId: string, idToken: string | undefined) => Promise<string | undefined>;
+
+export interface EndSessionDeps {
+  sessions: SessionStore;
+  audit: Pick<AuditLog, 'record'>;
+  portalOrigin: string;
+  logoutUrl: IdpLogoutUrl;
+}
+
+/**
+ * Ends a session (or all of the person's) and records it, then answers where the browser goes next:
+ * the IdP's end-session URL when it has one, else /signed-out. Used on the portal and on app hosts.
+ */
+export async function endSession(
+  { sessions, audit, portalOrigin, logoutUrl }: EndSessionDeps,
+  request: ResolveContext,
+  current: CurrentSession,
+  { everywhere, appId }: { everywhere: boolean; appId?: string },
+): Promise<string> {
+  // Read before revoking: revocation erases the stored tokens.
+  const idToken = sessions.idToken(current.session);
+  const ended = everywhere
+    ? (await sessions.revokeAllForUser(current.user.id, 'sign-out-everywhere')).length
+    : Number(await sessions.revoke(current.session.id, 'sign-out'));
+  await audit.record({
+    type: 'sign_out',
+    actorUserId: current.user.id,
+    targetUserId: current.user.id,
+    sessionId: current.session.id,
+    providerId: current.session.provider_id,
+    request,
+    details: { everywhere, sessions: ended, ...(appId ? { app: appId } : {}) },
+  });
+  request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended }, 'signed out');
+  const endSessionUrl = await logoutUrl(current.session.provider_id, idToken).catch((error: unknown) => {
+    // The local session is already over; an unreachable IdP only means its own session stays.
+    request.log.warn({ err: error, provider: current.session.provider_id }, 'RP-initiated logout skipped');
+    return undefined;
+  });
+  return endSessionUrl ?? `${portalOrigin}${paths.pages.signedOut}`;
+}

@@ -5,6 +5,9 @@
  */
 import { fillPath } from './route.js';
 
+/** The JSON API's prefix on the portal: every failure under it is problem+json. */
+export const API_PREFIX = '/api';
+
 /** Everything under this prefix is Gatehouse's own, on the portal and on every app host. */
 export const RESERVED_PREFIX = '/.gatehouse';
 

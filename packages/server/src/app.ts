@@ -1,3 +1,4 @@
+import { endpoints } from '@gatehouse/contract';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
@@ -17,7 +18,6 @@ import { portalReturnToPolicy } from './authorize/returnTo.js';
 import { newReference } from './errors.js';
 import { useZodSchemas } from './http/contract.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errorHandler.js';
-import { paths } from './paths.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
@@ -105,7 +105,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  app.get(paths.api.docs, { schema: { hide: true } }, async () => app.swagger());
+  app.get(endpoints.apiDocs, { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, { database: services.database, providers: services.providers });
   await app.register(authenticateArea, {

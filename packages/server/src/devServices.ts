@@ -1,10 +1,10 @@
+import { endpoints, pages, routes } from '@gatehouse/contract';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { DEV_IDP_CLIENT_ID, DEV_IDP_CLIENT_SECRET } from './config/defaults.js';
 import type { Config } from './config/schema.js';
-import { paths } from './paths.js';
 
 /**
  * Development mode only: the built-in IdP and the demo app run as real child processes beside the
@@ -57,9 +57,9 @@ export async function startDevServices(config: Config, log: FastifyBaseLogger): 
         DEV_IDP_COOKIE_PREFIX: `${idp.providerId}idp`,
         DEV_IDP_CLIENT_ID: DEV_IDP_CLIENT_ID,
         DEV_IDP_CLIENT_SECRET: DEV_IDP_CLIENT_SECRET,
-        DEV_IDP_REDIRECT_URIS: `${portalOrigin}${paths.callback(idp.providerId)}`,
-        DEV_IDP_POST_LOGOUT_REDIRECT_URIS: `${portalOrigin}${paths.pages.signedOut}`,
-        DEV_IDP_BACKCHANNEL_LOGOUT_URI: `${portalOrigin}${paths.backchannelLogout(idp.providerId)}`,
+        DEV_IDP_REDIRECT_URIS: `${portalOrigin}${endpoints.callbackUrl(idp.providerId)}`,
+        DEV_IDP_POST_LOGOUT_REDIRECT_URIS: `${portalOrigin}${pages.signedOut.path}`,
+        DEV_IDP_BACKCHANNEL_LOGOUT_URI: `${portalOrigin}${endpoints.backchannelLogoutUrl(idp.providerId)}`,
         DEV_IDP_DATA_DIR: path.join(config.dataDir, 'dev-idp', idp.providerId),
       });
     }
@@ -71,7 +71,7 @@ export async function startDevServices(config: Config, log: FastifyBaseLogger): 
       launch('demo-app', 'demo-app/dist/main.js', {
         DEMO_APP_PORT: String(demo.port),
         // The demo verifies the signed assertion against Gatehouse's published keys, as real apps can.
-        DEMO_APP_JWKS_URL: `${portalOrigin}${paths.jwks}`,
+        DEMO_APP_JWKS_URL: `${portalOrigin}${routes.operations.getJwks.path}`,
         DEMO_APP_ISSUER: portalOrigin,
       });
       await waitFor(`http://localhost:${demo.port}/`, 'demo-app', crashed);

@@ -1,6 +1,6 @@
+import { endpoints } from '@gatehouse/contract';
 import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
 import type { ProviderConfig } from '../config/schema.js';
-import { paths } from '../paths.js';
 import { isoOrNull } from './context.js';
 import type { ReplacedCredentials } from '../authenticate/providerStore.js';
 
@@ -30,8 +30,8 @@ export function providerView(provider: ProviderConfig, registry: ProviderRegistr
     enabled: provider.enabled,
     source: registry.source(provider.id) ?? 'console',
     discovery: { status: status?.status ?? 'pending', error: status?.lastError ?? null, checkedAt: isoOrNull(status?.checkedAt ?? null) },
-    redirectUri: `${portalOrigin}${paths.callback(provider.id)}`,
-    backchannelLogoutUri: `${portalOrigin}${paths.backchannelLogout(provider.id)}`,
+    redirectUri: `${portalOrigin}${endpoints.callbackUrl(provider.id)}`,
+    backchannelLogoutUri: `${portalOrigin}${endpoints.backchannelLogoutUrl(provider.id)}`,
     hasClientSecret: Boolean(provider.clientSecret),
     hasPrivateKey: Boolean(provider.privateKey),
     linkedIdentities,

@@ -1,8 +1,8 @@
+import { endpoints } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { paths } from '../paths.js';
 import type { AuthenticateDeps } from './deps.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
@@ -41,7 +41,7 @@ export async function redirectToProvider(
   const codeVerifier = client.randomPKCECodeVerifier();
   const parameters: Record<string, string> = {
     ...provider.authorizationParams,
-    redirect_uri: `${portalOrigin}${paths.callback(provider.id)}`,
+    redirect_uri: `${portalOrigin}${endpoints.callbackUrl(provider.id)}`,
     scope: provider.scopes.join(' '),
     state,
     nonce,

@@ -1,9 +1,9 @@
+import { endpoints, pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import { mapClaims, type IdentityProfile } from '../accounts/identityProfile.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { paths } from '../paths.js';
 import type { AuthenticateDeps } from './deps.js';
 import type { SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
@@ -39,7 +39,7 @@ export function callback(deps: AuthenticateDeps) {
     // An admin's test sign-in may try a provider that is turned off (it creates nothing); a sign-in or a
     // link started before the provider was turned off ends here.
     if (attempt.purpose === 'test') return finish(reply, await completeTest(deps, request, provider, attempt, () => verifiedProfile(request, provider, attempt)));
-    if (!provider.enabled) throw new AppError('provider_disabled', { params: { provider: provider.name }, retryUrl: paths.pages.signIn });
+    if (!provider.enabled) throw new AppError('provider_disabled', { params: { provider: provider.name }, retryUrl: pages.signIn.path });
 
     try {
       const profile = await verifiedProfile(request, provider, attempt);
@@ -67,7 +67,7 @@ export function callback(deps: AuthenticateDeps) {
     const configuration = await providers.configuration(provider.id);
     // The response is read at our own redirect URI, never at whatever host or absolute-form URL the
     // request line claimed: only the query string comes from the request.
-    const currentUrl = new URL(paths.callback(provider.id), portalOrigin);
+    const currentUrl = new URL(endpoints.callbackUrl(provider.id), portalOrigin);
     const queryStart = request.url.indexOf('?');
     if (queryStart !== -1) currentUrl.search = request.url.slice(queryStart);
     let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
@@ -146,7 +146,7 @@ export function callback(deps: AuthenticateDeps) {
     // in another account's session, nor after that session ended).
     const current = await request.currentSession();
     if (!current || current.session.id !== attempt.session_id || current.user.id !== attempt.user_id) {
-      throw new AppError('sign_in_expired', { retryUrl: paths.pages.account });
+      throw new AppError('sign_in_expired', { retryUrl: pages.account.path });
     }
     const { identity } = await accounts.link(current.user.id, provider, profile, await signInSettings.get());
     await audit.record({

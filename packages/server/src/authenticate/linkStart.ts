@@ -1,5 +1,5 @@
+import { pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { paths } from '../paths.js';
 import type { AuthenticateDeps } from './deps.js';
 import { signedIn } from '../sessions/guard.js';
 import { redirectToProvider } from './authorizationRequest.js';
@@ -18,10 +18,10 @@ export function linkStart(deps: AuthenticateDeps) {
   return async function handler(request: FastifyRequest<LinkRequest>, reply: FastifyReply) {
     // Signed in, with the form's CSRF token: the route's guard (authenticate/index.ts).
     const current = await signedIn(request);
-    const provider = offeredProvider(deps.providers, request.params.providerId, paths.pages.account);
+    const provider = offeredProvider(deps.providers, request.params.providerId, pages.account.path);
     return redirectToProvider(deps, request, reply, {
       provider,
-      returnTo: `${paths.pages.account}?linked=${encodeURIComponent(provider.id)}`,
+      returnTo: `${pages.account.path}?linked=${encodeURIComponent(provider.id)}`,
       purpose: 'link',
       userId: current.user.id,
       sessionId: current.session.id,

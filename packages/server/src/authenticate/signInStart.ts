@@ -1,7 +1,7 @@
+import { pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { paths } from '../paths.js';
 import type { AuthenticateDeps } from './deps.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import type { ProviderRegistry } from './providerRegistry.js';
@@ -15,7 +15,7 @@ interface StartRequest {
 /** `GET /.gatehouse/sign-in/<provider>?rd=`: starts a sign-in with that provider. */
 export function signInStart(deps: AuthenticateDeps) {
   return async function handler(request: FastifyRequest<StartRequest>, reply: FastifyReply) {
-    const provider = offeredProvider(deps.providers, request.params.providerId, paths.pages.signIn);
+    const provider = offeredProvider(deps.providers, request.params.providerId, pages.signIn.path);
     const returnTo = validateReturnTo(request.query.rd, portalReturnToPolicy(deps));
     return redirectToProvider(deps, request, reply, { provider, returnTo, purpose: 'sign-in' });
   };

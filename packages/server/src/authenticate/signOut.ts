@@ -1,6 +1,6 @@
+import { pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
-import { paths } from '../paths.js';
 import type { AuthenticateDeps } from './deps.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { signedIn } from '../sessions/guard.js';
@@ -33,7 +33,7 @@ export async function idpLogoutUrl(deps: Pick<AuthenticateDeps, 'providers' | 'p
   if (!deps.providers.get(providerId)) return undefined;
   const configuration = await deps.providers.configuration(providerId);
   if (!configuration.serverMetadata().end_session_endpoint) return undefined;
-  const parameters: Record<string, string> = { post_logout_redirect_uri: `${deps.portalOrigin}${paths.pages.signedOut}` };
+  const parameters: Record<string, string> = { post_logout_redirect_uri: `${deps.portalOrigin}${pages.signedOut.path}` };
   if (idToken) parameters.id_token_hint = idToken;
   return client.buildEndSessionUrl(configuration, parameters).href;
 }

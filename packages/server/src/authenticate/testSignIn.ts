@@ -1,9 +1,9 @@
+import { pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignInPreview } from '../accounts/accountStore.js';
 import type { IdentityProfile } from '../accounts/identityProfile.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { paths } from '../paths.js';
 import type { AuthenticateDeps } from './deps.js';
 import { signedIn } from '../sessions/guard.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
@@ -45,7 +45,7 @@ export function testSignInStart(deps: AuthenticateDeps) {
   return async function handler(request: FastifyRequest<TestRequest>, reply: FastifyReply) {
     // Signed in as an admin, with the form's CSRF token: the route's guard (authenticate/index.ts).
     const current = await signedIn(request);
-    const page = paths.pages.adminProvider(request.params.providerId);
+    const page = pages.adminProvider.href(request.params.providerId);
     const provider = deps.providers.find(request.params.providerId);
     if (!provider) throw new AppError('not_found');
     try {
@@ -53,7 +53,7 @@ export function testSignInStart(deps: AuthenticateDeps) {
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const testId = await recordTest(deps, request, current, provider, { result: 'failed', code: error.code, message: error.message });
-      return reply.header('cache-control', 'no-store').redirect(paths.pages.adminProviderTest(provider.id, testId), 303);
+      return reply.header('cache-control', 'no-store').redirect(pages.adminProviderTest.href(provider.id, testId), 303);
     }
   };
 }
@@ -72,7 +72,7 @@ export async function completeTest(
 ): Promise<string> {
   const current = await request.currentSession();
   if (!current || current.session.id !== attempt.session_id || current.user.id !== attempt.user_id || !deps.isAdmin(current)) {
-    throw new AppError('sign_in_expired', { retryUrl: paths.pages.adminProvider(provider.id) });
+    throw new AppError('sign_in_expired', { retryUrl: pages.adminProvider.href(provider.id) });
   }
   let details: TestDetails;
   try {
@@ -86,7 +86,7 @@ export async function completeTest(
   }
   const testId = await recordTest(deps, request, current, provider, details);
   request.log.info({ provider: provider.id, result: details.result, testId }, 'test sign-in');
-  return paths.pages.adminProviderTest(provider.id, testId);
+  return pages.adminProviderTest.href(provider.id, testId);
 }
 
 function decisionDetails(preview: SignInPreview): Omit<Extract<TestDetails, { profile: unknown }>, 'profile'> {

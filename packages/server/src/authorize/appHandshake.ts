@@ -1,8 +1,8 @@
+import { endpoints, pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkReturnTo } from './returnTo.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { paths } from '../paths.js';
 import type { AppSessions } from '../sessions/appSessions.js';
 import { cookieOptions, type CookieNames } from '../sessions/cookies.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
@@ -49,7 +49,7 @@ function appReturnTo(app: AppConfig, rd: unknown): string {
 export function appStart(services: Pick<HandshakeDeps, 'portalOrigin' | 'secureCookies' | 'cookies'>) {
   return async function handler(request: FastifyRequest<{ Querystring: { rd?: string } }>, reply: FastifyReply, app: AppConfig) {
     const state = newSecret();
-    const authorize = new URL(paths.appAuthorize, services.portalOrigin);
+    const authorize = new URL(endpoints.appAuthorize, services.portalOrigin);
     authorize.searchParams.set('app', app.id);
     authorize.searchParams.set('state', state);
     authorize.searchParams.set('rd', appReturnTo(app, request.query.rd));
@@ -73,10 +73,10 @@ export function appAuthorize(services: Pick<HandshakeDeps, 'apps' | 'appSessions
 
     const current = await request.currentSession();
     // Not signed in: sign in first and come back to the app, which starts this handshake again.
-    if (!current) return reply.redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(returnTo)}`, 303);
+    if (!current) return reply.redirect(`${pages.signIn.path}?rd=${encodeURIComponent(returnTo)}`, 303);
 
     const code = await services.appSessions.issueCode({ sessionId: current.session.id, app, state, returnTo });
-    const complete = new URL(paths.appComplete, new URL(app.publicUrl).origin);
+    const complete = new URL(endpoints.appComplete, new URL(app.publicUrl).origin);
     complete.searchParams.set('code', code);
     complete.searchParams.set('state', state);
     return reply.redirect(complete.href, 303);

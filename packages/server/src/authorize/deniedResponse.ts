@@ -1,7 +1,7 @@
+import { endpoints, pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config/schema.js';
 import { deniedPage, PAGE_SECURITY_HEADERS } from '../http/html.js';
-import { paths } from '../paths.js';
 import type { Secrets } from '../secrets.js';
 import type { CookieNames } from '../sessions/cookies.js';
 import { csrfToken } from '../sessions/csrf.js';
@@ -41,8 +41,8 @@ export function sendDeniedPage(
         email,
         appName: app.name,
         reference: request.id,
-        switchAccountUrl: `${services.portalOrigin}${paths.pages.signIn}?rd=${encodeURIComponent(url)}`,
-        signOutAction: paths.signOut,
+        switchAccountUrl: `${services.portalOrigin}${pages.signIn.path}?rd=${encodeURIComponent(url)}`,
+        signOutAction: endpoints.signOut,
         csrfToken: appCsrfToken(services, request.cookies[services.cookies.appSession]),
       }),
     );

@@ -1,8 +1,8 @@
+import { endpoints } from '@gatehouse/contract';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig, Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { paths } from '../paths.js';
 import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
 import { originOf, type AppRegistry } from './appRegistry.js';
@@ -108,7 +108,7 @@ export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogg
         return { kind: 'status', status: 403, headers: result.headers };
       case 'unauthenticated':
         if (browser) {
-          const location = `${original.origin}${paths.appStart}?rd=${encodeURIComponent(`${original.origin}${original.uri}`)}`;
+          const location = `${original.origin}${endpoints.appStart}?rd=${encodeURIComponent(`${original.origin}${original.uri}`)}`;
           return { kind: 'redirect', location, headers: result.headers };
         }
         return { kind: 'status', status: 401, headers: result.headers };
@@ -174,8 +174,8 @@ export function forwardAuthEndpoint(url: string): { mode: ForwardAuthMode; appId
 const SLASH = 0x2f;
 const QUESTION_MARK = 0x3f;
 const ENDPOINTS: ReadonlyArray<[string, ForwardAuthMode]> = [
-  [paths.forwardAuth, 'auth_request'],
-  [paths.forwardAuthRedirect, 'redirect'],
+  [endpoints.forwardAuth, 'auth_request'],
+  [endpoints.forwardAuthRedirect, 'redirect'],
 ];
 
 /** The forward-auth endpoints as Fastify routes, on the portal and on app hosts. */

@@ -1,8 +1,7 @@
-import { routes } from '@gatehouse/contract';
+import { endpoints, routes } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config/schema.js';
 import { contractRoute, typed } from '../http/contract.js';
-import { paths } from '../paths.js';
 import { appAuthorize, appComplete, appStart, type HandshakeDeps } from './appHandshake.js';
 import { forwardAuthRoutes, type ForwardAuthDeps } from './forwardAuth.js';
 import { jwks, type JwksDeps } from './jwks.js';
@@ -28,11 +27,11 @@ export async function authorizeArea(app: FastifyInstance, { deps, appOf }: Autho
   await app.register(forwardAuthRoutes, { services: deps });
   typed(app).route({ ...contractRoute(routes.operations.getJwks), handler: jwks(deps) });
   if (!appOf) {
-    app.get(paths.appAuthorize, appAuthorize(deps));
+    app.get(endpoints.appAuthorize, appAuthorize(deps));
     return;
   }
   const start = appStart(deps);
   const complete = appComplete(deps);
-  app.get(paths.appStart, (request, reply) => start(request as FastifyRequest<{ Querystring: { rd?: string } }>, reply, appOf(request)));
-  app.get(paths.appComplete, (request, reply) => complete(request as FastifyRequest<{ Querystring: { code?: string; state?: string } }>, reply, appOf(request)));
+  app.get(endpoints.appStart, (request, reply) => start(request as FastifyRequest<{ Querystring: { rd?: string } }>, reply, appOf(request)));
+  app.get(endpoints.appComplete, (request, reply) => complete(request as FastifyRequest<{ Querystring: { code?: string; state?: string } }>, reply, appOf(request)));
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_RETURN_TO, paths, RESERVED_PREFIX } from '../paths.js';
+import { DEFAULT_RETURN_TO, pages, RESERVED_PREFIX } from '@gatehouse/contract';
 
 /**
  * Validates where a person may be sent after sign-in (open-redirect defence). This is the one rule:
@@ -20,7 +20,7 @@ export interface ReturnToPolicy {
 const MAX_LENGTH = 2048;
 
 /** Portal pages it makes no sense to come back to after signing in. */
-const PORTAL_NOT_DESTINATIONS: ReadonlySet<string> = new Set([paths.pages.signIn, paths.pages.signedOut]);
+const PORTAL_NOT_DESTINATIONS: ReadonlySet<string> = new Set([pages.signIn.path, pages.signedOut.path]);
 
 /** The policy for a return-to on the portal: the portal itself or any configured app. */
 export function portalReturnToPolicy(services: { portalOrigin: string; apps: { origins(): ReadonlySet<string> } }): ReturnToPolicy {

@@ -1,29 +1,29 @@
+import { API_PREFIX, pages } from '@gatehouse/contract';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, newReference, toAppError, type ErrorCode } from '../errors.js';
-import { paths } from '../paths.js';
 import { errorPage, PAGE_SECURITY_HEADERS } from './html.js';
 
 /** API clients get RFC 9457 problem details; people get a page. */
 export function wantsProblemJson(request: FastifyRequest): boolean {
-  if (request.url.startsWith(`${paths.api.prefix}/`) || request.url === paths.api.prefix) return true;
+  if (request.url.startsWith(`${API_PREFIX}/`) || request.url === API_PREFIX) return true;
   const accept = request.headers.accept ?? '';
   return accept.includes('application/json') && !accept.includes('text/html');
 }
 
 /** Where a person can go next from each error page. */
 const retryFor: Partial<Record<ErrorCode, { url: string; label: string }>> = {
-  provider_unavailable: { url: paths.pages.signIn, label: 'Back to sign-in' },
-  sign_in_expired: { url: paths.pages.signIn, label: 'Start again' },
-  sign_in_denied: { url: paths.pages.signIn, label: 'Back to sign-in' },
-  sign_in_not_allowed: { url: paths.pages.signIn, label: 'Back to sign-in' },
-  invalid_response: { url: paths.pages.signIn, label: 'Back to sign-in' },
-  identity_conflict: { url: paths.pages.signIn, label: 'Sign in with your usual provider' },
-  csrf_failed: { url: paths.pages.account, label: 'Back to your account' },
-  not_found: { url: paths.pages.home, label: 'Go home' },
-  rate_limited: { url: paths.pages.signIn, label: 'Back to sign-in' },
-  internal: { url: paths.pages.home, label: 'Go home' },
+  provider_unavailable: { url: pages.signIn.path, label: 'Back to sign-in' },
+  sign_in_expired: { url: pages.signIn.path, label: 'Start again' },
+  sign_in_denied: { url: pages.signIn.path, label: 'Back to sign-in' },
+  sign_in_not_allowed: { url: pages.signIn.path, label: 'Back to sign-in' },
+  invalid_response: { url: pages.signIn.path, label: 'Back to sign-in' },
+  identity_conflict: { url: pages.signIn.path, label: 'Sign in with your usual provider' },
+  csrf_failed: { url: pages.account.path, label: 'Back to your account' },
+  not_found: { url: pages.home.path, label: 'Go home' },
+  rate_limited: { url: pages.signIn.path, label: 'Back to sign-in' },
+  internal: { url: pages.home.path, label: 'Go home' },
 };
 
 export function sendError(

@@ -1,8 +1,8 @@
+import { pages } from '@gatehouse/contract';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { paths } from '../paths.js';
 import { adminStatus } from '../accounts/admins.js';
 import { sessionGroups, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
 import type { Config } from '../config/schema.js';
@@ -10,11 +10,11 @@ import { AppError } from '../errors.js';
 import { htmlPage } from './html.js';
 
 /** Routes the React app renders; anything else unknown is a real 404 from the server. */
-const SPA_PAGES = [paths.pages.home, paths.pages.signIn, paths.pages.account, paths.pages.signedOut];
+const SPA_PAGES = [pages.home.path, pages.signIn.path, pages.account.path, pages.signedOut.path];
 /** The admin console's pages (the React router has the detail). */
 const ADMIN_PAGES = ['/admin', '/admin/*'];
 /** Pages that need a session: without one, the server sends the person to sign in (works without JS). */
-const SIGNED_IN_PAGES = new Set<string>([paths.pages.home, paths.pages.account]);
+const SIGNED_IN_PAGES = new Set<string>([pages.home.path, pages.account.path]);
 
 /** What the pages take: who the admins are, and the providers' group trust (for the admin console's gate). */
 export interface SpaDeps {
@@ -50,7 +50,7 @@ export async function spaRoutes(app: FastifyInstance, { webRoot, services }: { w
     app.get(page, async (request, reply) => {
       const current = await request.currentSession();
       if (!current) {
-        return reply.header('cache-control', 'no-store').redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(request.url)}`, 303);
+        return reply.header('cache-control', 'no-store').redirect(`${pages.signIn.path}?rd=${encodeURIComponent(request.url)}`, 303);
       }
       if (!adminStatus(services.config.admins, current.user, sessionGroups(services.providers, current)).admin) throw new AppError('forbidden');
       return sendIndex(reply);
@@ -60,7 +60,7 @@ export async function spaRoutes(app: FastifyInstance, { webRoot, services }: { w
   for (const page of SPA_PAGES) {
     app.get(page, async (request, reply) => {
       if (SIGNED_IN_PAGES.has(page) && !(await request.currentSession())) {
-        return reply.header('cache-control', 'no-store').redirect(`${paths.pages.signIn}?rd=${encodeURIComponent(request.url)}`, 303);
+        return reply.header('cache-control', 'no-store').redirect(`${pages.signIn.path}?rd=${encodeURIComponent(request.url)}`, 303);
       }
       return sendIndex(reply);
     });

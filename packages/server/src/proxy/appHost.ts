@@ -1,3 +1,4 @@
+import { endpoints, pages, RESERVED_PREFIX } from '@gatehouse/contract';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -11,7 +12,6 @@ import { AppError, newReference } from '../errors.js';
 import { useZodSchemas } from '../http/contract.js';
 import { frameworkErrors, installErrorHandling, sendError } from '../http/errorHandler.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
-import { paths, RESERVED_PREFIX } from '../paths.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isSameOrigin, presentedToken, tokensMatch } from '../sessions/csrf.js';
 import { endSession, type EndSessionDeps, type IdpLogoutUrl } from '../sessions/endSession.js';
@@ -90,7 +90,7 @@ export async function buildAppHost(
     // The handshake's app side, the JWKS, and forward-auth: proxies that keep the app's Host on the auth
     // subrequest (Caddy's forward_auth does) reach it here.
     await own.register(authorizeArea, { deps: services, appOf: (request) => request.gatehouseApp });
-    own.post(paths.signOut, async (request, reply) => appSignOut(services, ending, request, reply));
+    own.post(endpoints.signOut, async (request, reply) => appSignOut(services, ending, request, reply));
     own.all(`${RESERVED_PREFIX}/*`, async () => {
       throw new AppError('not_found');
     });
@@ -138,7 +138,7 @@ async function appSignOut(services: AppHostDeps, ending: EndSessionDeps, request
   const appOrigin = originOf(app);
   const current = await services.resolver.app(request.cookies[services.cookies.appSession], appOrigin, request);
   reply.header('cache-control', 'no-store');
-  const signedOut = `${services.portalOrigin}${paths.pages.signedOut}`;
+  const signedOut = `${services.portalOrigin}${pages.signedOut.path}`;
   if (!current) return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(signedOut, 303);
   const expected = appCsrfToken(services, request.cookies[services.cookies.appSession]);
   if (!isSameOrigin(request, appOrigin) || !tokensMatch(presentedToken(request), expected)) throw new AppError('csrf_failed');

@@ -1,3 +1,4 @@
+import { RESERVED_PREFIX } from '@gatehouse/contract';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
@@ -15,7 +16,6 @@ import { sendRawError } from '../http/errorHandler.js';
 import { hostHeaderProblem } from '../http/hostHeader.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { clientAddressOf } from '../http/trustedProxies.js';
-import { RESERVED_PREFIX } from '../paths.js';
 import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
 import type { ProxiedAnswer } from './proxiedAnswer.js';

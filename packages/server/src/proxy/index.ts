@@ -1,3 +1,4 @@
+import { RESERVED_PREFIX } from '@gatehouse/contract';
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -6,7 +7,6 @@ import { pino } from 'pino';
 import type { AppRegistry } from '../authorize/appRegistry.js';
 import { AppError, toAppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
-import { RESERVED_PREFIX } from '../paths.js';
 import type { IdpLogoutUrl } from '../sessions/endSession.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import { buildAppHost, type AppHostDeps } from './appHost.js';

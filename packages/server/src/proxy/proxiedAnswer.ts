@@ -1,10 +1,10 @@
+import { endpoints } from '@gatehouse/contract';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessResult } from '../authorize/checkAccess.js';
 import { isBrowserNavigation } from '../authorize/forwardAuth.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';
-import { paths } from '../paths.js';
 import type { UpstreamForwarder } from './forwarder.js';
 
 /**
@@ -29,7 +29,7 @@ export function proxiedAnswer(forwarder: UpstreamForwarder, trustedProxies: Conf
       return true;
     }
     if (result.kind === 'unauthenticated' && isBrowserNavigation(request.method ?? 'GET', request.headers.accept)) {
-      const start = `${paths.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`;
+      const start = `${endpoints.appStart}?rd=${encodeURIComponent(`${appOrigin}${request.url}`)}`;
       response.writeHead(302, Object.assign({ location: start, 'cache-control': 'no-store', 'content-length': 0 }, PAGE_SECURITY_HEADERS)).end();
       return true;
     }

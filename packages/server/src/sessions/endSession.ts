@@ -1,5 +1,5 @@
+import { pages } from '@gatehouse/contract';
 import type { AuditLog } from '../audit/auditLog.js';
-import { paths } from '../paths.js';
 import type { ResolveContext, CurrentSession } from './sessionResolver.js';
 import type { SessionStore } from './sessionStore.js';
 
@@ -46,5 +46,5 @@ export async function endSession(
     request.log.warn({ err: error, provider: current.session.provider_id }, 'RP-initiated logout skipped');
     return undefined;
   });
-  return endSessionUrl ?? `${portalOrigin}${paths.pages.signedOut}`;
+  return endSessionUrl ?? `${portalOrigin}${pages.signedOut.path}`;
 }

@@ -16,13 +16,12 @@ import { idpLogoutUrl } from './authenticate/signOut.js';
 import { authorizeArea } from './authorize/index.js';
 import { portalReturnToPolicy } from './authorize/returnTo.js';
 import { newReference } from './errors.js';
-import { useZodSchemas } from './http/contract.js';
+import { requireContract, useZodSchemas } from './http/contract.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errorHandler.js';
 import { healthRoutes } from './http/health.js';
 import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
 import { buildProxy } from './proxy/index.js';
-import { guardPlugin } from './sessions/guard.js';
 import { sessionsArea } from './sessions/index.js';
 import type { CurrentSession } from './sessions/sessionResolver.js';
 
@@ -59,6 +58,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   installErrorHandling(app);
   // Routes are validated and serialised by their zod schemas (the contract's, http/contract.ts).
   useZodSchemas(app);
+  // Every JSON route comes from the contract: a hand-registered one stops the start (the leak guard).
+  requireContract(app);
   // Before the server stops listening and waits for its connections: bridged WebSockets are told it is going away.
   app.addHook('preClose', async () => proxy.closing());
   app.addHook('onClose', async () => proxy.close());
@@ -84,10 +85,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     crossOriginEmbedderPolicy: false,
     strictTransportSecurity: services.secureCookies ? { maxAge: 31536000, includeSubDomains: false } : false,
   });
-  await app.register(sessionsArea, { deps: services });
   const groupsOf = (current: CurrentSession) => sessionGroups(services.providers, current);
   const isAdmin = (current: CurrentSession) => adminStatus(config.admins, current.user, groupsOf(current)).admin;
-  await app.register(guardPlugin, { portalOrigin: services.portalOrigin, cookieKey: services.secrets.cookieKey, isAdmin });
+  await app.register(sessionsArea, { deps: { resolver: services.resolver, cookies: services.cookies, portalOrigin: services.portalOrigin, cookieKey: services.secrets.cookieKey, isAdmin } });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

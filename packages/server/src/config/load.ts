@@ -74,7 +74,8 @@ export function parseConfig(
   if (!result.success) throw new ConfigError(source, formatIssues(result.error.issues));
   const config = result.data;
   config.dataDir = path.resolve(cwd, config.dataDir);
-  if (config.database.path) config.database.path = path.resolve(config.dataDir, config.database.path);
+  // SQLite's ":memory:" names an in-memory database (tests), not a file.
+  if (config.database.path && config.database.path !== ':memory:') config.database.path = path.resolve(config.dataDir, config.database.path);
   addDevelopmentProviders(config);
   return config;
 }

@@ -1,21 +1,8 @@
-import { problemSchema, type Access, type RouteDefinition } from '@gatehouse/contract';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { API_PREFIX, problemSchema, RESERVED_PREFIX, type RouteDefinition } from '@gatehouse/contract';
+import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
+import { z } from 'zod';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Who may call the route; the guard (sessions/guard.ts) enforces it before anything else runs. */
-    access?: Access;
-    /**
-     * The CSRF proof of a state-changing request: in the `X-CSRF-Token` header (the JSON API, checked
-     * with the session), or in the `csrf_token` field of an HTML form (checked once the body is read).
-     */
-    csrf?: 'header' | 'form';
-    /** A page or form a person reaches: instead of a 401, what a signed-out browser is answered with. */
-    whenSignedOut?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
-  }
-}
 
 type Responses<R extends RouteDefinition> = {
   [Status in keyof R['responses'] as R['responses'][Status] extends null ? never : Status]: Exclude<R['responses'][Status], null>;
@@ -38,10 +25,11 @@ interface ContractSchema<R extends RouteDefinition> {
  * dropped). The handler is the only thing the server writes.
  */
 export function contractRoute<const R extends RouteDefinition>(route: R) {
-  const response: Record<string, z.ZodType> = { '4xx': problemSchema, '5xx': problemSchema };
+  const response: Record<string, unknown> = { '4xx': problemSchema, '5xx': problemSchema };
   for (const [status, schema] of Object.entries(route.responses)) {
-    // A 204 has no body to describe; a download (CSV) is not serialised as JSON.
-    if (schema !== null && !route.produces) response[status] = schema;
+    // A 204 has no body (the handler sends none, so nothing is serialised); a download is described
+    // with its own media type.
+    response[status] = schema === null ? z.null() : route.produces ? { content: { [route.produces]: { schema } } } : schema;
   }
   const schema = {
     tags: [route.tag],
@@ -52,7 +40,57 @@ export function contractRoute<const R extends RouteDefinition>(route: R) {
     body: route.body,
     response,
   } as ContractSchema<R>;
-  return { method: route.method, url: route.path, schema, config: { access: route.access, csrf: 'header' as const } };
+  return { method: route.method, url: route.path, schema, config: { access: route.access, csrf: 'header' as const, contract: route } };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The contract definition the route was registered from (contractRoute). */
+    contract?: RouteDefinition;
+  }
+}
+
+/**
+ * The routes under /api, /.gatehouse and the health checks that are not JSON routes, and why. Every
+ * other route there must come from the contract, and so answer through its response schemas: a JSON
+ * route registered by hand — whose answer nothing filters — stops the server from starting. This list
+ * is the leak guard: adding to it is a decision a reviewer sees.
+ */
+export const NOT_JSON_ROUTES: Readonly<Record<string, string>> = {
+  'GET /.gatehouse/sign-in/:providerId': 'redirects the browser to the IdP',
+  'GET /.gatehouse/callback/:providerId': 'redirects the browser to where the sign-in returns',
+  'POST /.gatehouse/sign-out': 'an HTML form; redirects to the IdP or /signed-out',
+  'GET /.gatehouse/sign-out': '405: signing out is a POST',
+  'POST /.gatehouse/link/:providerId': 'an HTML form; redirects to the IdP',
+  'POST /.gatehouse/test-sign-in/:providerId': 'an HTML form; redirects to the IdP or the result page',
+  'POST /.gatehouse/backchannel-logout/:providerId': 'called by the IdP: an empty 200, or the fixed OAuth error of Back-Channel Logout §2.8',
+  'GET /.gatehouse/auth': 'forward-auth: the answer is the status and identity headers, never a body to read',
+  'GET /.gatehouse/auth/:appId': 'forward-auth: the answer is the status and identity headers',
+  'GET /.gatehouse/forward-auth': 'forward-auth: status, identity headers or a redirect to sign in',
+  'GET /.gatehouse/forward-auth/:appId': 'forward-auth: status, identity headers or a redirect to sign in',
+  'GET /.gatehouse/app-authorize': 'the app-host handshake: redirects with a one-time code',
+  'GET /.gatehouse/start': 'the app-host handshake: redirects to the portal',
+  'GET /.gatehouse/complete': 'the app-host handshake: sets the app cookie and redirects',
+  'GET /api/docs': 'the OpenAPI document, generated from the contract',
+  '* /.gatehouse/*': "the app host's 404 for its reserved prefix",
+};
+
+function inScope(url: string): boolean {
+  return url === API_PREFIX || url.startsWith(`${API_PREFIX}/`) || url.startsWith(`${RESERVED_PREFIX}/`) || url === '/healthz' || url === '/readyz';
+}
+
+/**
+ * Refuses, at registration, a route under /api, /.gatehouse or the health checks that neither comes
+ * from the contract nor is listed in NOT_JSON_ROUTES (HEAD routes Fastify adds for GETs follow theirs).
+ */
+export function requireContract(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!inScope(route.url) || route.config?.contract) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => method === 'HEAD')) return;
+    const listed = methods.every((method) => NOT_JSON_ROUTES[`${method} ${route.url}`]) || (methods.length > 1 && NOT_JSON_ROUTES[`* ${route.url}`]);
+    if (!listed) throw new Error(`${methods.join(',')} ${route.url} is not in the contract: define it there (packages/contract), or list it in NOT_JSON_ROUTES with the reason it answers no JSON`);
+  });
 }
 
 /** Validation and serialisation by zod schemas, for every route of a Fastify instance (the portal, the app host). */

@@ -9,7 +9,7 @@ import { isBrowserNavigation } from '../authorize/forwardAuth.js';
 import { authorizeArea, type AuthorizeDeps } from '../authorize/index.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
-import { useZodSchemas } from '../http/contract.js';
+import { requireContract, useZodSchemas } from '../http/contract.js';
 import { frameworkErrors, installErrorHandling, sendError } from '../http/errorHandler.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { cookieOptions } from '../sessions/cookies.js';
@@ -64,6 +64,8 @@ export async function buildAppHost(
   });
   installErrorHandling(app);
   useZodSchemas(app);
+  // Every JSON route comes from the contract: a hand-registered one stops the start (the leak guard).
+  requireContract(app);
   await app.register(cookie);
   app.decorateRequest('gatehouseApp', null as unknown as AppConfig);
   app.addHook('onRequest', async (request, reply) => {

@@ -1,5 +1,5 @@
+import type { Access } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import fp from 'fastify-plugin';
 import { AppError } from '../errors.js';
 import { isValidCsrf } from './csrf.js';
 import type { CurrentSession } from './sessionResolver.js';
@@ -10,6 +10,20 @@ export interface GuardDeps {
   portalOrigin: string;
   cookieKey: Buffer;
   isAdmin(current: CurrentSession): boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route; the guard enforces it before anything else runs. */
+    access?: Access;
+    /**
+     * The CSRF proof of a state-changing request: in the `X-CSRF-Token` header (the JSON API, checked
+     * with the session), or in the `csrf_token` field of an HTML form (checked once the body is read).
+     */
+    csrf?: 'header' | 'form';
+    /** A page or form a person reaches: instead of a 401, what a signed-out browser is answered with. */
+    whenSignedOut?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  }
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -29,31 +43,28 @@ export function isStateChanging(method: string): boolean {
  *   `csrf_failed` — from the `X-CSRF-Token` header at once, or (HTML forms) from the `csrf_token` field
  *   as soon as the body is read, still before the handler.
  */
-export const guardPlugin = fp(
-  async (app: FastifyInstance, deps: GuardDeps) => {
-    const csrfFailed = (request: FastifyRequest, session: Session) => !isValidCsrf(request, deps.portalOrigin, deps.cookieKey, session);
+export function installGuard(app: FastifyInstance, deps: GuardDeps): void {
+  const csrfFailed = (request: FastifyRequest, session: Session) => !isValidCsrf(request, deps.portalOrigin, deps.cookieKey, session);
 
-    app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      const { access = 'public', csrf = 'header', whenSignedOut } = request.routeOptions.config;
-      if (access === 'public') return;
-      const current = await request.currentSession();
-      if (!current) {
-        if (whenSignedOut) return whenSignedOut(request, reply);
-        throw new AppError('unauthenticated');
-      }
-      if (access === 'admin' && !deps.isAdmin(current)) throw new AppError('forbidden');
-      if (csrf === 'header' && isStateChanging(request.method) && csrfFailed(request, current.session)) throw new AppError('csrf_failed');
-    });
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { access = 'public', csrf = 'header', whenSignedOut } = request.routeOptions.config;
+    if (access === 'public') return;
+    const current = await request.currentSession();
+    if (!current) {
+      if (whenSignedOut) return whenSignedOut(request, reply);
+      throw new AppError('unauthenticated');
+    }
+    if (access === 'admin' && !deps.isAdmin(current)) throw new AppError('forbidden');
+    if (csrf === 'header' && isStateChanging(request.method) && csrfFailed(request, current.session)) throw new AppError('csrf_failed');
+  });
 
-    app.addHook('preValidation', async (request: FastifyRequest) => {
-      const { access = 'public', csrf = 'header' } = request.routeOptions.config;
-      if (access === 'public' || csrf !== 'form' || !isStateChanging(request.method)) return;
-      const current = await request.currentSession();
-      if (!current || csrfFailed(request, current.session)) throw new AppError('csrf_failed');
-    });
-  },
-  { name: 'gatehouse-guard', dependencies: ['gatehouse-session'] },
-);
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    const { access = 'public', csrf = 'header' } = request.routeOptions.config;
+    if (access === 'public' || csrf !== 'form' || !isStateChanging(request.method)) return;
+    const current = await request.currentSession();
+    if (!current || csrfFailed(request, current.session)) throw new AppError('csrf_failed');
+  });
+}
 
 /** The session a guarded route runs under (the guard has checked there is one). */
 export async function signedIn(request: FastifyRequest): Promise<CurrentSession> {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { CookieNames } from './cookies.js';
+import { installGuard, type GuardDeps } from './guard.js';
 import type { CurrentSession, SessionResolver } from './sessionResolver.js';
 
 export type { CurrentSession };
@@ -14,15 +15,16 @@ declare module 'fastify' {
 
 const perRequest = new WeakMap<FastifyRequest, Promise<CurrentSession | undefined>>();
 
-/** What the sessions area's plugin takes: the shared resolver, and the portal cookie's name. */
-export interface SessionsDeps {
+/** What the sessions area's plugin takes: the shared resolver, the portal cookie's name, and the guard's needs. */
+export interface SessionsDeps extends GuardDeps {
   resolver: Pick<SessionResolver, 'portal'>;
   cookies: Pick<CookieNames, 'session'>;
 }
 
 /**
  * The sessions area's door: `request.currentSession()`, the portal session cookie resolved through the
- * shared session resolver, once per request.
+ * shared session resolver, once per request; and the one guard every route declares its access to
+ * (sessions/guard.ts).
  */
 export const sessionsArea = fp(
   async (app: FastifyInstance, { deps }: { deps: SessionsDeps }) => {
@@ -35,6 +37,7 @@ export const sessionsArea = fp(
       }
       return pending;
     });
+    installGuard(app, deps);
   },
   { name: 'gatehouse-session', dependencies: ['@fastify/cookie'] },
 );

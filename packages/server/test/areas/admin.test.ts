@@ -1,0 +1,118 @@
+import { fillPath, routes, type RouteDefinition } from '@gatehouse/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserDirectory } from '../../src/accounts/userDirectory.js';
+import { adminArea } from '../../src/admin/index.js';
+import { ProviderStore } from '../../src/authenticate/providerStore.js';
+import { AppStore } from '../../src/authorize/appStore.js';
+import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
+import { loadSecrets } from '../../src/secrets.js';
+import { areaHarness, PORTAL, type AreaHarness, type Person } from '../support/areaHarness.js';
+
+/** Every admin route of the contract, with its parameters filled in. */
+const adminRoutes: Array<[string, RouteDefinition, string]> = Object.entries(routes.admin).map(([name, route]) => [
+  name,
+  route,
+  fillPath(route.path, { userId: 'u1', sessionId: 's1', appId: 'wiki', providerId: 'dev', testId: 't1' }),
+]);
+
+/**
+ * The admin console's API registered alone with what its door declares, on real stores in an
+ * in-memory database: who may call it, and a few of the changes it makes.
+ */
+describe('the admin area, alone', () => {
+  let harness: AreaHarness;
+  let admin: Person;
+  let bob: Person;
+
+  beforeAll(async () => {
+    harness = await areaHarness({ admins: { emails: [] } }, async (parts, app) => {
+      const log = app.log;
+      const cipher = createTokenCipher(loadSecrets(parts.config));
+      const appStore = new AppStore(parts.database.db, parts.apps, PORTAL, undefined, log);
+      const providerStore = new ProviderStore({ db: parts.database.db, registry: parts.providers, cipher, accounts: parts.accounts, log });
+      await app.register(adminArea, {
+        admins: parts.config.admins,
+        portalOrigin: PORTAL,
+        accounts: parts.accounts,
+        directory: new UserDirectory(parts.database.db, parts.config.admins, parts.providers),
+        sessions: parts.sessions,
+        resolver: parts.resolver,
+        audit: parts.audit,
+        apps: parts.apps,
+        appStore,
+        providers: parts.providers,
+        providerStore,
+        signInSettings: parts.signInSettings,
+      });
+    });
+    admin = await harness.signIn('root@example.com', { roles: ['admin'] });
+    bob = await harness.signIn('bob@example.com');
+  });
+  afterAll(() => harness?.close());
+
+  // Threat: the console's API reached by someone who is not (or no longer) an admin.
+  it.each(adminRoutes)('%s: 401 for nobody and 403 for a person who is not an admin, whatever the request', async (_name, route, url) => {
+    const nobody = await harness.app.inject({ method: route.method, url, payload: route.method === 'GET' || route.method === 'DELETE' ? undefined : {} });
+    expect(nobody.statusCode).toBe(401);
+    const notAdmin = await harness.app.inject({ method: route.method, url, headers: bob.changeHeaders, payload: route.method === 'GET' || route.method === 'DELETE' ? undefined : {} });
+    expect(notAdmin.statusCode).toBe(403);
+    expect(notAdmin.json()).toMatchObject({ code: 'forbidden' });
+  });
+
+  // Threat: an admin's browser made to change things by another page (CSRF).
+  it.each(adminRoutes.filter(([, route]) => route.method !== 'GET'))('%s: no change without the CSRF token and the portal’s Origin', async (_name, route, url) => {
+    const answer = await harness.app.inject({ method: route.method, url, headers: { cookie: admin.cookie, origin: PORTAL }, payload: route.method === 'DELETE' ? undefined : {} });
+    expect(answer.statusCode).toBe(403);
+    expect(answer.json()).toMatchObject({ code: 'csrf_failed' });
+  });
+
+  it('lists users with the shape the contract gives, searched and paged', async () => {
+    const answer = await harness.app.inject({ method: 'GET', url: '/api/admin/users?query=bob&pageSize=10', headers: { cookie: admin.cookie } });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(answer.json()).toEqual({
+      users: [{ id: bob.userId, email: 'bob@example.com', name: 'Person 2', status: 'active', admin: false, adminFromConfig: false, createdAt: expect.any(String), lastSignInAt: expect.any(String), activeSessions: 1 }],
+      total: 1,
+      page: 1,
+      pageSize: 10,
+    });
+  });
+
+  it('suspends a user: their sessions end and the change is recorded with its actor', async () => {
+    const carol = await harness.signIn('carol@example.com');
+    const answer = await harness.app.inject({ method: 'POST', url: `/api/admin/users/${carol.userId}/suspend`, headers: admin.changeHeaders });
+    expect(answer.statusCode).toBe(204);
+    expect((await harness.sessions.findById(carol.sessionId))?.revoked_at).not.toBeNull();
+    expect((await harness.accounts.getUser(carol.userId))?.status).toBe('suspended');
+    const detail = await harness.app.inject({ method: 'GET', url: `/api/admin/users/${carol.userId}`, headers: { cookie: admin.cookie } });
+    expect(detail.json().events[0]).toMatchObject({ type: 'user_suspended', actor: { id: admin.userId, email: 'root@example.com' }, target: { id: carol.userId, email: 'carol@example.com' } });
+  });
+
+  it('keeps the last admin: removing the only one is a 409, granting then removing another works', async () => {
+    const own = await harness.app.inject({ method: 'PUT', url: `/api/admin/users/${admin.userId}/admin`, headers: admin.changeHeaders, payload: { admin: false } });
+    expect(own.statusCode).toBe(409);
+    expect(own.json()).toMatchObject({ code: 'last_admin' });
+    const grant = await harness.app.inject({ method: 'PUT', url: `/api/admin/users/${bob.userId}/admin`, headers: admin.changeHeaders, payload: { admin: true } });
+    expect(grant.statusCode).toBe(204);
+    const unknownField = await harness.app.inject({ method: 'PUT', url: `/api/admin/users/${bob.userId}/admin`, headers: admin.changeHeaders, payload: { admin: false, roles: ['admin'] } });
+    expect(unknownField.statusCode).toBe(400);
+    const remove = await harness.app.inject({ method: 'PUT', url: `/api/admin/users/${bob.userId}/admin`, headers: admin.changeHeaders, payload: { admin: false } });
+    expect(remove.statusCode).toBe(204);
+  });
+
+  it('answers the dashboard with every count the contract names', async () => {
+    const answer = await harness.app.inject({ method: 'GET', url: '/api/admin/dashboard?range=7d', headers: { cookie: admin.cookie } });
+    expect(answer.statusCode).toBe(200);
+    const body = answer.json();
+    expect(body).toMatchObject({ range: '7d', users: 3, topDeniedApps: [] });
+    expect(body.buckets).toHaveLength(7);
+    expect(body.liveSessions).toBeGreaterThanOrEqual(2);
+  });
+
+  it('lists providers without any credential', async () => {
+    const answer = await harness.app.inject({ method: 'GET', url: '/api/admin/providers', headers: { cookie: admin.cookie } });
+    expect(answer.json().providers[0]).toMatchObject({ id: 'dev', hasClientSecret: true, source: 'config' });
+    expect(answer.body).not.toContain('"clientSecret"');
+    expect(answer.body).not.toContain('"y"');
+  });
+});

@@ -1,98 +1,8 @@
 /**
- * Every address the front end knows, in one place: the client routes it renders, the JSON API it calls,
- * and the server-side `/.gatehouse/` endpoints it hands the browser to (full page loads, never fetch).
+ * The JSON API paths the fetchers call. Pages, server endpoints and the query helpers are the contract's
+ * (`pages`, `endpoints`, `withQuery` in @gatehouse/contract).
  */
-
-/** Like encodeURIComponent, but leaves `/` readable (`?rd=/account`): RFC 3986 allows it in a query. */
-function encodeQueryValue(value: string): string {
-  return encodeURIComponent(value).replace(/%2F/gi, '/');
-}
-
-/** Query parameters whose value is undefined, null or '' are left out. */
-export type QueryValues = Record<string, string | number | null | undefined>;
-
-/** The values that are set, as search parameters. */
-export function toSearchParams(values: QueryValues = {}): URLSearchParams {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(values)) {
-    if (value === undefined || value === null || value === '') continue;
-    search.set(key, String(value));
-  }
-  return search;
-}
-
-/** `path?a=1&b=x`, or just `path` when no value is set; values are encoded (URLSearchParams). */
-export function withQuery(path: string, values: QueryValues = {}): string {
-  const query = toSearchParams(values).toString();
-  return query ? `${path}?${query}` : path;
-}
-
-/** Client routes rendered by the React router. `path` is for the route table, `getHref` for links. */
-export const paths = {
-  home: {
-    path: '/',
-    getHref: () => '/',
-  },
-  signIn: {
-    path: '/sign-in',
-    /** `returnTo` is where to go after signing in; omitted, the sign-in page falls back to its default. */
-    getHref: (returnTo?: string) => (returnTo ? `/sign-in?rd=${encodeQueryValue(returnTo)}` : '/sign-in'),
-  },
-  account: {
-    path: '/account',
-    getHref: () => '/account',
-  },
-  signedOut: {
-    path: '/signed-out',
-    getHref: () => '/signed-out',
-  },
-  /** The admin console (the server answers these page loads with 403 for anyone else). */
-  admin: {
-    path: '/admin',
-    getHref: (query?: QueryValues) => withQuery('/admin', query),
-  },
-  adminUsers: {
-    path: '/admin/users',
-    getHref: (query?: QueryValues) => withQuery('/admin/users', query),
-  },
-  adminUser: {
-    path: '/admin/users/:userId',
-    getHref: (userId: string) => `/admin/users/${encodeURIComponent(userId)}`,
-  },
-  adminAudit: {
-    path: '/admin/audit',
-    getHref: (query?: QueryValues) => withQuery('/admin/audit', query),
-  },
-  adminApps: {
-    path: '/admin/apps',
-    getHref: () => '/admin/apps',
-  },
-  adminAppNew: {
-    path: '/admin/apps/new',
-    getHref: () => '/admin/apps/new',
-  },
-  adminApp: {
-    path: '/admin/apps/:appId',
-    getHref: (appId: string) => `/admin/apps/${encodeURIComponent(appId)}`,
-  },
-  adminProviders: {
-    path: '/admin/providers',
-    getHref: () => '/admin/providers',
-  },
-  adminProviderNew: {
-    path: '/admin/providers/new',
-    getHref: () => '/admin/providers/new',
-  },
-  adminProvider: {
-    path: '/admin/providers/:providerId',
-    getHref: (providerId: string) => `/admin/providers/${encodeURIComponent(providerId)}`,
-  },
-  /** Where a test sign-in started from the console ends (the server redirects here). */
-  adminProviderTest: {
-    path: '/admin/providers/:providerId/tests/:testId',
-    getHref: (providerId: string, testId: string) => `/admin/providers/${encodeURIComponent(providerId)}/tests/${encodeURIComponent(testId)}`,
-  },
-} as const;
+export { withQuery } from '@gatehouse/contract';
 
 /** The JSON API served by the Gatehouse server on the portal host. */
 export const apiPaths = {
@@ -157,26 +67,4 @@ export const apiPaths = {
     /** GET / PUT `{ allowedDomains, createUsers }`: who may sign in, for every provider at once. */
     signInSettings: '/api/admin/sign-in-settings',
   },
-} as const;
-
-/** Server endpoints the browser reaches by navigation or an HTML form post. */
-export const serverPaths = {
-  /** POST with the hidden `csrf_token` field; ends on /signed-out after the IdP's logout. */
-  signOut: '/.gatehouse/sign-out',
-  /**
-   * POST with the hidden `csrf_token` field: starts linking another provider's identity to this account.
-   * Ends on `/account?linked=<providerId>` (or on an error page).
-   */
-  link: (providerId: string) => `/.gatehouse/link/${encodeURIComponent(providerId)}`,
-  /**
-   * POST with the hidden `csrf_token` field (admins): a sign-in with the provider that creates nothing.
-   * Ends on the console's result page, `/admin/providers/<id>/tests/<testId>`.
-   */
-  testSignIn: (providerId: string) => `/.gatehouse/test-sign-in/${encodeURIComponent(providerId)}`,
-} as const;
-
-/** Query parameters the server hands back to client routes. */
-export const searchParams = {
-  /** `/account?linked=<providerId>`: a provider was just linked to this account. */
-  linked: 'linked',
 } as const;

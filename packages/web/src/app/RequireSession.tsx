@@ -1,11 +1,10 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type CurrentSession } from '@gatehouse/contract';
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { PageLoader } from '../components/PageLoader';
 import { useSession } from '../features/auth/api/getSession';
 import { isUnauthenticated } from '../lib/apiClient';
-import type { CurrentSession } from '../types/api';
 
 export interface RequireSessionProps {
   children: (current: CurrentSession) => ReactNode;

@@ -1,9 +1,8 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type CurrentSession } from '@gatehouse/contract';
 import type { QueryClient } from '@tanstack/react-query';
 import { redirect } from 'react-router';
 import { sessionQueryOptions } from '../features/auth/api/getSession';
 import { isUnauthenticated } from '../lib/apiClient';
-import type { CurrentSession } from '../types/api';
 
 /**
  * Loader step for pages that need a session: resolves it (from the cache when present), or sends the

@@ -1,8 +1,7 @@
-import { endpoints, pages, withQuery } from '@gatehouse/contract';
+import { endpoints, pages, routes, urlOf, withQuery } from '@gatehouse/contract';
 import { describe, expect, it } from 'vitest';
-import { apiPaths } from './paths';
 
-// The addresses the front end links to and calls.
+// The addresses the front end links to and calls, as the contract spells them.
 
 describe('pages.signIn.href', () => {
   it('carries the return-to, readable and still encoded where it must be', () => {
@@ -13,10 +12,10 @@ describe('pages.signIn.href', () => {
   });
 });
 
-describe('apiPaths.me and endpoints.linkUrl', () => {
+describe('the account routes and endpoints.linkUrl', () => {
   it('encode the id as one path segment', () => {
-    expect(apiPaths.me.session('s_1')).toBe('/api/me/sessions/s_1');
-    expect(apiPaths.me.identity('../admin')).toBe('/api/me/identities/..%2Fadmin');
+    expect(urlOf(routes.me.revokeMySession, { sessionId: 's_1' })).toBe('/api/me/sessions/s_1');
+    expect(urlOf(routes.me.unlinkMyIdentity, { identityId: '../admin' })).toBe('/api/me/identities/..%2Fadmin');
     expect(endpoints.linkUrl('partner')).toBe('/.gatehouse/link/partner');
     expect(endpoints.linkUrl('a/b?c')).toBe('/.gatehouse/link/a%2Fb%3Fc');
   });
@@ -27,12 +26,13 @@ describe('withQuery and the admin paths', () => {
     expect(withQuery('/api/admin/users')).toBe('/api/admin/users');
     expect(withQuery('/api/admin/users', { query: '', status: undefined, page: null })).toBe('/api/admin/users');
     expect(withQuery('/api/admin/users', { query: 'bob & co', page: 2 })).toBe('/api/admin/users?query=bob+%26+co&page=2');
+    expect(urlOf(routes.admin.listUsers, undefined, { query: 'bob & co', status: undefined, page: 2 })).toBe('/api/admin/users?query=bob+%26+co&page=2');
     expect(withQuery(pages.adminAudit.href(), { type: 'sign_in' })).toBe('/admin/audit?type=sign_in');
   });
 
   it('encode ids as one path segment', () => {
     expect(pages.adminUser.href('u/1')).toBe('/admin/users/u%2F1');
-    expect(apiPaths.admin.suspendUser('u 1')).toBe('/api/admin/users/u%201/suspend');
-    expect(apiPaths.admin.session('../x')).toBe('/api/admin/sessions/..%2Fx');
+    expect(urlOf(routes.admin.suspendUser, { userId: 'u 1' })).toBe('/api/admin/users/u%201/suspend');
+    expect(urlOf(routes.admin.revokeSession, { sessionId: '../x' })).toBe('/api/admin/sessions/..%2Fx');
   });
 });

@@ -1,4 +1,4 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type AdminApp } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { IconFileCode } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
-import { adminAppsQueryOptions, useAdminApps, type AdminApp } from '../../features/adminApps/api/getAdminApps';
+import { adminAppsQueryOptions, useAdminApps } from '../../features/adminApps/api/getAdminApps';
 import { useUpdateApp } from '../../features/adminApps/api/updateApp';
 import { AppForm } from '../../features/adminApps/components/AppForm';
 import { BackToApps } from '../../features/adminApps/components/BackToApps';

@@ -1,4 +1,4 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type AdminProvider } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconFileCode } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -7,7 +7,7 @@ import { Link, useNavigate, useParams, type LoaderFunctionArgs } from 'react-rou
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { SourceBadge } from '../../components/SourceBadge';
-import { adminProvidersQueryOptions, useAdminProviders, type AdminProvider } from '../../features/adminProviders/api/getAdminProviders';
+import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
 import { useUpdateProvider } from '../../features/adminProviders/api/updateProvider';
 import { BackToProviders } from '../../features/adminProviders/components/BackToProviders';
 import { DeleteProviderDialog } from '../../features/adminProviders/components/DeleteProviderDialog';

@@ -1,11 +1,10 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type AdminApp } from '@gatehouse/contract';
 import { Anchor, Button, Text } from '@mantine/core';
 import { IconAppWindow } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
 import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
-import type { AdminApp } from '../api/getAdminApps';
 import { summarizePolicy } from '../utils/policySummary';
 
 const columns: DataTableColumn<AdminApp>[] = [

@@ -1,11 +1,10 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type AdminProvider } from '@gatehouse/contract';
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
 import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
-import type { AdminProvider } from '../api/getAdminProviders';
 import { ProviderEnabledSwitch } from './ProviderEnabledSwitch';
 import { ProviderStatusBadge } from './ProviderStatusBadge';
 

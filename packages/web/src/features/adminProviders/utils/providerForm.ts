@@ -1,5 +1,4 @@
-import type { DiscoveryPreview } from '../api/discoverIssuer';
-import type { AdminProvider, ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition } from '../api/getAdminProviders';
+import type { AdminProvider, ClaimMapping, ClientAuthMethod, DiscoveryPreview, ParMode, ProviderDefinition } from '@gatehouse/contract';
 
 /** The whole provider form, as typed: lists as text, the credential write-only (empty on edit = keep). */
 export interface ProviderFormValues {

@@ -1,9 +1,8 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type AuditEvent, type UserRef } from '@gatehouse/contract';
 import { Anchor, Badge, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { DataTable, type DataTableColumn } from '../../../components/DataTable';
 import { DateTime } from '../../../components/DateTime';
-import type { AuditEvent, UserRef } from '../../../types/api';
 import { describeAuditDetails, eventTypeLabel } from '../utils/describeAuditEvent';
 
 function Person({ person, fallback }: { person: UserRef | null; fallback: string }) {

@@ -1,8 +1,7 @@
-import { pages, withQuery } from '@gatehouse/contract';
+import { pages, withQuery, type AuditEvent } from '@gatehouse/contract';
 import { Anchor, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { Section } from '../../../components/Section';
-import type { AuditEvent } from '../../../types/api';
 import { AuditEventsTable } from './AuditEventsTable';
 
 export interface AuditTrailSectionProps {

@@ -1,10 +1,10 @@
-import { pages, withQuery } from '@gatehouse/contract';
+import { pages, withQuery, type DashboardRange } from '@gatehouse/contract';
 import { Anchor, Grid, Skeleton, Stack } from '@mantine/core';
 import { Link } from 'react-router';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Section } from '../../../components/Section';
 import { isForbidden, isUnauthenticated } from '../../../lib/apiClient';
-import { useDashboard, type DashboardRange } from '../api/getDashboard';
+import { useDashboard } from '../api/getDashboard';
 import { rangePeriod } from '../utils/dashboardRange';
 import { ActivityChart } from './ActivityChart';
 import { StatCards, StatCardsSkeleton } from './StatCards';

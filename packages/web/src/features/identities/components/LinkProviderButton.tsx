@@ -1,8 +1,7 @@
-import { endpoints } from '@gatehouse/contract';
+import { endpoints, type ProviderRef } from '@gatehouse/contract';
 import { Button } from '@mantine/core';
 import { IconLink } from '@tabler/icons-react';
 import { CsrfForm } from '../../../components/CsrfForm';
-import type { ProviderRef } from '../../../types/api';
 
 /**
  * "Link <provider>": a form post, not a fetch, since the server answers with a redirect to the IdP and

@@ -1,10 +1,9 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type AdminUser, type UsersPage } from '@gatehouse/contract';
 import { Text } from '@mantine/core';
 import { IconUserSearch } from '@tabler/icons-react';
 import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
 import { DateTime } from '../../../components/DateTime';
 import { NoResults } from '../../../components/NoResults';
-import type { AdminUser, UsersPage } from '../api/getUsers';
 import { AdminBadge, StatusBadge } from './UserBadges';
 
 const columns: DataTableColumn<AdminUser>[] = [

@@ -1,7 +1,6 @@
-import { routes, type ProvidersResponse, type ReturnTo } from '@gatehouse/contract';
+import { DEFAULT_RETURN_TO, routes, type ProvidersResponse, type ReturnTo } from '@gatehouse/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { callApi } from '../../../lib/apiClient';
-import { DEFAULT_RETURN_TO } from '../utils/returnTo';
 
 /** What the page falls back to when the server's answer has no verdict: the person's own account. */
 const DEFAULT_VERDICT: ReturnTo = { href: DEFAULT_RETURN_TO, host: null };

@@ -1,7 +1,6 @@
-import type { CurrentSession, ReturnTo } from '@gatehouse/contract';
+import { DEFAULT_RETURN_TO, type CurrentSession, type ReturnTo } from '@gatehouse/contract';
 import { Alert, Anchor, Text } from '@mantine/core';
 import { IconCircleCheck } from '@tabler/icons-react';
-import { DEFAULT_RETURN_TO } from '../utils/returnTo';
 
 export interface SignedInNoticeProps {
   current: CurrentSession;

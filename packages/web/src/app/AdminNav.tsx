@@ -1,7 +1,7 @@
+import { pages } from '@gatehouse/contract';
 import { NavLink, Text } from '@mantine/core';
 import { IconAppWindow, IconKey, IconLayoutDashboard, IconListDetails, IconUsers } from '@tabler/icons-react';
 import { Link, useLocation } from 'react-router';
-import { paths } from '../config/paths';
 import classes from './AdminNav.module.css';
 
 interface NavItem {
@@ -15,11 +15,11 @@ interface NavItem {
 const trim = (pathname: string) => pathname.replace(/\/+$/, '') || '/';
 
 const ITEMS: NavItem[] = [
-  { label: 'Dashboard', href: paths.admin.getHref(), icon: IconLayoutDashboard, matches: (p) => trim(p) === paths.admin.path },
-  { label: 'Users', href: paths.adminUsers.getHref(), icon: IconUsers, matches: (p) => trim(p).startsWith(paths.adminUsers.path) },
-  { label: 'Apps', href: paths.adminApps.getHref(), icon: IconAppWindow, matches: (p) => trim(p).startsWith(paths.adminApps.path) },
-  { label: 'Providers', href: paths.adminProviders.getHref(), icon: IconKey, matches: (p) => trim(p).startsWith(paths.adminProviders.path) },
-  { label: 'Audit log', href: paths.adminAudit.getHref(), icon: IconListDetails, matches: (p) => trim(p).startsWith(paths.adminAudit.path) },
+  { label: 'Dashboard', href: pages.admin.href(), icon: IconLayoutDashboard, matches: (p) => trim(p) === pages.admin.path },
+  { label: 'Users', href: pages.adminUsers.href(), icon: IconUsers, matches: (p) => trim(p).startsWith(pages.adminUsers.path) },
+  { label: 'Apps', href: pages.adminApps.href(), icon: IconAppWindow, matches: (p) => trim(p).startsWith(pages.adminApps.path) },
+  { label: 'Providers', href: pages.adminProviders.href(), icon: IconKey, matches: (p) => trim(p).startsWith(pages.adminProviders.path) },
+  { label: 'Audit log', href: pages.adminAudit.href(), icon: IconListDetails, matches: (p) => trim(p).startsWith(pages.adminAudit.path) },
 ];
 
 /** The admin console's own navigation: beside the page on wide screens, above it on narrow ones. */

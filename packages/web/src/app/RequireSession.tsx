@@ -1,11 +1,10 @@
+import { pages, type CurrentSession } from '@gatehouse/contract';
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { PageLoader } from '../components/PageLoader';
-import { paths } from '../config/paths';
 import { useSession } from '../features/auth/api/getSession';
 import { isUnauthenticated } from '../lib/apiClient';
-import type { CurrentSession } from '../types/api';
 
 export interface RequireSessionProps {
   children: (current: CurrentSession) => ReactNode;
@@ -18,7 +17,7 @@ export interface RequireSessionProps {
  * keeps watching, so a session that ends while the page is open (expired, revoked in another tab and
  * noticed on the next refetch) sends the person to sign in instead of showing stale details.
  */
-export function RequireSession({ children, signedOutHref = paths.signIn.getHref }: RequireSessionProps) {
+export function RequireSession({ children, signedOutHref = pages.signIn.href }: RequireSessionProps) {
   const location = useLocation();
   const session = useSession();
   if (isUnauthenticated(session.error)) {

@@ -1,7 +1,7 @@
+import { pages } from '@gatehouse/contract';
 import { Anchor, AppShell, Button, Container, Group, Text } from '@mantine/core';
 import { IconSettings, IconShieldLock } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useMatches, useNavigation } from 'react-router';
-import { paths } from '../config/paths';
 import { PRODUCT_NAME } from '../config/product';
 import { useSession } from '../features/auth/api/getSession';
 import classes from './RootLayout.module.css';
@@ -22,12 +22,12 @@ function AdminLink() {
   const session = useSession();
   const { pathname } = useLocation();
   if (!session.data?.user.admin) return null;
-  const here = pathname === paths.admin.path || pathname.startsWith(`${paths.admin.path}/`);
+  const here = pathname === pages.admin.path || pathname.startsWith(`${pages.admin.path}/`);
   return (
     <nav aria-label="Main">
       <Button
         component={Link}
-        to={paths.admin.getHref()}
+        to={pages.admin.href()}
         variant={here ? 'light' : 'subtle'}
         size="sm"
         leftSection={<IconSettings size={18} aria-hidden />}
@@ -59,7 +59,7 @@ export function RootLayout() {
         )}
         <Container size={wide ? 'xl' : 'md'} h="100%">
           <Group h="100%" justify="space-between">
-            <Anchor component={Link} to={paths.home.getHref()} underline="never" c="inherit" className={classes.brand}>
+            <Anchor component={Link} to={pages.home.href()} underline="never" c="inherit" className={classes.brand}>
               <Group gap={8} wrap="nowrap">
                 <IconShieldLock size={24} aria-hidden className={classes.brandIcon} />
                 <Text component="span" fw={700} size="lg">

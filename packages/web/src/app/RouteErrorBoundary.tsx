@@ -1,8 +1,8 @@
+import { pages } from '@gatehouse/contract';
 import { Button, Group, Stack, Text, Title } from '@mantine/core';
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
 import { PageTitle } from '../components/PageTitle';
 import { ProblemAlert } from '../components/ProblemAlert';
-import { paths } from '../config/paths';
 import { isApiError } from '../lib/apiClient';
 
 /** A chunk that no longer exists: the app was redeployed while this tab was open. */
@@ -31,7 +31,7 @@ export function RouteErrorBoundary() {
       )}
       <Group>
         <Button onClick={() => window.location.reload()}>Reload the page</Button>
-        <Button component={Link} to={paths.home.getHref()} variant="default">
+        <Button component={Link} to={pages.home.href()} variant="default">
           Go to the home page
         </Button>
       </Group>

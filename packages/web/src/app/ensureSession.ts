@@ -1,9 +1,8 @@
+import { pages, type CurrentSession } from '@gatehouse/contract';
 import type { QueryClient } from '@tanstack/react-query';
 import { redirect } from 'react-router';
-import { paths } from '../config/paths';
 import { sessionQueryOptions } from '../features/auth/api/getSession';
 import { isUnauthenticated } from '../lib/apiClient';
-import type { CurrentSession } from '../types/api';
 
 /**
  * Loader step for pages that need a session: resolves it (from the cache when present), or sends the
@@ -13,7 +12,7 @@ import type { CurrentSession } from '../types/api';
 export async function ensureSession(
   queryClient: QueryClient,
   request: Request,
-  signInHref: (returnTo: string) => string = paths.signIn.getHref,
+  signInHref: (returnTo: string) => string = pages.signIn.href,
 ): Promise<CurrentSession> {
   try {
     return await queryClient.ensureQueryData(sessionQueryOptions());

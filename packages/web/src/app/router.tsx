@@ -1,7 +1,7 @@
+import { pages } from '@gatehouse/contract';
 import type { QueryClient } from '@tanstack/react-query';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { PageLoader } from '../components/PageLoader';
-import { paths } from '../config/paths';
 import { RootLayout, type RouteHandle } from './RootLayout';
 import { RouteErrorBoundary } from './RouteErrorBoundary';
 import { toLazyRoute } from './routes/routeModule';
@@ -26,11 +26,11 @@ export function createRoutes(queryClient: QueryClient): RouteObject[] {
           HydrateFallback: PageLoader,
           children: [
             { index: true, lazy: () => import('./routes/home').then(lazy) },
-            { path: paths.signIn.path, lazy: () => import('./routes/signIn').then(lazy) },
-            { path: paths.account.path, lazy: () => import('./routes/account').then(lazy) },
-            { path: paths.signedOut.path, lazy: () => import('./routes/signedOut').then(lazy) },
+            { path: pages.signIn.path, lazy: () => import('./routes/signIn').then(lazy) },
+            { path: pages.account.path, lazy: () => import('./routes/account').then(lazy) },
+            { path: pages.signedOut.path, lazy: () => import('./routes/signedOut').then(lazy) },
             {
-              path: paths.admin.path,
+              path: pages.admin.path,
               handle: { wide: true } satisfies RouteHandle,
               lazy: () => import('./routes/adminLayout').then(lazy),
               children: [
@@ -40,16 +40,16 @@ export function createRoutes(queryClient: QueryClient): RouteObject[] {
                   HydrateFallback: PageLoader,
                   children: [
                     { index: true, lazy: () => import('./routes/adminDashboard').then(lazy) },
-                    { path: paths.adminUsers.path, lazy: () => import('./routes/adminUsers').then(lazy) },
-                    { path: paths.adminUser.path, lazy: () => import('./routes/adminUser').then(lazy) },
-                    { path: paths.adminAudit.path, lazy: () => import('./routes/adminAudit').then(lazy) },
-                    { path: paths.adminApps.path, lazy: () => import('./routes/adminApps').then(lazy) },
-                    { path: paths.adminAppNew.path, lazy: () => import('./routes/adminAppNew').then(lazy) },
-                    { path: paths.adminApp.path, lazy: () => import('./routes/adminApp').then(lazy) },
-                    { path: paths.adminProviders.path, lazy: () => import('./routes/adminProviders').then(lazy) },
-                    { path: paths.adminProviderNew.path, lazy: () => import('./routes/adminProviderNew').then(lazy) },
-                    { path: paths.adminProvider.path, lazy: () => import('./routes/adminProvider').then(lazy) },
-                    { path: paths.adminProviderTest.path, lazy: () => import('./routes/adminProviderTest').then(lazy) },
+                    { path: pages.adminUsers.path, lazy: () => import('./routes/adminUsers').then(lazy) },
+                    { path: pages.adminUser.path, lazy: () => import('./routes/adminUser').then(lazy) },
+                    { path: pages.adminAudit.path, lazy: () => import('./routes/adminAudit').then(lazy) },
+                    { path: pages.adminApps.path, lazy: () => import('./routes/adminApps').then(lazy) },
+                    { path: pages.adminAppNew.path, lazy: () => import('./routes/adminAppNew').then(lazy) },
+                    { path: pages.adminApp.path, lazy: () => import('./routes/adminApp').then(lazy) },
+                    { path: pages.adminProviders.path, lazy: () => import('./routes/adminProviders').then(lazy) },
+                    { path: pages.adminProviderNew.path, lazy: () => import('./routes/adminProviderNew').then(lazy) },
+                    { path: pages.adminProvider.path, lazy: () => import('./routes/adminProvider').then(lazy) },
+                    { path: pages.adminProviderTest.path, lazy: () => import('./routes/adminProviderTest').then(lazy) },
                     { path: '*', lazy: () => import('./routes/notFound').then(lazy) },
                   ],
                 },

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { useCsrfToken } from '../lib/csrf';
 
 export interface CsrfFormProps {
-  /** A server endpoint reached by a top-level form post (see `serverPaths`). */
+  /** A server endpoint reached by a top-level form post (see the contract's `endpoints`). */
   action: string;
   /** More hidden fields, posted as they are (`everywhere=true`). */
   fields?: Record<string, string>;

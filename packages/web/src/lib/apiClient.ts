@@ -1,5 +1,4 @@
-import { apiPaths } from '../config/paths';
-import type { Problem } from '../types/api';
+import { routes, urlOf, type BodyOf, type ParamsOf, type Problem, type QueryOf, type ResponseOf, type RouteDefinition } from '@gatehouse/contract';
 
 /**
  * The one way the front end talks to the Gatehouse JSON API.
@@ -13,6 +12,12 @@ import type { Problem } from '../types/api';
  *   catalogue's sentence and the reference id without knowing about HTTP.
  */
 
+/**
+ * What a failure carries. The server always answers with a whole `Problem`, but an answer that did not
+ * come from it (a proxy's error page, no answer at all) has only a status and a title.
+ */
+export type ProblemFields = Partial<Problem> & { status: number; title: string };
+
 /** Status used for failures where no HTTP response arrived at all. */
 export const NETWORK_ERROR_STATUS = 0;
 
@@ -24,7 +29,7 @@ export class ApiError extends Error {
   readonly type: string | undefined;
   readonly reference: string | undefined;
 
-  constructor(problem: Problem & { status: number; title: string }, options?: { cause?: unknown }) {
+  constructor(problem: ProblemFields, options?: { cause?: unknown }) {
     super(problem.detail ?? problem.title, options);
     this.name = 'ApiError';
     this.status = problem.status;
@@ -70,7 +75,7 @@ function stringField(value: unknown): string | undefined {
  * Builds the problem an `ApiError` carries from whatever came back: the server's problem+json when it
  * sent one, otherwise (an HTML page from a proxy, an empty body) plain words for the status code.
  */
-export function toProblem(status: number, body: unknown): Problem & { status: number; title: string } {
+export function toProblem(status: number, body: unknown): ProblemFields {
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const fallbackTitle = GENERIC_TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'Request failed');
   return {
@@ -83,12 +88,11 @@ export function toProblem(status: number, body: unknown): Problem & { status: nu
   };
 }
 
-export interface RequestOptions {
-  signal?: AbortSignal;
-  headers?: Record<string, string>;
+interface RequestOptions {
+  signal?: AbortSignal | undefined;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Method = RouteDefinition['method'];
 
 function isJson(response: Response): boolean {
   const type = response.headers.get('content-type') ?? '';
@@ -107,7 +111,7 @@ async function readBody(response: Response): Promise<unknown> {
 }
 
 async function send(method: Method, url: string, body: unknown, options: RequestOptions): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'application/json, application/problem+json', ...options.headers };
+  const headers: Record<string, string> = { Accept: 'application/json, application/problem+json' };
   const init: RequestInit = { method, headers, credentials: 'same-origin', cache: 'no-store' };
   if (options.signal) init.signal = options.signal;
   if (method !== 'GET') headers['X-CSRF-Token'] = await getCsrfToken();
@@ -146,28 +150,39 @@ async function request<T>(method: Method, url: string, body: unknown, options: R
   return payload as T;
 }
 
-export const apiClient = {
-  get: <T>(url: string, options?: RequestOptions) => request<T>('GET', url, undefined, options),
-  post: <T>(url: string, body?: unknown, options?: RequestOptions) => request<T>('POST', url, body, options),
-  put: <T>(url: string, body?: unknown, options?: RequestOptions) => request<T>('PUT', url, body, options),
-  patch: <T>(url: string, body?: unknown, options?: RequestOptions) => request<T>('PATCH', url, body, options),
-  delete: <T>(url: string, options?: RequestOptions) => request<T>('DELETE', url, undefined, options),
+/** What a route needs besides itself: its path parameters and its body, when it has them. */
+type Needs<R extends RouteDefinition> = (ParamsOf<R> extends undefined ? unknown : { params: ParamsOf<R> }) &
+  (BodyOf<R> extends undefined ? unknown : { body: BodyOf<R> });
+
+export type CallOptions<R extends RouteDefinition> = Needs<R> & {
+  /** Values that are undefined, null or '' are left out of the URL. */
+  query?: QueryOf<R>;
+  signal?: AbortSignal | undefined;
 };
 
-interface CsrfTokenResponse {
-  csrfToken: string;
+/**
+ * Calls a route of the contract: its method, its path with `params` filled in, `query` appended, and
+ * `body` as JSON (never for a GET). Resolves with the success answer (`undefined` for a 204).
+ */
+export function callApi<R extends RouteDefinition>(
+  route: R,
+  ...[options]: object extends Needs<R> ? [options?: CallOptions<R>] : [options: CallOptions<R>]
+): Promise<ResponseOf<R>> {
+  const { params, query, body, signal } = (options ?? {}) as { params?: ParamsOf<R>; query?: QueryOf<R>; body?: unknown; signal?: AbortSignal };
+  const url = urlOf(route, params, query);
+  return request<ResponseOf<R>>(route.method, url, route.method === 'GET' ? undefined : body, { signal });
 }
 
 let csrfToken: Promise<string> | undefined;
 
 /**
  * The CSRF token bound to the current session (`GET /api/csrf`, 401 when signed out), fetched once per
- * page load and shared by `apiClient` (the `X-CSRF-Token` header) and HTML forms (the `csrf_token`
+ * page load and shared by `callApi` (the `X-CSRF-Token` header) and HTML forms (the `csrf_token`
  * field, see `useCsrfToken`). Signing in or out is a full page load, which starts a fresh cache.
  */
 export function getCsrfToken(): Promise<string> {
   if (csrfToken) return csrfToken;
-  const pending = request<CsrfTokenResponse>('GET', apiPaths.csrf, undefined).then((body) => {
+  const pending = callApi(routes.session.getCsrfToken).then((body) => {
     if (typeof body?.csrfToken !== 'string' || body.csrfToken.length === 0) {
       throw new ApiError({ status: 500, title: 'Something went wrong', detail: 'The server sent no CSRF token.' });
     }

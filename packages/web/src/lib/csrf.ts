@@ -3,7 +3,7 @@ import { getCsrfToken } from './apiClient';
 
 /**
  * The CSRF token for HTML form posts (the hidden `csrf_token` field), e.g. the sign-out form.
- * Fetch calls need nothing from here: `apiClient` adds the `X-CSRF-Token` header itself.
+ * Fetch calls need nothing from here: `callApi` adds the `X-CSRF-Token` header itself.
  */
 export const csrfTokenQueryOptions = () =>
   queryOptions({

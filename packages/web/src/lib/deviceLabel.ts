@@ -1,4 +1,4 @@
-import type { Device } from '../types/api';
+import type { Device } from '@gatehouse/contract';
 
 const TYPE_NAMES: Record<Device['type'], string> = {
   desktop: 'Computer',

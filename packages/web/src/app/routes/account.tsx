@@ -1,8 +1,8 @@
+import { pageParams } from '@gatehouse/contract';
 import { Stack, Title } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { useSearchParams, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
-import { searchParams } from '../../config/paths';
 import { ProfileSection } from '../../features/account/components/ProfileSection';
 import { activityQueryOptions } from '../../features/activity/api/getActivity';
 import { ActivitySection } from '../../features/activity/components/ActivitySection';
@@ -36,12 +36,12 @@ export const clientLoader =
  */
 export default function AccountRoute() {
   const [search, setSearch] = useSearchParams();
-  const linked = search.get(searchParams.linked);
+  const linked = search.get(pageParams.linked);
   const dismissLinked = () =>
     setSearch(
       (previous) => {
         const next = new URLSearchParams(previous);
-        next.delete(searchParams.linked);
+        next.delete(pageParams.linked);
         return next;
       },
       { replace: true, preventScrollReset: true },

@@ -1,3 +1,4 @@
+import { pages, type AdminApp } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { IconFileCode } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -5,8 +6,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
-import { paths } from '../../config/paths';
-import { adminAppsQueryOptions, useAdminApps, type AdminApp } from '../../features/adminApps/api/getAdminApps';
+import { adminAppsQueryOptions, useAdminApps } from '../../features/adminApps/api/getAdminApps';
 import { useUpdateApp } from '../../features/adminApps/api/updateApp';
 import { AppForm } from '../../features/adminApps/components/AppForm';
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
@@ -32,7 +32,7 @@ function AppPage({ app }: { app: AdminApp }) {
   const [deleting, setDeleting] = useState(false);
   const [initialValues] = useState(() => appToForm(app));
   const readOnly = app.source === 'config';
-  const toList = () => void navigate(paths.adminApps.getHref());
+  const toList = () => void navigate(pages.adminApps.href());
 
   return (
     <Stack gap="lg">
@@ -63,7 +63,7 @@ function AppPage({ app }: { app: AdminApp }) {
         actions={
           readOnly ? undefined : (
             <>
-              <Button component={Link} to={paths.adminApps.getHref()} variant="default">
+              <Button component={Link} to={pages.adminApps.href()} variant="default">
                 Cancel
               </Button>
               <Button color="red" variant="light" onClick={() => setDeleting(true)} ml="auto">

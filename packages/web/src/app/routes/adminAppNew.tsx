@@ -1,9 +1,9 @@
+import { pages } from '@gatehouse/contract';
 import { Button, Stack, Text, Title } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
-import { paths } from '../../config/paths';
 import { useCreateApp } from '../../features/adminApps/api/createApp';
 import { AppForm } from '../../features/adminApps/components/AppForm';
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
@@ -37,9 +37,9 @@ export default function AdminAppNewRoute() {
         isNew
         saving={create.isPending}
         error={create.error ?? undefined}
-        onSubmit={(app) => create.mutate(app, { onSuccess: () => void navigate(paths.adminApps.getHref()) })}
+        onSubmit={(app) => create.mutate(app, { onSuccess: () => void navigate(pages.adminApps.href()) })}
         actions={
-          <Button component={Link} to={paths.adminApps.getHref()} variant="default">
+          <Button component={Link} to={pages.adminApps.href()} variant="default">
             Cancel
           </Button>
         }

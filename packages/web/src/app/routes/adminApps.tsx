@@ -1,3 +1,4 @@
+import { pages } from '@gatehouse/contract';
 import { Button, Group, Stack, Text, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -5,7 +6,6 @@ import { Link, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { TableSkeleton } from '../../components/TableSkeleton';
-import { paths } from '../../config/paths';
 import { adminAppsQueryOptions, useAdminApps } from '../../features/adminApps/api/getAdminApps';
 import { AppsTable } from '../../features/adminApps/components/AppsTable';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
@@ -32,7 +32,7 @@ export default function AdminAppsRoute() {
             The apps Gatehouse protects. Apps from gatehouse.yaml are shown read-only; change them in the file.
           </Text>
         </Stack>
-        <Button component={Link} to={paths.adminAppNew.getHref()} leftSection={<IconPlus size={16} aria-hidden />}>
+        <Button component={Link} to={pages.adminAppNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>
           New app
         </Button>
       </Group>

@@ -1,8 +1,8 @@
+import { toSearchParams } from '@gatehouse/contract';
 import { Group, Stack, Text, Title } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { useSearchParams, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
-import { toSearchParams } from '../../config/paths';
 import { auditLogQueryOptions, type AuditFilters } from '../../features/audit/api/getAuditLog';
 import { AuditFiltersBar } from '../../features/audit/components/AuditFiltersBar';
 import { AuditLogResults } from '../../features/audit/components/AuditLogResults';

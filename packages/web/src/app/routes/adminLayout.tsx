@@ -1,9 +1,9 @@
+import { pages } from '@gatehouse/contract';
 import { Alert, Button, Stack, Title } from '@mantine/core';
 import { IconLock } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { Link, Outlet, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
-import { paths } from '../../config/paths';
 import { AdminNav } from '../AdminNav';
 import { RequireSession } from '../RequireSession';
 import { ensureSession } from '../ensureSession';
@@ -29,7 +29,7 @@ function NotAnAdmin() {
         Only Gatehouse admins can open these pages. Ask an admin if you need access.
       </Alert>
       <div>
-        <Button component={Link} to={paths.home.getHref()} variant="default">
+        <Button component={Link} to={pages.home.href()} variant="default">
           Go to the home page
         </Button>
       </div>

@@ -1,3 +1,4 @@
+import { pages, type AdminProvider } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconFileCode } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -6,8 +7,7 @@ import { Link, useNavigate, useParams, type LoaderFunctionArgs } from 'react-rou
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { SourceBadge } from '../../components/SourceBadge';
-import { paths } from '../../config/paths';
-import { adminProvidersQueryOptions, useAdminProviders, type AdminProvider } from '../../features/adminProviders/api/getAdminProviders';
+import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
 import { useUpdateProvider } from '../../features/adminProviders/api/updateProvider';
 import { BackToProviders } from '../../features/adminProviders/components/BackToProviders';
 import { DeleteProviderDialog } from '../../features/adminProviders/components/DeleteProviderDialog';
@@ -34,7 +34,7 @@ function ProviderPage({ provider }: { provider: AdminProvider }) {
   const [values, setValues] = useState(() => providerToForm(provider));
   const readOnly = provider.source === 'config';
   const inUse = provider.linkedIdentities > 0;
-  const toList = () => void navigate(paths.adminProviders.getHref());
+  const toList = () => void navigate(pages.adminProviders.href());
 
   return (
     <Stack gap="lg">
@@ -84,7 +84,7 @@ function ProviderPage({ provider }: { provider: AdminProvider }) {
         actions={
           readOnly ? undefined : (
             <>
-              <Button component={Link} to={paths.adminProviders.getHref()} variant="default">
+              <Button component={Link} to={pages.adminProviders.href()} variant="default">
                 Cancel
               </Button>
               <Group gap="xs" ml="auto" wrap="nowrap">

@@ -1,3 +1,4 @@
+import { pages } from '@gatehouse/contract';
 import { Button, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconWorldSearch } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -6,7 +7,6 @@ import { Link, useNavigate, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { Section } from '../../components/Section';
-import { paths } from '../../config/paths';
 import { useCreateProvider } from '../../features/adminProviders/api/createProvider';
 import { useDiscoverIssuer } from '../../features/adminProviders/api/discoverIssuer';
 import { BackToProviders } from '../../features/adminProviders/components/BackToProviders';
@@ -103,10 +103,10 @@ export default function AdminProviderNewRoute() {
                 : undefined
           }
           onSubmit={(provider) =>
-            create.mutate({ ...provider, issuer: previewedIssuer ?? provider.issuer }, { onSuccess: (created) => void navigate(paths.adminProvider.getHref(created.id)) })
+            create.mutate({ ...provider, issuer: previewedIssuer ?? provider.issuer }, { onSuccess: (created) => void navigate(pages.adminProvider.href(created.id)) })
           }
           actions={
-            <Button component={Link} to={paths.adminProviders.getHref()} variant="default">
+            <Button component={Link} to={pages.adminProviders.href()} variant="default">
               Cancel
             </Button>
           }

@@ -1,9 +1,9 @@
+import { pages } from '@gatehouse/contract';
 import { Alert, Anchor, Group, Skeleton, Stack, Title } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { Link, useParams, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
-import { paths } from '../../config/paths';
 import { providerTestQueryOptions, useProviderTest } from '../../features/adminProviders/api/getProviderTest';
 import { BackToProviders } from '../../features/adminProviders/components/BackToProviders';
 import { TestResultCard } from '../../features/adminProviders/components/TestResultCard';
@@ -47,7 +47,7 @@ export default function AdminProviderTestRoute() {
       )}
       <Group gap="md">
         <TestSignInButton providerId={providerId} label="Test again" />
-        <Anchor component={Link} to={paths.adminProvider.getHref(providerId)} size="sm" fw={600}>
+        <Anchor component={Link} to={pages.adminProvider.href(providerId)} size="sm" fw={600}>
           Back to {name}
         </Anchor>
       </Group>

@@ -1,3 +1,4 @@
+import { pages } from '@gatehouse/contract';
 import { Button, Group, Stack, Text, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -5,7 +6,6 @@ import { Link, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { TableSkeleton } from '../../components/TableSkeleton';
-import { paths } from '../../config/paths';
 import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
 import { signInSettingsQueryOptions } from '../../features/adminProviders/api/getSignInSettings';
 import { ProvidersTable } from '../../features/adminProviders/components/ProvidersTable';
@@ -35,7 +35,7 @@ export default function AdminProvidersRoute() {
             The identity providers people sign in with. Providers from gatehouse.yaml are shown read-only; change them in the file.
           </Text>
         </Stack>
-        <Button component={Link} to={paths.adminProviderNew.getHref()} leftSection={<IconPlus size={16} aria-hidden />}>
+        <Button component={Link} to={pages.adminProviderNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>
           New provider
         </Button>
       </Group>

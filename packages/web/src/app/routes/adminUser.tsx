@@ -1,10 +1,10 @@
+import { pages } from '@gatehouse/contract';
 import { Skeleton, Stack, Title } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { useParams, type LoaderFunctionArgs } from 'react-router';
 import { BackLink } from '../../components/BackLink';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
-import { paths } from '../../config/paths';
 import { AuditTrailSection } from '../../features/audit/components/AuditTrailSection';
 import { useSession } from '../../features/auth/api/getSession';
 import { userQueryOptions, useUser } from '../../features/users/api/getUser';
@@ -24,7 +24,7 @@ export const clientLoader =
   };
 
 function BackToUsers() {
-  return <BackLink to={paths.adminUsers.getHref()}>All users</BackLink>;
+  return <BackLink to={pages.adminUsers.href()}>All users</BackLink>;
 }
 
 /** `/admin/users/:userId`: one user's profile, access (suspend, admin role), identities, sessions and audit trail. */

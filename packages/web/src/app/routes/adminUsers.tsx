@@ -1,8 +1,8 @@
+import { toSearchParams } from '@gatehouse/contract';
 import { Stack, Text, Title } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { useSearchParams, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
-import { toSearchParams } from '../../config/paths';
 import { usersQueryOptions } from '../../features/users/api/getUsers';
 import { UsersFilters } from '../../features/users/components/UsersFilters';
 import { UsersResults } from '../../features/users/components/UsersResults';

@@ -1,15 +1,15 @@
+import { pages } from '@gatehouse/contract';
 import { Anchor, Group, Stack, Title } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { Link, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
-import { paths } from '../../config/paths';
 import { appsQueryOptions } from '../../features/apps/api/getApps';
 import { AppLauncher } from '../../features/apps/components/AppLauncher';
 import { RequireSession } from '../RequireSession';
 import { ensureSession } from '../ensureSession';
 
 /** The launcher is the front door: a signed-out visitor goes to the sign-in page, with no return-to. */
-const signInHref = () => paths.signIn.getHref();
+const signInHref = () => pages.signIn.href();
 
 export const clientLoader =
   (queryClient: QueryClient) =>
@@ -30,7 +30,7 @@ export default function HomeRoute() {
           <>
             <Group justify="space-between" align="baseline">
               <Title order={1}>Welcome, {user.name || user.email}</Title>
-              <Anchor component={Link} to={paths.account.getHref()} fw={600}>
+              <Anchor component={Link} to={pages.account.href()} fw={600}>
                 Your account
               </Anchor>
             </Group>

@@ -1,7 +1,7 @@
+import { pages } from '@gatehouse/contract';
 import { Button, Stack, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
-import { paths } from '../../config/paths';
 
 /** Any client route the app does not know. (The server answers unknown non-app paths with a real 404.) */
 export default function NotFoundRoute() {
@@ -13,7 +13,7 @@ export default function NotFoundRoute() {
       </Text>
       <Title order={1}>Page not found</Title>
       <Text c="dimmed">There is nothing at this address.</Text>
-      <Button component={Link} to={paths.home.getHref()} variant="default">
+      <Button component={Link} to={pages.home.href()} variant="default">
         Go to the home page
       </Button>
     </Stack>

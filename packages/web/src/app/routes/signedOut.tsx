@@ -1,8 +1,8 @@
+import { pages } from '@gatehouse/contract';
 import { Button, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconDoorExit } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
-import { paths } from '../../config/paths';
 
 /** `/signed-out`: where sign-out ends, after the IdP's own logout. */
 export default function SignedOutRoute() {
@@ -14,7 +14,7 @@ export default function SignedOutRoute() {
       </ThemeIcon>
       <Title order={1}>You are signed out</Title>
       <Text c="dimmed">Your Gatehouse session has ended. On a shared computer, close the browser as well.</Text>
-      <Button component={Link} to={paths.signIn.getHref()} size="md">
+      <Button component={Link} to={pages.signIn.href()} size="md">
         Sign in again
       </Button>
     </Stack>

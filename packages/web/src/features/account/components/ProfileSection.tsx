@@ -1,7 +1,7 @@
+import type { CurrentSession } from '@gatehouse/contract';
 import { Avatar, Badge, Card, DataList, Group, Stack, Text, Title } from '@mantine/core';
 import { useId, type ReactNode } from 'react';
 import { DateTime } from '../../../components/DateTime';
-import type { CurrentSession } from '../../../types/api';
 
 export interface ProfileSectionProps {
   current: CurrentSession;

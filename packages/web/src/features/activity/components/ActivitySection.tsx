@@ -1,3 +1,4 @@
+import type { ActivityEvent } from '@gatehouse/contract';
 import { Box, Card, Group, Skeleton, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconActivity, IconLink, IconLogin2, IconLogout, IconPlugConnectedX, IconUnlink } from '@tabler/icons-react';
 import { useId, type ReactNode } from 'react';
@@ -5,7 +6,7 @@ import { DateTime } from '../../../components/DateTime';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { isUnauthenticated } from '../../../lib/apiClient';
 import { formatRelativeTime } from '../../../lib/formatRelativeTime';
-import { useActivity, type ActivityEvent } from '../api/getActivity';
+import { useActivity } from '../api/getActivity';
 import { describeActivity, type ActivityKind } from '../utils/describeActivity';
 
 const KIND_ICONS: Record<ActivityKind, typeof IconActivity> = {

@@ -1,5 +1,5 @@
+import type { ActivityEvent } from '@gatehouse/contract';
 import { describe, expect, it } from 'vitest';
-import type { ActivityEvent } from '../api/getActivity';
 import { describeActivity } from './describeActivity';
 
 const dev = { id: 'dev', name: 'Development IdP' };

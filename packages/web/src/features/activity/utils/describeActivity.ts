@@ -1,4 +1,4 @@
-import type { ActivityEvent } from '../api/getActivity';
+import type { ActivityEvent } from '@gatehouse/contract';
 
 /** Which picture goes with an event. */
 export type ActivityKind = 'sign-in' | 'sign-out' | 'revoke' | 'link' | 'unlink' | 'other';

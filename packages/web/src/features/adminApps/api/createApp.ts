@@ -1,12 +1,12 @@
+import { routes } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
-import type { AdminApp, AppDefinition } from './getAdminApps';
+import type { AppDefinition } from './getAdminApps';
 
 /** `POST /api/admin/apps` (201 with the app); 400 names each bad field in `detail`. */
-export function createApp(app: AppDefinition): Promise<AdminApp> {
-  return apiClient.post<AdminApp>(apiPaths.admin.apps, app);
+export function createApp(app: AppDefinition) {
+  return callApi(routes.admin.createApp, { body: { ...app } });
 }
 
 export function useCreateApp() {

@@ -1,11 +1,11 @@
+import { routes } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
 
 /** `DELETE /api/admin/apps/{id}` (204); 409 `app_from_config` for apps from gatehouse.yaml. */
-export function deleteApp(appId: string): Promise<void> {
-  return apiClient.delete<void>(apiPaths.admin.app(appId));
+export function deleteApp(appId: string) {
+  return callApi(routes.admin.deleteApp, { params: { appId } });
 }
 
 export function useDeleteApp() {

@@ -1,50 +1,26 @@
+import { routes, type AdminApp } from '@gatehouse/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
 
-/** One rule of a policy: exactly one of these shapes. */
-export type PolicyRule =
-  | { anyUser: true }
-  | { emails: string[] }
-  | { domains: string[] }
-  | { groups: string[] }
-  | { roles: string[] }
-  | { claim: { name: string; value: string } };
+/**
+ * One rule of a policy, as the server shows it and as the editor writes it: an object with exactly one
+ * kind. Roles are sent as typed; the server refuses one it does not know.
+ */
+export type PolicyRule = Omit<AdminApp['policy']['allow'][number], 'roles'> & { roles?: string[] };
 
 export interface Policy {
   allow: PolicyRule[];
   deny: PolicyRule[];
 }
 
-/** An app definition as the console sends it (POST, PUT). */
-export interface AppDefinition {
-  id: string;
-  name: string;
-  /** The origin people open, e.g. `https://wiki.example.com`. */
-  publicUrl: string;
-  /** Where allowed requests are forwarded. */
-  upstream: string;
-  policy: Policy;
-  /** Paths reachable without signing in. */
-  publicPaths: string[];
-  websockets: boolean;
-  corsPreflight: boolean;
-  preserveHost: boolean;
-  passAccessToken: boolean;
-}
+/** An app definition as the console sends it (POST, PUT): what it lists, without `source`. */
+export type AppDefinition = Omit<AdminApp, 'source' | 'policy'> & { policy: Policy };
 
-/** `config`: from gatehouse.yaml, read-only in the console; `console`: created here. */
-export type AppSource = 'config' | 'console';
-
-export interface AdminApp extends AppDefinition {
-  source: AppSource;
-}
-
-/** `GET /api/admin/apps` → `{ apps: AdminApp[] }`. */
+/** `GET /api/admin/apps`: every protected app with its policy. */
 export async function getAdminApps({ signal }: { signal?: AbortSignal } = {}): Promise<AdminApp[]> {
-  const body = await apiClient.get<{ apps?: AdminApp[] }>(apiPaths.admin.apps, signal ? { signal } : {});
-  return Array.isArray(body?.apps) ? body.apps : [];
+  const { apps } = await callApi(routes.admin.listApps, { signal });
+  return apps;
 }
 
 export const adminAppsQueryOptions = () =>

@@ -1,12 +1,12 @@
+import { routes } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
-import type { AdminApp, AppDefinition } from './getAdminApps';
+import type { AppDefinition } from './getAdminApps';
 
 /** `PUT /api/admin/apps/{id}` with the full definition; 409 `app_from_config` for apps from gatehouse.yaml. */
-export function updateApp(app: AppDefinition): Promise<AdminApp> {
-  return apiClient.put<AdminApp>(apiPaths.admin.app(app.id), app);
+export function updateApp(app: AppDefinition) {
+  return callApi(routes.admin.updateApp, { params: { appId: app.id }, body: { ...app } });
 }
 
 export function useUpdateApp() {

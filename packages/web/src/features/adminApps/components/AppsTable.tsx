@@ -1,11 +1,10 @@
+import { pages, type AdminApp } from '@gatehouse/contract';
 import { Anchor, Button, Text } from '@mantine/core';
 import { IconAppWindow } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
 import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
-import { paths } from '../../../config/paths';
-import type { AdminApp } from '../api/getAdminApps';
 import { summarizePolicy } from '../utils/policySummary';
 
 const columns: DataTableColumn<AdminApp>[] = [
@@ -13,7 +12,7 @@ const columns: DataTableColumn<AdminApp>[] = [
     key: 'name',
     header: 'Name',
     cell: (app) => (
-      <RowLink to={paths.adminApp.getHref(app.id)} detail={app.id}>
+      <RowLink to={pages.adminApp.href(app.id)} detail={app.id}>
         {app.name}
       </RowLink>
     ),
@@ -56,7 +55,7 @@ export function AppsTable({ apps }: { apps: AdminApp[] }) {
           title="No apps yet"
           description="Add an app to put Gatehouse in front of it."
           action={
-            <Button component={Link} to={paths.adminAppNew.getHref()} variant="default">
+            <Button component={Link} to={pages.adminAppNew.href()} variant="default">
               New app
             </Button>
           }

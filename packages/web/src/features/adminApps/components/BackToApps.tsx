@@ -1,7 +1,7 @@
+import { pages } from '@gatehouse/contract';
 import { BackLink } from '../../../components/BackLink';
-import { paths } from '../../../config/paths';
 
 /** "All apps": back to the list from an app's page. */
 export function BackToApps() {
-  return <BackLink to={paths.adminApps.getHref()}>All apps</BackLink>;
+  return <BackLink to={pages.adminApps.href()}>All apps</BackLink>;
 }

@@ -1,7 +1,7 @@
+import type { AdminApp } from '@gatehouse/contract';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { useDeleteApp } from '../api/deleteApp';
-import type { AdminApp } from '../api/getAdminApps';
 
 export interface DeleteAppDialogProps {
   opened: boolean;

@@ -1,5 +1,5 @@
+import type { AdminApp } from '@gatehouse/contract';
 import { describe, expect, it } from 'vitest';
-import type { AdminApp } from '../api/getAdminApps';
 import { appToForm, emptyAppForm, formProblems, formToApp, formToRule, newRule, parseClaims, parseList, ruleToForm } from './policyForm';
 
 const app: AdminApp = {

@@ -1,4 +1,5 @@
-import type { AdminApp, AppDefinition, Policy, PolicyRule } from '../api/getAdminApps';
+import type { AdminApp } from '@gatehouse/contract';
+import type { AppDefinition, Policy, PolicyRule } from '../api/getAdminApps';
 
 /** The kinds of rule, in the order the kind picker offers them. */
 export const RULE_KINDS = ['anyUser', 'emails', 'domains', 'groups', 'roles', 'claim'] as const;
@@ -78,11 +79,11 @@ export function ruleKind(rule: PolicyRule): RuleKind | undefined {
 
 export function ruleToForm(rule: PolicyRule): RuleFormValues {
   const form = newRule(ruleKind(rule) ?? 'anyUser');
-  if ('claim' in rule) return { ...form, claimName: rule.claim.name, claimValue: rule.claim.value };
-  if ('emails' in rule) return { ...form, values: rule.emails.join(', ') };
-  if ('domains' in rule) return { ...form, values: rule.domains.join(', ') };
-  if ('groups' in rule) return { ...form, values: rule.groups.join(', ') };
-  if ('roles' in rule) return { ...form, values: rule.roles.join(', ') };
+  if (rule.claim) return { ...form, claimName: rule.claim.name, claimValue: String(rule.claim.value) };
+  if (rule.emails) return { ...form, values: rule.emails.join(', ') };
+  if (rule.domains) return { ...form, values: rule.domains.join(', ') };
+  if (rule.groups) return { ...form, values: rule.groups.join(', ') };
+  if (rule.roles) return { ...form, values: rule.roles.join(', ') };
   return form;
 }
 

@@ -3,11 +3,11 @@ import type { Policy, PolicyRule } from '../api/getAdminApps';
 /** A rule in the server's own words ("groups staff, ops"), as the policy tester's reasons name it. */
 export function describeRule(rule: PolicyRule): string {
   if ('anyUser' in rule) return 'any signed-in user';
-  if ('claim' in rule) return `claim ${rule.claim.name} = ${rule.claim.value}`;
-  if ('emails' in rule) return `emails ${rule.emails.join(', ')}`;
-  if ('domains' in rule) return `domains ${rule.domains.join(', ')}`;
-  if ('groups' in rule) return `groups ${rule.groups.join(', ')}`;
-  if ('roles' in rule) return `roles ${rule.roles.join(', ')}`;
+  if (rule.claim) return `claim ${rule.claim.name} = ${rule.claim.value}`;
+  if (rule.emails) return `emails ${rule.emails.join(', ')}`;
+  if (rule.domains) return `domains ${rule.domains.join(', ')}`;
+  if (rule.groups) return `groups ${rule.groups.join(', ')}`;
+  if (rule.roles) return `roles ${rule.roles.join(', ')}`;
   return 'unknown rule';
 }
 

@@ -1,15 +1,14 @@
+import { routes, type ProviderDefinition } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
-import type { AdminProvider, ProviderDefinition } from './getAdminProviders';
 
 /**
  * `POST /api/admin/providers` (201 with the provider); 400 names each bad field in `detail`; the issuer
  * must answer discovery (`issuer_unreachable`, `issuer_invalid`, `pkce_unsupported`).
  */
-export function createProvider(provider: ProviderDefinition): Promise<AdminProvider> {
-  return apiClient.post<AdminProvider>(apiPaths.admin.providers, provider);
+export function createProvider(provider: ProviderDefinition) {
+  return callApi(routes.admin.createProvider, { body: { ...provider } });
 }
 
 export function useCreateProvider() {

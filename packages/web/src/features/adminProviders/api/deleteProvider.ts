@@ -1,11 +1,11 @@
+import { routes } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
 
 /** `DELETE /api/admin/providers/{id}` (204); 409 `provider_in_use` while identities are linked to it. */
-export function deleteProvider(providerId: string): Promise<void> {
-  return apiClient.delete<void>(apiPaths.admin.provider(providerId));
+export function deleteProvider(providerId: string) {
+  return callApi(routes.admin.deleteProvider, { params: { providerId } });
 }
 
 export function useDeleteProvider() {

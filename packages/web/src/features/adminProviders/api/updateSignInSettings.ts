@@ -1,12 +1,11 @@
+import { routes, type SignInSettings } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
-import type { SignInSettings } from './getSignInSettings';
 
 /** `PUT /api/admin/sign-in-settings`; 409 `self_lockout` when the admin's own domain would be left out. */
-export function updateSignInSettings(settings: SignInSettings): Promise<SignInSettings> {
-  return apiClient.put<SignInSettings>(apiPaths.admin.signInSettings, settings);
+export function updateSignInSettings(settings: SignInSettings) {
+  return callApi(routes.admin.updateSignInSettings, { body: settings });
 }
 
 export function useUpdateSignInSettings() {

@@ -1,7 +1,7 @@
+import type { AdminProvider } from '@gatehouse/contract';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { useDeleteProvider } from '../api/deleteProvider';
-import type { AdminProvider } from '../api/getAdminProviders';
 
 export interface DeleteProviderDialogProps {
   opened: boolean;

@@ -1,6 +1,6 @@
+import type { AdminProvider } from '@gatehouse/contract';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { ProblemAlert } from '../../../components/ProblemAlert';
-import type { AdminProvider } from '../api/getAdminProviders';
 import { useSetProviderEnabled } from '../api/setProviderEnabled';
 
 export interface DisableProviderDialogProps {

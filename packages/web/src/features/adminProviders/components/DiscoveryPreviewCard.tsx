@@ -1,7 +1,7 @@
+import type { DiscoveryPreview } from '@gatehouse/contract';
 import { Code, Group, Paper, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck, IconCircleX } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
-import type { DiscoveryPreview } from '../api/discoverIssuer';
 import classes from './DiscoveryPreviewCard.module.css';
 
 type Tone = 'yes' | 'no' | 'maybe';

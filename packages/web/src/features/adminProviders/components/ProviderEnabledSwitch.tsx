@@ -1,7 +1,7 @@
+import type { AdminProvider } from '@gatehouse/contract';
 import { Switch, Text } from '@mantine/core';
 import { useState } from 'react';
 import { isApiError } from '../../../lib/apiClient';
-import type { AdminProvider } from '../api/getAdminProviders';
 import { useSetProviderEnabled } from '../api/setProviderEnabled';
 import { DisableProviderDialog } from './DisableProviderDialog';
 

@@ -1,9 +1,9 @@
+import type { ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition } from '@gatehouse/contract';
 import { Accordion, PasswordInput, Select, SimpleGrid, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 import { formFields, useCheckedSubmit } from '../../../components/formFields';
 import { FormActions, FormErrors, LockedFields } from '../../../components/FormParts';
 import { Section } from '../../../components/Section';
-import type { ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition } from '../api/getAdminProviders';
 import {
   AUTH_METHOD_LABELS,
   formToProvider,

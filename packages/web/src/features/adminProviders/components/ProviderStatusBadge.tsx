@@ -1,5 +1,5 @@
+import type { AdminProvider } from '@gatehouse/contract';
 import { Badge } from '@mantine/core';
-import type { AdminProvider } from '../api/getAdminProviders';
 
 /**
  * Whether people can use a provider now: "Off", or its discovery status ("Ready", "Checking",

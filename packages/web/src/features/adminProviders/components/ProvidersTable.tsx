@@ -1,11 +1,10 @@
+import { pages, type AdminProvider } from '@gatehouse/contract';
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
 import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
-import { paths } from '../../../config/paths';
-import type { AdminProvider } from '../api/getAdminProviders';
 import { ProviderEnabledSwitch } from './ProviderEnabledSwitch';
 import { ProviderStatusBadge } from './ProviderStatusBadge';
 
@@ -14,7 +13,7 @@ const columns: DataTableColumn<AdminProvider>[] = [
     key: 'name',
     header: 'Name',
     cell: (provider) => (
-      <RowLink to={paths.adminProvider.getHref(provider.id)} detail={provider.id}>
+      <RowLink to={pages.adminProvider.href(provider.id)} detail={provider.id}>
         {provider.name}
       </RowLink>
     ),
@@ -71,7 +70,7 @@ export function ProvidersTable({ providers }: { providers: AdminProvider[] }) {
           title="No identity providers yet"
           description="Add your organisation's OpenID Connect provider so people can sign in."
           action={
-            <Button component={Link} to={paths.adminProviderNew.getHref()} variant="default">
+            <Button component={Link} to={pages.adminProviderNew.href()} variant="default">
               New provider
             </Button>
           }

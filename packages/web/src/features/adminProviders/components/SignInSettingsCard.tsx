@@ -1,3 +1,4 @@
+import type { SignInSettings } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { IconCircleCheck } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
@@ -5,7 +6,7 @@ import { formFields } from '../../../components/formFields';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Section } from '../../../components/Section';
 import { isForbidden, isUnauthenticated } from '../../../lib/apiClient';
-import { useSignInSettings, type SignInSettings } from '../api/getSignInSettings';
+import { useSignInSettings } from '../api/getSignInSettings';
 import { useUpdateSignInSettings } from '../api/updateSignInSettings';
 import { splitList } from '../utils/providerForm';
 

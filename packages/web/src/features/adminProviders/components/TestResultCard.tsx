@@ -1,8 +1,8 @@
+import type { ProviderTestResult } from '@gatehouse/contract';
 import { Badge, Code, Group, Paper, Stack, Text } from '@mantine/core';
 import { IconCircleCheck, IconCircleX } from '@tabler/icons-react';
 import { DateTime } from '../../../components/DateTime';
 import { Facts } from '../../../components/Facts';
-import type { ProviderTestResult } from '../api/getProviderTest';
 import classes from './TestResultCard.module.css';
 
 /** What went wrong, for admins, by the catalogue code people would get. */

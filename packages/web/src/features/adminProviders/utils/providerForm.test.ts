@@ -1,5 +1,5 @@
+import type { AdminProvider } from '@gatehouse/contract';
 import { describe, expect, it } from 'vitest';
-import type { AdminProvider } from '../api/getAdminProviders';
 import { emptyProviderForm, formToProvider, providerToForm, redirectUriFor, slugFromName, splitList, suggestedScopes } from './providerForm';
 import { validationProblems } from '../../../lib/validationProblems';
 

@@ -1,5 +1,4 @@
-import type { DiscoveryPreview } from '../api/discoverIssuer';
-import type { AdminProvider, ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition } from '../api/getAdminProviders';
+import { idSchema, type AdminProvider, type ClaimMapping, type ClientAuthMethod, type DiscoveryPreview, type ParMode, type ProviderDefinition } from '@gatehouse/contract';
 
 /** The whole provider form, as typed: lists as text, the credential write-only (empty on edit = keep). */
 export interface ProviderFormValues {
@@ -36,7 +35,6 @@ export interface StoredCredentials {
 
 export const DEFAULT_CLAIMS: ClaimMapping = { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' };
 export const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** The server's rule (config/schema.ts `groupPrefix`): printable ASCII, no spaces or commas, ending with ":" or "/". */
 const GROUP_PREFIX = /^[\x21-\x2b\x2d-\x7e]{1,63}[:/]$/;
 
@@ -151,7 +149,9 @@ export function formToProvider(values: ProviderFormValues, stored?: StoredCreden
   const problems: string[] = [];
   const isNew = stored === undefined;
   const id = values.id.trim();
-  if (isNew && !SLUG.test(id)) problems.push('id: must be lowercase letters, digits and dashes (at most 63)');
+  // The server's own rule and words for an id ("id: must be lowercase letters, digits and dashes (at most 63)").
+  const idProblem = isNew ? idSchema.safeParse(id).error?.issues[0]?.message : undefined;
+  if (idProblem) problems.push(`id: ${idProblem}`);
   if (!values.name.trim()) problems.push('name: is required');
   if (!values.issuer.trim()) problems.push('issuer: is required');
   if (!values.clientId.trim()) problems.push('clientId: is required');

@@ -1,4 +1,4 @@
-import type { LauncherApp } from '../api/getApps';
+import type { LauncherApp } from '@gatehouse/contract';
 
 /** An app as the launcher shows it: a link, and the host it lives at. */
 export interface AppLink {

@@ -1,10 +1,9 @@
+import { routes, type AuditEvent } from '@gatehouse/contract';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
-import { apiPaths, withQuery } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
-import type { AuditEvent } from '../../../types/api';
 
-export type AuditOutcome = 'success' | 'failure';
+export type AuditOutcome = AuditEvent['outcome'];
 
 /** What the audit log is narrowed to; '' means "any". The names are the API's query parameters. */
 export interface AuditFilters {
@@ -22,25 +21,9 @@ export interface AuditQuery extends AuditFilters {
   pageSize: number;
 }
 
-export interface AuditPage {
-  /** Newest first. */
-  events: AuditEvent[];
-  total: number;
-  page: number;
-  pageSize: number;
-}
-
-/** `GET /api/admin/audit?type=&userId=&outcome=&from=&to=&page=&pageSize=` */
-export async function getAuditLog(params: AuditQuery, { signal }: { signal?: AbortSignal } = {}): Promise<AuditPage> {
-  const url = withQuery(apiPaths.admin.audit, { ...params });
-  const body = await apiClient.get<Partial<AuditPage>>(url, signal ? { signal } : {});
-  const events = Array.isArray(body?.events) ? body.events : [];
-  return {
-    events,
-    total: typeof body?.total === 'number' ? body.total : events.length,
-    page: typeof body?.page === 'number' ? body.page : params.page,
-    pageSize: typeof body?.pageSize === 'number' ? body.pageSize : params.pageSize,
-  };
+/** `GET /api/admin/audit?type=&userId=&outcome=&from=&to=&page=&pageSize=`: newest first. */
+export function getAuditLog(params: AuditQuery, { signal }: { signal?: AbortSignal } = {}) {
+  return callApi(routes.admin.listAuditEvents, { query: { ...params, outcome: params.outcome || undefined }, signal });
 }
 
 export const auditLogQueryOptions = (params: AuditQuery) =>

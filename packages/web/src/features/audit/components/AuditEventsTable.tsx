@@ -1,9 +1,8 @@
+import { pages, type AuditEvent, type UserRef } from '@gatehouse/contract';
 import { Anchor, Badge, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { DataTable, type DataTableColumn } from '../../../components/DataTable';
 import { DateTime } from '../../../components/DateTime';
-import { paths } from '../../../config/paths';
-import type { AuditEvent, UserRef } from '../../../types/api';
 import { describeAuditDetails, eventTypeLabel } from '../utils/describeAuditEvent';
 
 function Person({ person, fallback }: { person: UserRef | null; fallback: string }) {
@@ -15,7 +14,7 @@ function Person({ person, fallback }: { person: UserRef | null; fallback: string
     );
   }
   return (
-    <Anchor component={Link} to={paths.adminUser.getHref(person.id)} size="sm" style={{ overflowWrap: 'break-word' }}>
+    <Anchor component={Link} to={pages.adminUser.href(person.id)} size="sm" style={{ overflowWrap: 'break-word' }}>
       {person.email}
     </Anchor>
   );

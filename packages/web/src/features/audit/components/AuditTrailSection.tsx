@@ -1,8 +1,7 @@
+import { pages, withQuery, type AuditEvent } from '@gatehouse/contract';
 import { Anchor, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { Section } from '../../../components/Section';
-import { paths } from '../../../config/paths';
-import type { AuditEvent } from '../../../types/api';
 import { AuditEventsTable } from './AuditEventsTable';
 
 export interface AuditTrailSectionProps {
@@ -19,7 +18,7 @@ export function AuditTrailSection({ events, userId, email }: AuditTrailSectionPr
       title="Audit trail"
       description="The latest events by or about this user, newest first."
       actions={
-        <Anchor component={Link} to={paths.adminAudit.getHref({ userId })} size="sm" fw={600}>
+        <Anchor component={Link} to={withQuery(pages.adminAudit.href(), { userId })} size="sm" fw={600}>
           All events in the audit log
         </Anchor>
       }

@@ -1,4 +1,4 @@
-import { apiPaths, withQuery } from '../../../config/paths';
+import { routes, urlOf, type QueryOf } from '@gatehouse/contract';
 import type { AuditFilters, AuditQuery } from '../api/getAuditLog';
 
 export const AUDIT_PAGE_SIZE = 50;
@@ -65,7 +65,7 @@ export function readAuditQuery(search: URLSearchParams): AuditQuery {
 }
 
 /** The filters as query values (empty ones left out): the page's address, the API's and the CSV link's. */
-export function auditFilterValues(filters: AuditFilters): Record<string, string | undefined> {
+export function auditFilterValues(filters: AuditFilters): QueryOf<typeof routes.admin.exportAuditCsv> {
   return {
     type: filters.type || undefined,
     userId: filters.userId || undefined,
@@ -81,7 +81,7 @@ export function hasAuditFilters(filters: AuditFilters): boolean {
 
 /** `GET /api/admin/audit.csv` with the same filters (every page, so no page number). */
 export function auditCsvHref(filters: AuditFilters): string {
-  return withQuery(apiPaths.admin.auditCsv, auditFilterValues(filters));
+  return urlOf(routes.admin.exportAuditCsv, undefined, auditFilterValues(filters));
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');

@@ -18,7 +18,7 @@ describe('eventTypeLabel', () => {
 
 describe('describeAuditDetails', () => {
   it('names the app of a denial', () => {
-    expect(describeAuditDetails({ type: 'access_denied', providerId: null, details: { app: { id: 'whoami', name: 'Whoami' } } })).toBe('App: Whoami');
+    expect(describeAuditDetails({ type: 'access_denied', providerId: null, appId: null, details: { app: { id: 'whoami', name: 'Whoami' } } })).toBe('App: Whoami');
   });
 
   it('shows what an admin changed', () => {
@@ -26,25 +26,26 @@ describe('describeAuditDetails', () => {
       describeAuditDetails({
         type: 'user_suspended',
         providerId: null,
+        appId: null,
         details: { before: { status: 'active' }, after: { status: 'suspended' }, sessionsRevoked: 2 },
       }),
     ).toBe('status: active → suspended · sessions revoked: 2');
-    expect(describeAuditDetails({ type: 'admin_granted', providerId: null, details: { before: { admin: false }, after: { admin: true } } })).toBe(
+    expect(describeAuditDetails({ type: 'admin_granted', providerId: null, appId: null, details: { before: { admin: false }, after: { admin: true } } })).toBe(
       'admin: false → true',
     );
-    expect(describeAuditDetails({ type: 'admin_granted', providerId: null, details: { before: { roles: [] }, after: { roles: ['admin'] } } })).toBe(
+    expect(describeAuditDetails({ type: 'admin_granted', providerId: null, appId: null, details: { before: { roles: [] }, after: { roles: ['admin'] } } })).toBe(
       'roles: none → admin',
     );
     expect(describeAuditDetails({ type: 'access_denied', providerId: null, appId: 'whoami', details: {} })).toBe('App: whoami');
   });
 
   it('gives the provider, the reason and the rest, and ignores odd shapes', () => {
-    expect(describeAuditDetails({ type: 'sign_in_failed', providerId: 'dev', details: { code: 'account_suspended' } })).toBe(
+    expect(describeAuditDetails({ type: 'sign_in_failed', providerId: 'dev', appId: null, details: { code: 'account_suspended' } })).toBe(
       'Provider: dev · Code: account suspended',
     );
-    expect(describeAuditDetails({ type: 'session_revoked', providerId: null, details: { by: 'admin', reason: 'revoked_by_admin', nested: { a: 1 } } })).toBe(
+    expect(describeAuditDetails({ type: 'session_revoked', providerId: null, appId: null, details: { by: 'admin', reason: 'revoked_by_admin', nested: { a: 1 } } })).toBe(
       'By: admin · Reason: revoked by admin',
     );
-    expect(describeAuditDetails({ type: 'x', providerId: null, details: null as unknown as Record<string, unknown> })).toBe('');
+    expect(describeAuditDetails({ type: 'x', providerId: null, appId: null, details: null as unknown as Record<string, unknown> })).toBe('');
   });
 });

@@ -1,4 +1,4 @@
-import type { AuditEvent } from '../../../types/api';
+import type { AuditEvent } from '@gatehouse/contract';
 import { AUDIT_EVENT_TYPES } from './auditFilters';
 
 type Details = Record<string, unknown>;

@@ -1,6 +1,6 @@
+import type { SignInProvider } from '@gatehouse/contract';
 import { Alert, Button, Stack } from '@mantine/core';
 import { IconInfoCircle, IconLogin2 } from '@tabler/icons-react';
-import type { SignInProvider } from '../api/getProviders';
 import { signInStartHref } from '../utils/returnTo';
 
 export interface ProviderButtonsProps {

@@ -1,6 +1,6 @@
+import type { SignInProvider } from '@gatehouse/contract';
 import { Alert, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import type { SignInProvider } from '../api/getProviders';
 import { describeSignInError, type SignInFailure } from '../utils/signInErrors';
 
 export interface SignInErrorAlertProps {

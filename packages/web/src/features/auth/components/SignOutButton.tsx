@@ -1,7 +1,7 @@
+import { endpoints } from '@gatehouse/contract';
 import { Button, type ButtonProps } from '@mantine/core';
 import { IconLogout } from '@tabler/icons-react';
 import { CsrfForm } from '../../../components/CsrfForm';
-import { serverPaths } from '../../../config/paths';
 
 export interface SignOutButtonProps extends Pick<ButtonProps, 'variant' | 'color' | 'fullWidth'> {
   /**
@@ -22,7 +22,7 @@ export interface SignOutButtonProps extends Pick<ButtonProps, 'variant' | 'color
 export function SignOutButton({ everywhere = false, label = 'Sign out', variant = 'default', ...buttonProps }: SignOutButtonProps) {
   return (
     <CsrfForm
-      action={serverPaths.signOut}
+      action={endpoints.signOut}
       fields={everywhere ? { everywhere: 'true' } : {}}
       unavailableMessage="Signing out is not available right now. Reload the page and try again."
     >

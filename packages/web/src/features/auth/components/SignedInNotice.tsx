@@ -1,8 +1,6 @@
+import { DEFAULT_RETURN_TO, type CurrentSession, type ReturnTo } from '@gatehouse/contract';
 import { Alert, Anchor, Text } from '@mantine/core';
 import { IconCircleCheck } from '@tabler/icons-react';
-import type { CurrentSession } from '../../../types/api';
-import type { ReturnTo } from '../api/getProviders';
-import { DEFAULT_RETURN_TO } from '../utils/returnTo';
 
 export interface SignedInNoticeProps {
   current: CurrentSession;

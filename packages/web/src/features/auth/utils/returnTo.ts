@@ -5,9 +5,6 @@
  * person offered "Continue to evil.example").
  */
 
-/** Where a person lands when there is nothing (valid) to return to; the server's default too. */
-export const DEFAULT_RETURN_TO = '/account';
-
 /**
  * The address that starts a sign-in with one provider: the server's `startUrl` plus the return-to the
  * server accepted. The browser navigates there (a full page load), never fetches it: the server answers

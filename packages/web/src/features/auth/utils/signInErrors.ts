@@ -1,3 +1,5 @@
+import { ID_PATTERN } from '@gatehouse/contract';
+
 /**
  * What a person reads when a sign-in attempt failed. The server ends a failed attempt on
  * `/sign-in?error=<code>&ref=<reference>` (optionally `&provider=<id>`); the codes and sentences follow
@@ -112,6 +114,6 @@ export function readSignInFailure(search: URLSearchParams): SignInFailure | unde
   return {
     code,
     reference: sanitizeReference(search.get('ref')),
-    providerId: providerId && /^[a-z0-9][a-z0-9_-]{0,63}$/i.test(providerId) ? providerId : undefined,
+    providerId: providerId && ID_PATTERN.test(providerId) ? providerId : undefined,
   };
 }

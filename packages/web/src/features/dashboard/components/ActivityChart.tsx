@@ -1,8 +1,8 @@
+import type { Dashboard } from '@gatehouse/contract';
 import '@mantine/charts/styles.css';
 import { LineChart } from '@mantine/charts';
 import { Box, Table, Text, VisuallyHidden } from '@mantine/core';
 import { useId } from 'react';
-import type { Dashboard } from '../api/getDashboard';
 import { bucketLabel, summariseActivity } from '../utils/dashboardRange';
 import classes from './ActivityChart.module.css';
 

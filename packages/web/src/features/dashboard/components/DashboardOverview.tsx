@@ -1,10 +1,10 @@
+import { pages, withQuery, type DashboardRange } from '@gatehouse/contract';
 import { Anchor, Grid, Skeleton, Stack } from '@mantine/core';
 import { Link } from 'react-router';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Section } from '../../../components/Section';
-import { paths } from '../../../config/paths';
 import { isForbidden, isUnauthenticated } from '../../../lib/apiClient';
-import { useDashboard, type DashboardRange } from '../api/getDashboard';
+import { useDashboard } from '../api/getDashboard';
 import { rangePeriod } from '../utils/dashboardRange';
 import { ActivityChart } from './ActivityChart';
 import { StatCards, StatCardsSkeleton } from './StatCards';
@@ -50,7 +50,7 @@ export function DashboardOverview({ range }: { range: DashboardRange }) {
             description={`Where access was refused most often in ${period}.`}
           >
             <TopDeniedApps apps={data.topDeniedApps} period={period} />
-            <Anchor component={Link} to={paths.adminAudit.getHref({ type: 'access_denied' })} size="sm">
+            <Anchor component={Link} to={withQuery(pages.adminAudit.href(), { type: 'access_denied' })} size="sm">
               Denials in the audit log
             </Anchor>
           </Section>

@@ -1,5 +1,5 @@
+import type { DashboardRange } from '@gatehouse/contract';
 import { SegmentedControl } from '@mantine/core';
-import type { DashboardRange } from '../api/getDashboard';
 import { RANGE_OPTIONS } from '../utils/dashboardRange';
 
 /** "24 h | 7 days": which period the dashboard covers (radio buttons underneath, so arrow keys work). */

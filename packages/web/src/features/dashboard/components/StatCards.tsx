@@ -1,6 +1,6 @@
+import type { Dashboard } from '@gatehouse/contract';
 import { Group, Paper, SimpleGrid, Skeleton, Text, ThemeIcon } from '@mantine/core';
 import { IconAlertTriangle, IconBan, IconDevices, IconLogin2, IconUsers } from '@tabler/icons-react';
-import type { Dashboard } from '../api/getDashboard';
 import { rangePeriod } from '../utils/dashboardRange';
 import classes from './StatCards.module.css';
 

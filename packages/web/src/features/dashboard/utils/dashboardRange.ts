@@ -1,4 +1,4 @@
-import type { Dashboard, DashboardRange } from '../api/getDashboard';
+import type { Dashboard, DashboardRange } from '@gatehouse/contract';
 
 export const DEFAULT_RANGE: DashboardRange = '24h';
 

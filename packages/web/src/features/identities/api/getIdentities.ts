@@ -1,39 +1,14 @@
+import { routes, type ResponseOf } from '@gatehouse/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { meQueryKeys } from '../../../lib/queryKeys';
-import type { ProviderRef } from '../../../types/api';
 
-/** One identity at a provider that signs in to this account. */
-export interface LinkedIdentity {
-  id: string;
-  provider: ProviderRef;
-  /** The provider's `sub` for this person. */
-  subject: string;
-  /** The email the provider gave, if any. */
-  email: string | null;
-  /** ISO 8601 timestamps. */
-  linkedAt: string;
-  lastUsedAt: string | null;
-  /** The identity the current session signed in with. */
-  current: boolean;
-  /** The identity that created the account. */
-  primary: boolean;
-}
-
-export interface IdentitiesResponse {
-  identities: LinkedIdentity[];
-  /** Enabled providers this person has no identity with yet. */
-  linkable: ProviderRef[];
-}
+/** The identities linked to this account, and the enabled providers it has no identity with yet. */
+export type IdentitiesResponse = ResponseOf<typeof routes.me.getMyIdentities>;
 
 /** `GET /api/me/identities`: the identities linked to this account, and the providers that could be. */
-export async function getIdentities({ signal }: { signal?: AbortSignal } = {}): Promise<IdentitiesResponse> {
-  const body = await apiClient.get<IdentitiesResponse>(apiPaths.me.identities, signal ? { signal } : {});
-  return {
-    identities: Array.isArray(body?.identities) ? body.identities : [],
-    linkable: Array.isArray(body?.linkable) ? body.linkable : [],
-  };
+export function getIdentities({ signal }: { signal?: AbortSignal } = {}) {
+  return callApi(routes.me.getMyIdentities, { signal });
 }
 
 export const identitiesQueryOptions = () =>

@@ -1,14 +1,14 @@
+import { routes } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { meQueryKeys } from '../../../lib/queryKeys';
 
 /**
  * `DELETE /api/me/identities/{id}` (204): that provider no longer signs in to this account.
  * 409 `last_identity` for the only one left (the UI does not offer it), 404 when it is already gone.
  */
-export function unlinkIdentity(identityId: string): Promise<void> {
-  return apiClient.delete<void>(apiPaths.me.identity(identityId));
+export function unlinkIdentity(identityId: string) {
+  return callApi(routes.me.unlinkMyIdentity, { params: { identityId } });
 }
 
 /** Unlinks an identity, then refreshes the list and the activity that now records it. */

@@ -1,3 +1,4 @@
+import type { MyIdentity } from '@gatehouse/contract';
 import { Alert, Badge, Button, Card, Group, Skeleton, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconId, IconInfoCircle, IconUnlink } from '@tabler/icons-react';
@@ -7,11 +8,11 @@ import { Facts } from '../../../components/Facts';
 import { Item, ItemList } from '../../../components/ItemList';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { isUnauthenticated } from '../../../lib/apiClient';
-import { useIdentities, type IdentitiesResponse, type LinkedIdentity } from '../api/getIdentities';
+import { useIdentities, type IdentitiesResponse } from '../api/getIdentities';
 import { LinkProviderButton } from './LinkProviderButton';
 import { UnlinkIdentityDialog } from './UnlinkIdentityDialog';
 
-function IdentitiesList({ identities, onUnlink }: { identities: LinkedIdentity[]; onUnlink: (identity: LinkedIdentity) => void }) {
+function IdentitiesList({ identities, onUnlink }: { identities: MyIdentity[]; onUnlink: (identity: MyIdentity) => void }) {
   // The last identity is the only way into the account: the server refuses to unlink it (409
   // `last_identity`), so the button is not offered at all.
   const canUnlink = identities.length > 1;
@@ -103,7 +104,7 @@ export function IdentitiesSection() {
   const headingId = useId();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const identities = useIdentities();
-  const [target, setTarget] = useState<LinkedIdentity | null>(null);
+  const [target, setTarget] = useState<MyIdentity | null>(null);
   const [dialogOpened, dialog] = useDisclosure(false);
   const [status, setStatus] = useState('');
   const [unlinked, setUnlinked] = useState(false);

@@ -1,8 +1,7 @@
+import { endpoints, type ProviderRef } from '@gatehouse/contract';
 import { Button } from '@mantine/core';
 import { IconLink } from '@tabler/icons-react';
 import { CsrfForm } from '../../../components/CsrfForm';
-import { serverPaths } from '../../../config/paths';
-import type { ProviderRef } from '../../../types/api';
 
 /**
  * "Link <provider>": a form post, not a fetch, since the server answers with a redirect to the IdP and
@@ -11,7 +10,7 @@ import type { ProviderRef } from '../../../types/api';
  */
 export function LinkProviderButton({ provider }: { provider: ProviderRef }) {
   return (
-    <CsrfForm action={serverPaths.link(provider.id)} unavailableMessage="Linking is not available right now. Reload the page and try again.">
+    <CsrfForm action={endpoints.linkUrl(provider.id)} unavailableMessage="Linking is not available right now. Reload the page and try again.">
       {(ready) => (
         <Button type="submit" variant="default" leftSection={<IconLink size={18} aria-hidden />} disabled={!ready}>
           {`Link ${provider.name}`}

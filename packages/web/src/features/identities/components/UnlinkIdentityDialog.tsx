@@ -1,15 +1,15 @@
+import type { MyIdentity } from '@gatehouse/contract';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { ProblemAlert } from '../../../components/ProblemAlert';
-import type { LinkedIdentity } from '../api/getIdentities';
 import { useUnlinkIdentity } from '../api/unlinkIdentity';
 
 export interface UnlinkIdentityDialogProps {
   opened: boolean;
   /** The identity to unlink (kept while the dialog closes, so its title does not change mid-animation). */
-  identity: LinkedIdentity | null;
+  identity: MyIdentity | null;
   onClose: () => void;
   /** After the identity was unlinked. */
-  onUnlinked: (identity: LinkedIdentity) => void;
+  onUnlinked: (identity: MyIdentity) => void;
   /**
    * Whether closing puts focus back on the button that opened the dialog (yes after "Cancel"; not after
    * unlinking, when that button's row is gone and the caller moves focus itself).

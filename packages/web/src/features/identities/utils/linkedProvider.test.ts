@@ -1,12 +1,14 @@
+import type { MyIdentity } from '@gatehouse/contract';
 import { describe, expect, it } from 'vitest';
-import type { IdentitiesResponse, LinkedIdentity } from '../api/getIdentities';
+import type { IdentitiesResponse } from '../api/getIdentities';
 import { linkedProviderName } from './linkedProvider';
 
-const identity = (providerId: string, name: string): LinkedIdentity => ({
+const identity = (providerId: string, name: string): MyIdentity => ({
   id: `i-${providerId}`,
   provider: { id: providerId, name },
   subject: 'sub',
   email: null,
+  name: null,
   linkedAt: '2026-03-12T14:00:00.000Z',
   lastUsedAt: null,
   current: false,

@@ -1,17 +1,11 @@
+import { routes } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { meQueryKeys } from '../../../lib/queryKeys';
 
-export interface RevokeOtherSessionsResponse {
-  /** How many sessions ended. */
-  revoked: number;
-}
-
-/** `POST /api/me/sessions/revoke-others`: "Sign out everywhere else"; this session stays. */
-export async function revokeOtherSessions(): Promise<RevokeOtherSessionsResponse> {
-  const body = await apiClient.post<RevokeOtherSessionsResponse>(apiPaths.me.revokeOtherSessions, {});
-  return { revoked: typeof body?.revoked === 'number' ? body.revoked : 0 };
+/** `POST /api/me/sessions/revoke-others`: "Sign out everywhere else"; this session stays. Answers how many ended. */
+export function revokeOtherSessions() {
+  return callApi(routes.me.revokeOtherSessions);
 }
 
 export function useRevokeOtherSessions() {

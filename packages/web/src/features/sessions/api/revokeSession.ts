@@ -1,6 +1,6 @@
+import { routes } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { meQueryKeys } from '../../../lib/queryKeys';
 
 /**
@@ -8,8 +8,8 @@ import { meQueryKeys } from '../../../lib/queryKeys';
  * out at its next request. The current session is never revoked this way (that is "Sign out").
  * 404 when the session is unknown or already over.
  */
-export function revokeSession(sessionId: string): Promise<void> {
-  return apiClient.delete<void>(apiPaths.me.session(sessionId));
+export function revokeSession(sessionId: string) {
+  return callApi(routes.me.revokeMySession, { params: { sessionId } });
 }
 
 /** Revokes a session, then refreshes the list and the activity that now records it. */

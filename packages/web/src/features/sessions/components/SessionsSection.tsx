@@ -1,3 +1,4 @@
+import type { DeviceType, MySession } from '@gatehouse/contract';
 import { Badge, Button, Card, Group, Skeleton, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconDeviceDesktop, IconDeviceMobile, IconDeviceTablet, IconDevices, IconLogout2 } from '@tabler/icons-react';
 import { useId, useRef, useState, type ReactNode } from 'react';
@@ -7,7 +8,7 @@ import { Item, ItemList } from '../../../components/ItemList';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { isUnauthenticated } from '../../../lib/apiClient';
 import { formatRelativeTime } from '../../../lib/formatRelativeTime';
-import { useMySessions, type DeviceType, type MySession } from '../api/getMySessions';
+import { useMySessions } from '../api/getMySessions';
 import { useRevokeOtherSessions } from '../api/revokeOtherSessions';
 import { useRevokeSession } from '../api/revokeSession';
 import { deviceLabel } from '../../../lib/deviceLabel';

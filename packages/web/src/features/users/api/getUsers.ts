@@ -1,25 +1,7 @@
+import { routes, type UserStatus } from '@gatehouse/contract';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
-import { apiPaths, withQuery } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
-
-export type UserStatus = 'active' | 'suspended';
-
-/** A user as the admin API shows them (the list and the detail page). */
-export interface AdminUser {
-  id: string;
-  email: string;
-  name: string;
-  status: UserStatus;
-  /** Effective admin, whichever way. */
-  admin: boolean;
-  /** The role comes from `admins:` in the config file, so the console cannot remove it. */
-  adminFromConfig: boolean;
-  /** ISO 8601. */
-  createdAt: string;
-  lastSignInAt: string | null;
-  activeSessions: number;
-}
 
 /** What the users list asks for: a substring of email or name, a status, one page. */
 export interface UsersQuery {
@@ -31,25 +13,10 @@ export interface UsersQuery {
   pageSize: number;
 }
 
-export interface UsersPage {
-  users: AdminUser[];
-  /** Matching users on all pages. */
-  total: number;
-  page: number;
-  pageSize: number;
-}
-
 /** `GET /api/admin/users?query=&status=&page=&pageSize=`: searched and paged by the server. */
-export async function getUsers(params: UsersQuery, { signal }: { signal?: AbortSignal } = {}): Promise<UsersPage> {
-  const url = withQuery(apiPaths.admin.users, { query: params.query, status: params.status, page: params.page, pageSize: params.pageSize });
-  const body = await apiClient.get<Partial<UsersPage>>(url, signal ? { signal } : {});
-  const users = Array.isArray(body?.users) ? body.users : [];
-  return {
-    users,
-    total: typeof body?.total === 'number' ? body.total : users.length,
-    page: typeof body?.page === 'number' ? body.page : params.page,
-    pageSize: typeof body?.pageSize === 'number' ? body.pageSize : params.pageSize,
-  };
+export function getUsers(params: UsersQuery, { signal }: { signal?: AbortSignal } = {}) {
+  const { query, status, page, pageSize } = params;
+  return callApi(routes.admin.listUsers, { query: { query, status: status || undefined, page, pageSize }, signal });
 }
 
 export const usersQueryOptions = (params: UsersQuery) =>

@@ -1,11 +1,11 @@
+import { routes } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { invalidateAfterUserChange } from '../utils/invalidateAfterUserChange';
 
 /** `DELETE /api/admin/sessions/{id}` (204): ends anyone's session; that browser is signed out at its next request. */
-export function revokeUserSession(sessionId: string): Promise<void> {
-  return apiClient.delete<void>(apiPaths.admin.session(sessionId));
+export function revokeUserSession(sessionId: string) {
+  return callApi(routes.admin.revokeSession, { params: { sessionId } });
 }
 
 export function useRevokeUserSession() {

@@ -1,6 +1,6 @@
+import { routes } from '@gatehouse/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiPaths } from '../../../config/paths';
-import { apiClient } from '../../../lib/apiClient';
+import { callApi } from '../../../lib/apiClient';
 import { invalidateAfterUserChange } from '../utils/invalidateAfterUserChange';
 
 export interface SetUserAdminInput {
@@ -13,8 +13,8 @@ export interface SetUserAdminInput {
  * 409 `admin_from_config` when the role comes from the config file; 409 `last_admin` when removing it
  * would leave nobody to administer Gatehouse.
  */
-export function setUserAdmin({ userId, admin }: SetUserAdminInput): Promise<void> {
-  return apiClient.put<void>(apiPaths.admin.userAdmin(userId), { admin });
+export function setUserAdmin({ userId, admin }: SetUserAdminInput) {
+  return callApi(routes.admin.setUserAdmin, { params: { userId }, body: { admin } });
 }
 
 export function useSetUserAdmin() {

@@ -1,6 +1,6 @@
+import type { AdminUser } from '@gatehouse/contract';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { ProblemAlert } from '../../../components/ProblemAlert';
-import type { AdminUser } from '../api/getUsers';
 import { useSuspendUser } from '../api/suspendUser';
 
 export interface SuspendUserDialogProps {

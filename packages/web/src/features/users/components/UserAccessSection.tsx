@@ -1,3 +1,4 @@
+import type { AdminUser } from '@gatehouse/contract';
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconShieldCheck, IconShieldOff, IconUserCheck, IconUserOff } from '@tabler/icons-react';
@@ -6,7 +7,6 @@ import { Item, ItemList } from '../../../components/ItemList';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Section } from '../../../components/Section';
 import { isApiError } from '../../../lib/apiClient';
-import type { AdminUser } from '../api/getUsers';
 import { useReactivateUser } from '../api/reactivateUser';
 import { useSetUserAdmin } from '../api/setUserAdmin';
 import { AdminBadge, StatusBadge } from './UserBadges';

@@ -1,5 +1,5 @@
+import type { AdminUser } from '@gatehouse/contract';
 import { Badge } from '@mantine/core';
-import type { AdminUser } from '../api/getUsers';
 
 /**
  * "Active" or "Suspended", in words as well as colour. A dot badge: the text keeps the body colour, so

@@ -1,13 +1,13 @@
+import type { UserIdentity } from '@gatehouse/contract';
 import { Stack, Text, ThemeIcon } from '@mantine/core';
 import { IconId } from '@tabler/icons-react';
 import { DateTime } from '../../../components/DateTime';
 import { Facts } from '../../../components/Facts';
 import { Item, ItemList } from '../../../components/ItemList';
 import { Section } from '../../../components/Section';
-import type { AdminIdentity } from '../api/getUser';
 
 /** The providers that sign this user in. */
-export function UserIdentitiesSection({ identities }: { identities: AdminIdentity[] }) {
+export function UserIdentitiesSection({ identities }: { identities: UserIdentity[] }) {
   return (
     <Section title="Linked identities" description="Each of these provider accounts signs in to this user.">
       {identities.length === 0 ? (

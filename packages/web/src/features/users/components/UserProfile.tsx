@@ -1,7 +1,7 @@
+import type { AdminUser } from '@gatehouse/contract';
 import { Avatar, Code, DataList, Group, Stack, Text, Title } from '@mantine/core';
 import { DateTime } from '../../../components/DateTime';
 import { Section } from '../../../components/Section';
-import type { AdminUser } from '../api/getUsers';
 import { AdminBadge, StatusBadge } from './UserBadges';
 
 /** The top of a user's page: who it is (the page's h1), their email, status and role. */

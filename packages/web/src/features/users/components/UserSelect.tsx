@@ -1,7 +1,8 @@
+import type { AdminUser } from '@gatehouse/contract';
 import { Select } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
-import { useUsers, type AdminUser } from '../api/getUsers';
+import { useUsers } from '../api/getUsers';
 
 export interface UserSelectProps {
   /** The picked user's id. */

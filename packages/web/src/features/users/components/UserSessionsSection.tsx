@@ -1,3 +1,4 @@
+import type { DeviceType, UserSession } from '@gatehouse/contract';
 import { Button, Stack, Text, ThemeIcon } from '@mantine/core';
 import { IconDeviceDesktop, IconDeviceMobile, IconDeviceTablet, IconDevices } from '@tabler/icons-react';
 import { useRef, useState } from 'react';
@@ -8,8 +9,6 @@ import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Section } from '../../../components/Section';
 import { deviceLabel } from '../../../lib/deviceLabel';
 import { formatRelativeTime } from '../../../lib/formatRelativeTime';
-import type { DeviceType } from '../../../types/api';
-import type { AdminSession } from '../api/getUser';
 import { useRevokeUserSession } from '../api/revokeUserSession';
 
 const DEVICE_ICONS: Record<DeviceType, typeof IconDevices> = {
@@ -20,7 +19,7 @@ const DEVICE_ICONS: Record<DeviceType, typeof IconDevices> = {
 };
 
 export interface UserSessionsSectionProps {
-  sessions: AdminSession[];
+  sessions: UserSession[];
   /** The admin's own session (when this is their own page): marked, since revoking it signs them out. */
   currentSessionId?: string | undefined;
 }

@@ -1,6 +1,6 @@
+import type { UserStatus } from '@gatehouse/contract';
 import { Group, Select } from '@mantine/core';
 import { SearchInput } from '../../../components/SearchInput';
-import type { UserStatus } from '../api/getUsers';
 import { STATUS_OPTIONS } from '../utils/usersSearch';
 
 export interface UsersFiltersProps {

@@ -1,14 +1,13 @@
+import { pages, type AdminUser, type UsersPage } from '@gatehouse/contract';
 import { Text } from '@mantine/core';
 import { IconUserSearch } from '@tabler/icons-react';
 import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
 import { DateTime } from '../../../components/DateTime';
 import { NoResults } from '../../../components/NoResults';
-import { paths } from '../../../config/paths';
-import type { AdminUser, UsersPage } from '../api/getUsers';
 import { AdminBadge, StatusBadge } from './UserBadges';
 
 const columns: DataTableColumn<AdminUser>[] = [
-  { key: 'email', header: 'Email', cell: (user) => <RowLink to={paths.adminUser.getHref(user.id)}>{user.email}</RowLink> },
+  { key: 'email', header: 'Email', cell: (user) => <RowLink to={pages.adminUser.href(user.id)}>{user.email}</RowLink> },
   { key: 'name', header: 'Name', cell: (user) => <Text size="sm">{user.name || '—'}</Text> },
   { key: 'status', header: 'Status', cell: (user) => <StatusBadge status={user.status} /> },
   {

@@ -1,4 +1,5 @@
-import type { UserStatus, UsersQuery } from '../api/getUsers';
+import type { UserStatus } from '@gatehouse/contract';
+import type { UsersQuery } from '../api/getUsers';
 
 export const USERS_PAGE_SIZE = 50;
 

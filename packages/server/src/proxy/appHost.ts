@@ -15,6 +15,7 @@ import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isSameOrigin, presentedToken, tokensMatch } from '../sessions/csrf.js';
 import { endSession, type EndSessionDeps, type IdpLogoutUrl } from '../sessions/endSession.js';
+import { installGuard, signedIn } from '../sessions/guard.js';
 import type { SessionResolver } from '../sessions/sessionResolver.js';
 import type { ProxiedAnswer } from './proxiedAnswer.js';
 
@@ -92,7 +93,17 @@ export async function buildAppHost(
     // The handshake's app side, the JWKS, and forward-auth: proxies that keep the app's Host on the auth
     // subrequest (Caddy's forward_auth does) reach it here.
     await own.register(authorizeArea, { deps: services, appOf: (request) => request.gatehouseApp });
-    own.post(endpoints.signOut, async (request, reply) => appSignOut(services, ending, request, reply));
+    // Signing out of the app host: its own session and CSRF token (the denied page's form), not the portal's.
+    installGuard(own, {
+      sessionOf: (request) => services.resolver.app(request.cookies[services.cookies.appSession], originOf(request.gatehouseApp), request),
+      csrfValid: (request) =>
+        isSameOrigin(request, originOf(request.gatehouseApp)) && tokensMatch(presentedToken(request), appCsrfToken(services, request.cookies[services.cookies.appSession])),
+      isAdmin: () => false,
+    });
+    own.post(endpoints.signOut, {
+      config: { access: 'session', csrf: 'form', whenSignedOut: (_request, reply) => signedOutOfApp(services, reply) },
+      handler: async (request, reply) => appSignOut(services, ending, request, reply),
+    });
     own.all(`${RESERVED_PREFIX}/*`, async () => {
       throw new AppError('not_found');
     });
@@ -136,14 +147,16 @@ async function proxy(services: AppHostDeps, answer: ProxiedAnswer, request: Fast
 
 /** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */
 async function appSignOut(services: AppHostDeps, ending: EndSessionDeps, request: FastifyRequest, reply: FastifyReply) {
-  const app = request.gatehouseApp;
-  const appOrigin = originOf(app);
-  const current = await services.resolver.app(request.cookies[services.cookies.appSession], appOrigin, request);
-  reply.header('cache-control', 'no-store');
-  const signedOut = `${services.portalOrigin}${pages.signedOut.path}`;
-  if (!current) return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(signedOut, 303);
-  const expected = appCsrfToken(services, request.cookies[services.cookies.appSession]);
-  if (!isSameOrigin(request, appOrigin) || !tokensMatch(presentedToken(request), expected)) throw new AppError('csrf_failed');
-  const next = await endSession(ending, request, current, { everywhere: false, appId: app.id });
-  return reply.clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(next, 303);
+  // Signed in on this app, with this app host's own CSRF token: the route's guard (buildAppHost).
+  const current = await signedIn(request);
+  const next = await endSession(ending, request, current, { everywhere: false, appId: request.gatehouseApp.id });
+  return reply.header('cache-control', 'no-store').clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(next, 303);
+}
+
+/** Signed out already: whatever app cookie is left goes, and the browser lands on the portal's /signed-out. */
+function signedOutOfApp(services: AppHostDeps, reply: FastifyReply): FastifyReply {
+  return reply
+    .header('cache-control', 'no-store')
+    .clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies))
+    .redirect(`${services.portalOrigin}${pages.signedOut.path}`, 303);
 }

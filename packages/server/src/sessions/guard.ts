@@ -1,14 +1,17 @@
 import type { Access } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { isValidCsrf } from './csrf.js';
 import type { CurrentSession } from './sessionResolver.js';
-import type { Session } from './sessionStore.js';
 
-/** What the guard needs: the portal's origin and key for CSRF, and who counts as an admin. */
+/**
+ * How a host knows who is calling and whether a change is really theirs: on the portal, the portal
+ * session and its CSRF token under the portal's Origin; on an app host, the app session and its own.
+ */
 export interface GuardDeps {
-  portalOrigin: string;
-  cookieKey: Buffer;
+  /** The session the request runs under, if any. */
+  sessionOf(request: FastifyRequest): Promise<CurrentSession | undefined>;
+  /** Whether a state-changing request carries the exact Origin and the session-bound token. */
+  csrfValid(request: FastifyRequest, current: CurrentSession): boolean;
   isAdmin(current: CurrentSession): boolean;
 }
 
@@ -44,31 +47,33 @@ export function isStateChanging(method: string): boolean {
  *   as soon as the body is read, still before the handler.
  */
 export function installGuard(app: FastifyInstance, deps: GuardDeps): void {
-  const csrfFailed = (request: FastifyRequest, session: Session) => !isValidCsrf(request, deps.portalOrigin, deps.cookieKey, session);
-
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const { access = 'public', csrf = 'header', whenSignedOut } = request.routeOptions.config;
     if (access === 'public') return;
-    const current = await request.currentSession();
+    const current = await deps.sessionOf(request);
     if (!current) {
       if (whenSignedOut) return whenSignedOut(request, reply);
       throw new AppError('unauthenticated');
     }
+    guarded.set(request, current);
     if (access === 'admin' && !deps.isAdmin(current)) throw new AppError('forbidden');
-    if (csrf === 'header' && isStateChanging(request.method) && csrfFailed(request, current.session)) throw new AppError('csrf_failed');
+    if (csrf === 'header' && isStateChanging(request.method) && !deps.csrfValid(request, current)) throw new AppError('csrf_failed');
   });
 
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const { access = 'public', csrf = 'header' } = request.routeOptions.config;
     if (access === 'public' || csrf !== 'form' || !isStateChanging(request.method)) return;
-    const current = await request.currentSession();
-    if (!current || csrfFailed(request, current.session)) throw new AppError('csrf_failed');
+    const current = guarded.get(request);
+    if (!current || !deps.csrfValid(request, current)) throw new AppError('csrf_failed');
   });
 }
 
+/** The session each guarded request runs under, as the guard found it. */
+const guarded = new WeakMap<FastifyRequest, CurrentSession>();
+
 /** The session a guarded route runs under (the guard has checked there is one). */
 export async function signedIn(request: FastifyRequest): Promise<CurrentSession> {
-  const current = await request.currentSession();
+  const current = guarded.get(request);
   if (!current) throw new AppError('unauthenticated');
   return current;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { CookieNames } from './cookies.js';
+import { isValidCsrf } from './csrf.js';
 import { installGuard, type GuardDeps } from './guard.js';
 import type { CurrentSession, SessionResolver } from './sessionResolver.js';
 
@@ -16,9 +17,12 @@ declare module 'fastify' {
 const perRequest = new WeakMap<FastifyRequest, Promise<CurrentSession | undefined>>();
 
 /** What the sessions area's plugin takes: the shared resolver, the portal cookie's name, and the guard's needs. */
-export interface SessionsDeps extends GuardDeps {
+export interface SessionsDeps extends Pick<GuardDeps, 'isAdmin'> {
   resolver: Pick<SessionResolver, 'portal'>;
   cookies: Pick<CookieNames, 'session'>;
+  /** The portal's origin and key: a change needs that exact Origin and the session-bound CSRF token. */
+  portalOrigin: string;
+  cookieKey: Buffer;
 }
 
 /**
@@ -37,7 +41,11 @@ export const sessionsArea = fp(
       }
       return pending;
     });
-    installGuard(app, deps);
+    installGuard(app, {
+      sessionOf: (request) => request.currentSession(),
+      csrfValid: (request, current) => isValidCsrf(request, deps.portalOrigin, deps.cookieKey, current.session),
+      isAdmin: deps.isAdmin,
+    });
   },
   { name: 'gatehouse-session', dependencies: ['@fastify/cookie'] },
 );

@@ -19,12 +19,23 @@ const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
 const ONLY_THE_ROOT = 'Only the composition root (app.ts, services.ts, main.ts, devServices.ts) sees Services: declare the dependencies this module takes.';
 const EDGES = 'admin/ and api/ are the edges: only the composition root registers them.';
 const NOT_AUTHENTICATE = 'takes what it needs of authenticate/ (the code that talks to IdPs) as an interface it defines, and never imports it.';
+const ABOVE = 'is above it: the layers (docs/architecture.md, "Walls") only import downwards.';
 const OWN = {
   config: [{ regex: '^\\.\\./', message: 'config/ is at the bottom: it imports nothing from the rest of the server.' }],
   storage: [{ regex: '^\\.\\./(?!config/)', message: 'storage/ knows no feature: it imports only config/.' }],
-  authorize: [{ regex: into('authenticate'), message: `Deciding ${NOT_AUTHENTICATE}` }],
+  http: [{ regex: into('accounts', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} http/ is infrastructure: take what a route needs as a dependency.` }],
+  accounts: [{ regex: into('audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
+  audit: [{ regex: into('accounts', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
+  sessions: [
+    { regex: into('authenticate'), message: `sessions/ ${NOT_AUTHENTICATE}` },
+    { regex: into('authorize', 'proxy'), message: `That area ${ABOVE}` },
+  ],
+  authorize: [
+    { regex: into('authenticate'), message: `Deciding ${NOT_AUTHENTICATE}` },
+    { regex: into('proxy'), message: `proxy/ ${ABOVE}` },
+  ],
   proxy: [{ regex: into('authenticate'), message: `Forwarding ${NOT_AUTHENTICATE}` }],
-  sessions: [{ regex: into('authenticate'), message: `sessions/ ${NOT_AUTHENTICATE}` }],
+  authenticate: [{ regex: into('proxy'), message: 'authenticate/ and proxy/ are peers: neither imports the other.' }],
 };
 
 /** One area's walls: nobody but the root imports services.ts, admin/ or api/ (each may import its own files), plus its own. */

@@ -5,7 +5,8 @@ import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { adminStatus, policySubject } from './accounts/admins.js';
+import { adminStatus } from './accounts/admins.js';
+import { policySubject } from './authorize/policy.js';
 import { sessionGroups } from './accounts/effectiveGroups.js';
 import { UserDirectory } from './accounts/userDirectory.js';
 import { adminArea } from './admin/index.js';
@@ -151,6 +152,6 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     signInSettings: services.signInSettings,
   });
   await app.register(authorizeArea, { deps: services });
-  await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT, services });
+  await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT });
   return app;
 }

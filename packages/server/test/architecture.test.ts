@@ -37,6 +37,24 @@ function importGraph(): Map<string, string[]> {
 
 const areaOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : file);
 
+/**
+ * The layers, bottom first (docs/architecture.md, "Walls"): a file imports only from its own area or
+ * from a lower layer; areas of one layer never import each other.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['config'],
+  ['storage', 'errors.ts', 'logger.ts'],
+  ['secrets.ts'],
+  ['http'],
+  ['accounts', 'audit'],
+  ['sessions'],
+  ['authorize'],
+  ['authenticate', 'proxy'],
+  ['admin', 'api'],
+  ['app.ts', 'services.ts', 'main.ts', 'devServices.ts'],
+];
+const layerOf = (area: string) => LAYERS.findIndex((layer) => layer.includes(area));
+
 /** Why an import is not allowed, or undefined. */
 function forbidden(from: string, to: string): string | undefined {
   const [a, b] = [areaOf(from), areaOf(to)];
@@ -46,6 +64,9 @@ function forbidden(from: string, to: string): string | undefined {
   if (a === 'config') return 'config/ is at the bottom';
   if (a === 'storage' && b !== 'config') return 'storage/ imports only config/';
   if ((a === 'authorize' || a === 'proxy' || a === 'sessions') && b === 'authenticate') return `${a}/ never imports authenticate/`;
+  if (COMPOSITION_ROOT.has(from)) return undefined;
+  if (layerOf(a) === -1 || layerOf(b) === -1) return 'every area has a layer: add it to LAYERS (and to docs/architecture.md)';
+  if (layerOf(b) >= layerOf(a)) return `${b} is not below ${a}`;
   return undefined;
 }
 
@@ -112,5 +133,8 @@ describe('the server’s import graph', () => {
     expect(forbidden('config/schema.ts', 'accounts/email.ts')).toBeDefined();
     expect(forbidden('authorize/checkAccess.ts', 'services.ts')).toBeDefined();
     expect(forbidden('app.ts', 'services.ts')).toBeUndefined();
+    expect(forbidden('accounts/admins.ts', 'authorize/policy.ts')).toBeDefined();
+    expect(forbidden('http/spa.ts', 'accounts/admins.ts')).toBeDefined();
+    expect(forbidden('proxy/appHost.ts', 'authorize/checkAccess.ts')).toBeUndefined();
   });
 });

@@ -1,6 +1,5 @@
 import type { Config } from '../config/schema.js';
 import type { User } from '../storage/schema.js';
-import type { PolicySubject } from '../authorize/policy.js';
 import type { IdentityGroups } from './effectiveGroups.js';
 import { parseRoles } from './roles.js';
 
@@ -40,19 +39,4 @@ export function effectiveRoles(admins: Config['admins'], user: Pick<User, 'email
   const roles = parseRoles(user.roles);
   if (!roles.includes('admin') && adminStatus(admins, user, groups).admin) roles.push('admin');
   return roles;
-}
-
-/**
- * What a policy sees of a person: their email, the groups that count from the identity they signed in
- * with (accounts/effectiveGroups.ts), their roles (config-given admin included) and the scalar claims
- * kept from the IdP. One builder for the proxy, the launcher and the admin console's tester, so all
- * three decide alike.
- */
-export function policySubject(
-  admins: Config['admins'],
-  user: Pick<User, 'email' | 'roles'>,
-  groups: IdentityGroups,
-  claims: Readonly<Record<string, unknown>> = {},
-): PolicySubject {
-  return { email: user.email, groups: groups.counted, roles: effectiveRoles(admins, user, groups), claims };
 }

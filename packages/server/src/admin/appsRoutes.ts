@@ -1,10 +1,9 @@
 import { parseEmail, routes } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identityClaims } from '../accounts/accountStore.js';
-import { policySubject } from '../accounts/admins.js';
 import { identityGroups } from '../accounts/effectiveGroups.js';
 import type { AuditType } from '../audit/auditLog.js';
-import { evaluatePolicy, type PolicyDecision, type PolicySubject } from '../authorize/policy.js';
+import { evaluatePolicy, policySubject, type PolicyDecision, type PolicySubject } from '../authorize/policy.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { contractRoute, noContent, typed } from '../http/contract.js';

@@ -1,11 +1,10 @@
-import { policySubject } from '../accounts/admins.js';
 import { sessionGroups, type GroupTrust, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
 import type { AuditLog } from '../audit/auditLog.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import type { CurrentSession, ResolveContext, SessionResolver } from '../sessions/sessionResolver.js';
 import type { AssertionSigner } from './assertion.js';
 import { identityHeaders } from './identityHeaders.js';
-import { evaluatePolicy, type PolicyDecision } from './policy.js';
+import { evaluatePolicy, policySubject, type PolicyDecision } from './policy.js';
 import { isPublicPath } from './publicPaths.js';
 
 export type AccessResult =

@@ -1,4 +1,8 @@
 import { emailDomainOf, type Policy, type PolicyRule } from '@gatehouse/contract';
+import { effectiveRoles } from '../accounts/admins.js';
+import type { IdentityGroups } from '../accounts/effectiveGroups.js';
+import type { Config } from '../config/schema.js';
+import type { User } from '../storage/schema.js';
 
 // The policy's shape and validation are the contract's (definitions/policy.ts); deciding with it is authorize's.
 
@@ -56,4 +60,19 @@ export function describeRule(candidate: PolicyRule): string {
   if ('groups' in candidate) return `groups ${candidate.groups.join(', ')}`;
   if ('roles' in candidate) return `roles ${candidate.roles.join(', ')}`;
   return `claim ${candidate.claim.name} = ${JSON.stringify(candidate.claim.value)}`;
+}
+
+/**
+ * What a policy sees of a person: their email, the groups that count from the identity they signed in
+ * with (accounts/effectiveGroups.ts), their roles (config-given admin included) and the scalar claims
+ * kept from the IdP. One builder for the proxy, the launcher and the admin console's tester, so all
+ * three decide alike.
+ */
+export function policySubject(
+  admins: Config['admins'],
+  user: Pick<User, 'email' | 'roles'>,
+  groups: IdentityGroups,
+  claims: Readonly<Record<string, unknown>> = {},
+): PolicySubject {
+  return { email: user.email, groups: groups.counted, roles: effectiveRoles(admins, user, groups), claims };
 }

@@ -2,11 +2,7 @@ import { pages } from '@gatehouse/contract';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { adminStatus } from '../accounts/admins.js';
-import { sessionGroups, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
-import type { Config } from '../config/schema.js';
-import { AppError } from '../errors.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { htmlPage } from './html.js';
 
 /** Routes the React app renders; anything else unknown is a real 404 from the server. */
@@ -16,13 +12,7 @@ const ADMIN_PAGES = ['/admin', '/admin/*'];
 /** Pages that need a session: without one, the server sends the person to sign in (works without JS). */
 const SIGNED_IN_PAGES = new Set<string>([pages.home.path, pages.account.path]);
 
-/** What the pages take: who the admins are, and the providers' group trust (for the admin console's gate). */
-export interface SpaDeps {
-  config: Pick<Config, 'admins'>;
-  providers: GroupTrustLookup;
-}
-
-export async function spaRoutes(app: FastifyInstance, { webRoot, services }: { webRoot: string; services: SpaDeps }) {
+export async function spaRoutes(app: FastifyInstance, { webRoot }: { webRoot: string }) {
   const indexFile = path.join(webRoot, 'index.html');
   const built = existsSync(indexFile);
   if (!built) app.log.warn({ webRoot }, 'front end not built: run `npm run build`');
@@ -45,26 +35,20 @@ export async function spaRoutes(app: FastifyInstance, { webRoot, services }: { w
   const sendIndex = (reply: FastifyReply) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml);
 
-  // The admin console: only admins get the page at all; others get a 403 page from the server.
+  // Pages that need a session send a signed-out person to sign in (it works without JS); the admin
+  // console's only to admins, others get the server's 403 page. Declared, and enforced by the guard.
   for (const page of ADMIN_PAGES) {
-    app.get(page, async (request, reply) => {
-      const current = await request.currentSession();
-      if (!current) {
-        return reply.header('cache-control', 'no-store').redirect(`${pages.signIn.path}?rd=${encodeURIComponent(request.url)}`, 303);
-      }
-      if (!adminStatus(services.config.admins, current.user, sessionGroups(services.providers, current)).admin) throw new AppError('forbidden');
-      return sendIndex(reply);
-    });
+    app.get(page, { config: { access: 'admin', whenSignedOut: signInFirst } }, async (_request, reply) => sendIndex(reply));
   }
-
   for (const page of SPA_PAGES) {
-    app.get(page, async (request, reply) => {
-      if (SIGNED_IN_PAGES.has(page) && !(await request.currentSession())) {
-        return reply.header('cache-control', 'no-store').redirect(`${pages.signIn.path}?rd=${encodeURIComponent(request.url)}`, 303);
-      }
-      return sendIndex(reply);
-    });
+    const access = SIGNED_IN_PAGES.has(page) ? 'session' : 'public';
+    app.get(page, { config: { access, whenSignedOut: signInFirst } }, async (_request, reply) => sendIndex(reply));
   }
+}
+
+/** Sign in first, then come back to the page asked for. */
+function signInFirst(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store').redirect(`${pages.signIn.path}?rd=${encodeURIComponent(request.url)}`, 303);
 }
 
 function notBuiltPage(): string {

@@ -1,7 +1,7 @@
 import { routes } from '@gatehouse/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiArea } from '../../src/api/index.js';
-import { policySubject } from '../../src/accounts/admins.js';
+import { policySubject } from '../../src/authorize/policy.js';
 import { portalReturnToPolicy } from '../../src/authorize/returnTo.js';
 import { areaHarness, PORTAL, type AreaHarness, type Person } from '../support/areaHarness.js';
 

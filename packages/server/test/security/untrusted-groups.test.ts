@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { adminStatus, policySubject } from '../../src/accounts/admins.js';
+import { adminStatus } from '../../src/accounts/admins.js';
+import { policySubject } from '../../src/authorize/policy.js';
 import { effectiveGroups, identityGroups, type GroupTrust, type GroupTrustLookup } from '../../src/accounts/effectiveGroups.js';
 import { policySchema, type Policy } from '@gatehouse/contract';
 import { evaluatePolicy, type PolicySubject } from '../../src/authorize/policy.js';

@@ -8,11 +8,9 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import { adminStatus } from './accounts/admins.js';
 import { policySubject } from './authorize/policy.js';
 import { sessionGroups } from './accounts/effectiveGroups.js';
-import { UserDirectory } from './accounts/userDirectory.js';
 import { adminArea } from './admin/index.js';
 import { apiArea } from './api/index.js';
 import { authenticateArea } from './authenticate/index.js';
-import { LogoutTokenStore } from './authenticate/logoutTokenStore.js';
 import { idpLogoutUrl } from './authenticate/signOut.js';
 import { authorizeArea } from './authorize/index.js';
 import { portalReturnToPolicy } from './authorize/returnTo.js';
@@ -121,7 +119,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     audit: services.audit,
     signInSettings: services.signInSettings,
     apps: services.apps,
-    logoutTokens: new LogoutTokenStore(services.database.db),
+    logoutTokens: services.logoutTokens,
     isAdmin,
   });
   await app.register(apiArea, {
@@ -141,7 +139,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     admins: config.admins,
     portalOrigin: services.portalOrigin,
     accounts: services.accounts,
-    directory: new UserDirectory(services.database.db, config.admins, services.providers),
+    directory: services.directory,
     sessions: services.sessions,
     resolver: services.resolver,
     audit: services.audit,

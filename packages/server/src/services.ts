@@ -1,10 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AccountStore } from './accounts/accountStore.js';
 import { SignInSettingsStore } from './accounts/signInSettings.js';
+import { UserDirectory } from './accounts/userDirectory.js';
 import { AppStore } from './authorize/appStore.js';
 import { ProviderStore } from './authenticate/providerStore.js';
 import { AuditLog } from './audit/auditLog.js';
 import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
+import { LogoutTokenStore } from './authenticate/logoutTokenStore.js';
 import { AppRegistry } from './authorize/appRegistry.js';
 import { AssertionSigner } from './authorize/assertion.js';
 import { SigningKeys } from './authorize/signingKeys.js';
@@ -34,6 +36,10 @@ export interface Services {
   claims: ClaimsRefresher;
   resolver: SessionResolver;
   appSessions: AppSessions;
+  /** The admin console's view of users (search, paging, admin status). */
+  directory: UserDirectory;
+  /** Back-channel logout tokens already acted on. */
+  logoutTokens: LogoutTokenStore;
   apps: AppRegistry;
   appStore: AppStore;
   signingKeys: SigningKeys;
@@ -84,6 +90,8 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     claims,
     resolver,
     appSessions,
+    directory: new UserDirectory(database.db, config.admins, providers),
+    logoutTokens: new LogoutTokenStore(database.db),
     apps,
     appStore,
     signingKeys,

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccountStore } from '../src/accounts/accountStore.js';
 import { ProviderStore } from '../src/authenticate/providerStore.js';
 import { providerAuditView, providerView } from '../src/admin/providerView.js';
-import type { DiscoveryPreview } from '../src/authenticate/discoveryPreview.js';
+import type { DiscoveryPreview } from '@gatehouse/contract';
 import { ProviderRegistry } from '../src/authenticate/providerRegistry.js';
 import { providerSchema } from '../src/config/schema.js';
 import { AppError } from '../src/errors.js';

@@ -1,33 +1,9 @@
-import { formatIssues } from '@gatehouse/contract';
+import { formatIssues, type DiscoveryPreview } from '@gatehouse/contract';
 import * as client from 'openid-client';
 import { issuerUrl } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { discoverIssuer } from './oidcClient.js';
 import { isNetworkError } from './oidcErrors.js';
-
-/**
- * What an issuer's discovery document says, as the console shows it before a provider is saved: its
- * endpoints and whether it offers what Gatehouse relies on (PKCE S256) or uses when offered (PAR,
- * back-channel logout).
- */
-export interface DiscoveryPreview {
-  issuer: string;
-  authorizationEndpoint: string;
-  tokenEndpoint: string;
-  userinfoEndpoint: string | null;
-  endSessionEndpoint: string | null;
-  jwksUri: string;
-  scopesSupported: string[];
-  claimsSupported: string[];
-  codeChallengeMethodsSupported: string[];
-  /** `S256` advertised; `not-advertised` (PKCE is still sent); `unsupported` (methods listed, S256 not among them). */
-  pkce: 'S256' | 'not-advertised' | 'unsupported';
-  /** Pushed authorization requests (RFC 9126): `required` by the IdP, `supported`, or `no`. */
-  pushedAuthorizationRequests: 'required' | 'supported' | 'no';
-  backchannelLogout: boolean;
-  idTokenSigningAlgValuesSupported: string[];
-  tokenEndpointAuthMethodsSupported: string[];
-}
 
 /** Lists in metadata are bounded before they reach the console (a hostile document could be huge). */
 const MAX_LIST = 100;

@@ -51,6 +51,8 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
   // Forms people post (CSRF in the `csrf_token` field); signed out, they are sent somewhere useful
   // rather than answered with a 401.
   app.post(endpoints.signOut, {
+    // "Sign out everywhere" posts everywhere=true; the form's other field is its csrf_token.
+    schema: { body: z.object({ everywhere: z.string().optional() }).optional() },
     config: { access: 'session', csrf: 'form', whenSignedOut: clearSessionCookie(deps) },
     handler: signOut(deps),
   });
@@ -64,6 +66,7 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
     config: {
       access: 'admin',
       csrf: 'form',
+      // Before validation (the guard runs first): the raw parameter, encoded into the return path.
       whenSignedOut: toSignIn((request) => pages.adminProvider.href((request.params as { providerId: string }).providerId)),
     },
     handler: testSignInStart(deps),

@@ -1,9 +1,9 @@
-import { formatIssues } from '@gatehouse/contract';
+import { formatIssues, type DiscoveryPreview } from '@gatehouse/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore } from '../accounts/accountStore.js';
-import { previewDiscovery, type DiscoveryPreview } from '../authenticate/discoveryPreview.js';
-import { clientAssertionKey } from '../authenticate/oidcClient.js';
-import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
+import { previewDiscovery } from './discoveryPreview.js';
+import { clientAssertionKey } from './oidcClient.js';
+import type { ProviderRegistry } from './providerRegistry.js';
 import { providerSchema, type ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { TokenCipher } from '../sessions/tokenCipher.js';

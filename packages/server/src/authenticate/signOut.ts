@@ -15,7 +15,7 @@ export function signOut(deps: AuthenticateDeps) {
   const { cookies, secureCookies } = deps;
   const ending = { ...deps, logoutUrl: (providerId: string, idToken: string | undefined) => idpLogoutUrl(deps, providerId, idToken) };
 
-  return async function handler(request: FastifyRequest, reply: FastifyReply) {
+  return async function handler(request: FastifyRequest<{ Body: { everywhere?: string } | undefined }>, reply: FastifyReply) {
     // Signed in, with the form's CSRF token, checked by the route's guard before anything changes: a
     // forged request must not even clear the cookie (authenticate/index.ts).
     const current = await signedIn(request);
@@ -23,7 +23,7 @@ export function signOut(deps: AuthenticateDeps) {
     reply.clearCookie(cookies.session, cookieOptions(secureCookies));
 
     // "Sign out everywhere" ends every session of the person, then logs out at this session's IdP.
-    const everywhere = (request.body as Record<string, unknown> | undefined)?.everywhere === 'true';
+    const everywhere = request.body?.everywhere === 'true';
     return reply.redirect(await endSession(ending, request, current, { everywhere }), 303);
   };
 }

@@ -1,4 +1,4 @@
-import { endpoints } from '@gatehouse/contract';
+import { endpoints, ID_PATTERN } from '@gatehouse/contract';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig, Config } from '../config/schema.js';
@@ -150,8 +150,6 @@ function rateLimitedWarning(log: FastifyBaseLogger): (key: string, fields: objec
   };
 }
 
-const APP_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
 /**
  * The forward-auth endpoint a request target asks for: its mode and the app it names, or undefined
  * when the target is not one. Read from the literal target, by the hot path and the routes alike:
@@ -166,7 +164,7 @@ export function forwardAuthEndpoint(url: string): { mode: ForwardAuthMode; appId
     if (url.charCodeAt(base.length) !== SLASH) continue;
     const appId = url.slice(base.length + 1);
     // Anything but a bare app id (a query, a further segment, an escape) names no app.
-    return { mode, appId: APP_ID.test(appId) ? appId : undefined };
+    return { mode, appId: ID_PATTERN.test(appId) ? appId : undefined };
   }
   return undefined;
 }

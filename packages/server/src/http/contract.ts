@@ -3,9 +3,9 @@ import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 
-
+/** The contract's answers as Fastify's response schemas: `null` (no body) becomes an empty one. */
 type Responses<R extends RouteDefinition> = {
-  [Status in keyof R['responses'] as R['responses'][Status] extends null ? never : Status]: Exclude<R['responses'][Status], null>;
+  [Status in keyof R['responses']]: R['responses'][Status] extends null ? z.ZodNull : R['responses'][Status];
 } & { '4xx': typeof problemSchema; '5xx': typeof problemSchema };
 
 /** A route's Fastify schema, typed from the contract so the zod type provider infers its handler's types. */

@@ -37,12 +37,13 @@ export function isStateChanging(method: string): boolean {
 }
 
 /**
- * The one guard of the portal's routes. Each route declares who may call it (`config.access`: public,
- * session, admin; the contract's routes take it from their definition) and this hook enforces it before
- * anything else runs — before the body is validated, so a stranger learns nothing from a 400:
+ * The one guard of Gatehouse's routes, on the portal and on each app host. Each route declares who may
+ * call it (`config.access`: public, session, admin; the contract's routes take it from their
+ * definition) and this hook enforces it before anything else runs — before the body is validated, so
+ * a stranger learns nothing from a 400:
  * - no session: 401 `unauthenticated`, or the route's own answer for people (`whenSignedOut`);
  * - `admin` and not one: 403 `forbidden`;
- * - a state-changing method: the portal's exact Origin and the session-bound CSRF token, or 403
+ * - a state-changing method: the host's exact Origin and the session-bound CSRF token, or 403
  *   `csrf_failed` — from the `X-CSRF-Token` header at once, or (HTML forms) from the `csrf_token` field
  *   as soon as the body is read, still before the handler.
  */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deviceSchema, instant, nullableInstant, nullableString, pageQuery, providerRefSchema, rowId } from '../api/common.js';
+import { identityViewSchema, instant, nullableInstant, pageQuery, rowId, sessionViewSchema } from '../api/common.js';
 import { defineRoute } from '../route.js';
 import { auditEventSchema } from './audit.js';
 
@@ -34,26 +34,10 @@ export const listUsers = defineRoute({
 });
 export type UsersPage = z.output<(typeof listUsers.responses)[200]>;
 
-export const userIdentitySchema = z.object({
-  id: z.string(),
-  provider: providerRefSchema,
-  subject: z.string(),
-  email: nullableString,
-  linkedAt: instant,
-  lastUsedAt: nullableInstant,
-});
+export const userIdentitySchema = identityViewSchema;
 export type UserIdentity = z.output<typeof userIdentitySchema>;
 
-export const userSessionSchema = z.object({
-  id: z.string(),
-  createdAt: instant,
-  lastSeenAt: instant,
-  expiresAt: instant,
-  ip: nullableString,
-  userAgent: nullableString,
-  device: deviceSchema,
-  provider: providerRefSchema,
-});
+export const userSessionSchema = sessionViewSchema;
 export type UserSession = z.output<typeof userSessionSchema>;
 
 /** `GET /api/admin/users/:userId`: one user with identities, active sessions and audit trail. */

@@ -42,6 +42,28 @@ export const deviceSchema = z.object({
 });
 export type Device = z.output<typeof deviceSchema>;
 
+/** A session as a person or an admin sees it: never its secret, only its public handle. */
+export const sessionViewSchema = z.object({
+  id: z.string(),
+  createdAt: instant,
+  lastSeenAt: instant,
+  expiresAt: instant,
+  ip: nullableString,
+  userAgent: nullableString,
+  device: deviceSchema,
+  provider: providerRefSchema,
+});
+
+/** A linked identity: which provider, which subject there, and when it was linked and last used. */
+export const identityViewSchema = z.object({
+  id: z.string(),
+  provider: providerRefSchema,
+  subject: z.string(),
+  email: nullableString,
+  linkedAt: instant,
+  lastUsedAt: nullableInstant,
+});
+
 /** Paging of the admin lists: 1-based, up to 200 a page. */
 export const pageQuery = {
   page: z.coerce.number().int().min(1).max(100_000).default(1),

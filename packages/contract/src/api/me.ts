@@ -1,20 +1,11 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
-import { detailsSchema, deviceSchema, instant, nullableInstant, nullableString, outcomes, providerRefSchema } from './common.js';
+import { detailsSchema, identityViewSchema, instant, nullableString, outcomes, providerRefSchema, sessionViewSchema } from './common.js';
 
 const idParam = z.string().min(1).max(64);
 
-export const mySessionSchema = z.object({
-  id: z.string(),
-  current: z.boolean(),
-  createdAt: instant,
-  lastSeenAt: instant,
-  expiresAt: instant,
-  ip: nullableString,
-  userAgent: nullableString,
-  device: deviceSchema,
-  provider: providerRefSchema,
-});
+/** One of your sessions; `current` is the one this request is made with. */
+export const mySessionSchema = sessionViewSchema.extend({ current: z.boolean() });
 export type MySession = z.output<typeof mySessionSchema>;
 
 /** `GET /api/me/sessions`: your active sessions, most recently used first. */
@@ -48,14 +39,9 @@ export const revokeOtherSessions = defineRoute({
   responses: { 200: z.object({ revoked: z.number().int() }) },
 });
 
-export const myIdentitySchema = z.object({
-  id: z.string(),
-  provider: providerRefSchema,
-  subject: z.string(),
-  email: nullableString,
+export const myIdentitySchema = identityViewSchema.extend({
+  /** The name the provider gives, if any. */
   name: nullableString,
-  linkedAt: instant,
-  lastUsedAt: nullableInstant,
   /** The identity this session signed in with. */
   current: z.boolean(),
   /** The identity whose email is the account's. */

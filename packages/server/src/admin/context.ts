@@ -12,6 +12,7 @@ import { AppError } from '../errors.js';
 import { signedIn } from '../sessions/guard.js';
 import type { CurrentSession, SessionResolver } from '../sessions/sessionResolver.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
+import { iso, isoOrNull } from '../http/isoTime.js';
 
 /** What the admin console's API takes: the stores it reads and changes, and the portal's origin. */
 export interface AdminDeps {
@@ -31,8 +32,6 @@ export interface AdminDeps {
   signInSettings: SignInSettingsStore;
 }
 
-export const iso = (ms: number) => new Date(ms).toISOString();
-export const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 interface Person {
   id: string;

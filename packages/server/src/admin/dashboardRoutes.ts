@@ -1,7 +1,8 @@
 import { routes } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
 import { contractRoute, typed } from '../http/contract.js';
-import { iso, type AdminContext } from './context.js';
+import { iso } from '../http/isoTime.js';
+import type { AdminContext } from './context.js';
 
 /** Dashboard: sign-ins, failures and denials over time, live sessions, users, top denied apps. */
 export async function dashboardRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {

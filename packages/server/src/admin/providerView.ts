@@ -1,7 +1,7 @@
 import { endpoints } from '@gatehouse/contract';
 import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
 import type { ProviderConfig } from '../config/schema.js';
-import { isoOrNull } from './context.js';
+import { isoOrNull } from '../http/isoTime.js';
 import type { ReplacedCredentials } from '../authenticate/providerStore.js';
 
 /**

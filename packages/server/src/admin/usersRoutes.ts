@@ -1,11 +1,11 @@
 import { routes } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { identityView } from '../accounts/identityView.js';
 import { parseRoles } from '../accounts/roles.js';
-import { describeDevice } from '../sessions/describeDevice.js';
+import { sessionView } from '../sessions/sessionView.js';
 import { AppError } from '../errors.js';
 import { contractRoute, noContent, typed } from '../http/contract.js';
-import { SessionStore } from '../sessions/sessionStore.js';
-import { iso, isoOrNull, type AdminContext } from './context.js';
+import { type AdminContext } from './context.js';
 
 /** Users: search and paging, detail, suspension, the admin role, revoking any session. */
 export async function usersRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
@@ -30,27 +30,11 @@ export async function usersRoutes(instance: FastifyInstance, { admin }: { admin:
         sessions.listActiveForUser(user.id),
         audit.query({ userId: user.id }, 1, 50),
       ]);
-      const providerName = (id: string) => providers.name(id);
+      const providerRef = (id: string) => ({ id, name: providers.name(id) });
       return {
         user: summary(user),
-        identities: identities.map((identity) => ({
-          id: identity.id,
-          provider: { id: identity.provider_id, name: providerName(identity.provider_id) },
-          subject: identity.subject,
-          email: identity.email,
-          linkedAt: iso(identity.linked_at),
-          lastUsedAt: isoOrNull(identity.last_used_at),
-        })),
-        sessions: active.map((session) => ({
-          id: session.id,
-          createdAt: iso(session.created_at),
-          lastSeenAt: iso(session.last_seen_at),
-          expiresAt: iso(SessionStore.expiresAt(session)),
-          ip: session.ip,
-          userAgent: session.user_agent,
-          device: describeDevice(session.user_agent),
-          provider: { id: session.provider_id, name: providerName(session.provider_id) },
-        })),
+        identities: identities.map((identity) => identityView(identity, providerRef(identity.provider_id))),
+        sessions: active.map((session) => sessionView(session, providerRef(session.provider_id))),
         events: await withPeople(events.events),
       };
     },

@@ -1,15 +1,14 @@
 import { routes } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identityClaims } from '../accounts/accountStore.js';
+import { identityView } from '../accounts/identityView.js';
 import { AppError } from '../errors.js';
 import { contractRoute, noContent, typed } from '../http/contract.js';
 import { signedIn } from '../sessions/guard.js';
-import { SessionStore } from '../sessions/sessionStore.js';
-import { describeDevice } from '../sessions/describeDevice.js';
+import { sessionView } from '../sessions/sessionView.js';
 import type { ApiDeps } from './deps.js';
+import { iso } from '../http/isoTime.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 /**
  * The account center's API (`/api/me/...`): a person's own sessions, identities and activity. Reads need
@@ -19,6 +18,7 @@ export async function meRoutes(instance: FastifyInstance, deps: ApiDeps) {
   const app = typed(instance);
   const { sessions, accounts, audit, providers } = deps;
   const providerName = (id: string) => providers.name(id);
+  const providerRef = (id: string) => ({ id, name: providerName(id) });
 
   /** A person ended one of their own sessions (from `currentId`). */
   const recordRevokedByUser = (request: FastifyRequest, userId: string, currentId: string, sessionId: string, reason: string) =>
@@ -30,17 +30,12 @@ export async function meRoutes(instance: FastifyInstance, deps: ApiDeps) {
       const { user, session: current } = await signedIn(request);
       const list = await sessions.listActiveForUser(user.id);
       return {
-        sessions: list.map((session) => ({
-          id: session.id,
-          current: session.id === current.id,
-          createdAt: iso(session.created_at),
-          lastSeenAt: iso(session.id === current.id ? current.last_seen_at : session.last_seen_at),
-          expiresAt: iso(SessionStore.expiresAt(session)),
-          ip: session.ip,
-          userAgent: session.user_agent,
-          device: describeDevice(session.user_agent),
-          provider: { id: session.provider_id, name: providerName(session.provider_id) },
-        })),
+        sessions: list.map((session) => {
+          const isCurrent = session.id === current.id;
+          // This request's own view of the current session is fresher than the row.
+          const view = sessionView(session, providerRef(session.provider_id), isCurrent ? current.last_seen_at : session.last_seen_at);
+          return { ...view, current: isCurrent };
+        }),
       };
     },
   });
@@ -76,13 +71,8 @@ export async function meRoutes(instance: FastifyInstance, deps: ApiDeps) {
       const linked = new Set(identities.map((identity) => identity.provider_id));
       return {
         identities: identities.map((identity) => ({
-          id: identity.id,
-          provider: { id: identity.provider_id, name: providerName(identity.provider_id) },
-          subject: identity.subject,
-          email: identity.email,
+          ...identityView(identity, providerRef(identity.provider_id)),
           name: identityClaims(identity).name ?? null,
-          linkedAt: iso(identity.linked_at),
-          lastUsedAt: isoOrNull(identity.last_used_at),
           current: identity.id === session.identity_id,
           primary: identity.id === user.primary_identity_id,
         })),

@@ -1,10 +1,5 @@
+import type { Device } from '@gatehouse/contract';
 import { UAParser } from 'ua-parser-js';
-
-export interface Device {
-  browser: string | null;
-  os: string | null;
-  type: 'desktop' | 'mobile' | 'tablet' | 'other';
-}
 
 /** What a person recognises a session by: "Chrome 156 on Linux". Parsed from the stored user agent. */
 export function describeDevice(userAgent: string | null): Device {

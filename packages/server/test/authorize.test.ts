@@ -10,7 +10,7 @@ import { forwardedForOf } from '../src/http/trustedProxies.js';
 import { downstreamResponseHeaders, upstreamRequestHeaders, withoutOurCookies } from '../src/proxy/upstreamHeaders.js';
 
 const alice: PolicySubject = { email: 'alice@example.com', groups: ['staff', 'admins'], roles: [], claims: { department: 'eng', level: 3, tags: ['a', 'b'] } };
-// A subject's email is canonical (accounts/email.ts: ASCII lower case), as every sign-in stores it.
+// A subject's email is canonical (the contract's definitions/email.ts: ASCII lower case), as every sign-in stores it.
 const bob: PolicySubject = { email: 'bob@corp.example', groups: ['staff'], roles: ['admin'], claims: { department: 'ops' } };
 
 describe('policy evaluation (deny wins; default deny; the deciding rule is named)', () => {

@@ -19,7 +19,7 @@ export interface AdminStatus {
  * of the user when no session is meant (the console's user list: "admin when signed in with …").
  */
 export function adminStatus(admins: Config['admins'], user: Pick<User, 'email' | 'roles'>, identities: IdentityGroups | readonly IdentityGroups[]): AdminStatus {
-  // Both sides are canonical (accounts/email.ts): compared as they are, never case-mapped here.
+  // Both sides are canonical (the contract's definitions/email.ts): compared as they are, never case-mapped here.
   const fromConfig = admins.emails.includes(user.email) || adminByGroup(admins, identities);
   return { admin: fromConfig || parseRoles(user.roles).includes('admin'), fromConfig };
 }

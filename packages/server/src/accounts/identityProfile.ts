@@ -4,7 +4,7 @@ import type { ProviderConfig } from '../config/schema.js';
 /** What Gatehouse keeps of an IdP's claims: the minimum it needs, validated and bounded. */
 export interface IdentityProfile {
   subject: string;
-  /** Canonical (accounts/email.ts), or undefined when the IdP sent none or one that is refused. */
+  /** Canonical (the contract's definitions/email.ts), or undefined when the IdP sent none or one that is refused. */
   email: string | undefined;
   /** Why the IdP's email was refused (too long, several `@`, non-ASCII, ...); the sign-in rules say so. */
   emailProblem?: string | undefined;

@@ -54,7 +54,7 @@ export function judgeSignIn({ provider, organization, profile, linkedUser, users
   if (linkedUser?.status === 'suspended') return refuse('account_suspended', 'the user this identity belongs to is suspended');
   const email = profile.email;
   // An email the normaliser refused (too long, several @, non-ASCII, ...) is no email: refused with the
-  // reason, never checked in a shortened or case-folded form (accounts/email.ts).
+  // reason, never checked in a shortened or case-folded form (the contract's definitions/email.ts).
   if (!email && profile.emailProblem) {
     return refuse('sign_in_not_allowed', `the email ${provider.name} sent ${profile.emailProblem}`, 'An account without a usable email');
   }

@@ -42,7 +42,7 @@ export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyDe
 
 function matches(candidate: PolicyRule, subject: PolicySubject): boolean {
   if ('anyUser' in candidate) return true;
-  // subject.email is canonical (accounts/email.ts) and so are the listed values: compared as they are,
+  // subject.email is canonical (the contract's definitions/email.ts) and so are the listed values: compared as they are,
   // never case-mapped here (a Unicode toLowerCase would turn U+212A KELVIN SIGN into "k").
   if ('emails' in candidate) return candidate.emails.includes(subject.email);
   if ('domains' in candidate) return candidate.domains.includes(emailDomainOf(subject.email));

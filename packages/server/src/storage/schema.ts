@@ -29,7 +29,7 @@ export interface AppsTable {
 
 /**
  * An identity provider created in the console: its definition is the JSON shape of a `providers:` entry
- * without the credential, which is kept apart and encrypted (see admin/providerStore.ts).
+ * without the credential, which is kept apart and encrypted (see authenticate/providerStore.ts).
  */
 export interface ProvidersTable {
   id: string;

@@ -15,7 +15,7 @@ import { parseConfig } from '../../src/config/load.js';
  * - Unicode case folding: "\u212Aate@example.com" (KELVIN SIGN) lower-cases to the ASCII
  *   "kate@example.com", so an IdP account that is another mailbox could be pre-linked to Kate's account;
  * - several "@": "a@evil.example@example.com" reads as either domain depending on who splits it.
- * One normaliser (accounts/email.ts) refuses all of these, and every comparison uses it.
+ * One normaliser (the contract's definitions/email.ts) refuses all of these, and every comparison uses it.
  */
 const provider = { claims: { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' }, assumeEmailVerified: false };
 const profileOf = (claims: Record<string, unknown>) => mapClaims(provider, { sub: 'someone', email_verified: true, ...claims });
@@ -24,7 +24,7 @@ const TOO_LONG = `${'a'.repeat(244)}@example.com.attacker.org`; // 269 character
 /** Characters Unicode lower-casing or NFKC maps onto ASCII letters. */
 const FOLDS_TO_ASCII = ['\u212A', '\u212B', '\u0130', '\u017F', '\u0131', '\uFF4B', '\uFF21', '\u1E9E', '\uFB01', '\u2170', '\u24DA'];
 
-describe('the email normaliser (accounts/email.ts)', () => {
+describe('the email normaliser (the contract’s definitions/email.ts)', () => {
   it.each<[string, string]>([
     ['alice@example.com', 'alice@example.com'],
     ['Alice.Smith+tag@Example.COM', 'alice.smith+tag@example.com'],

@@ -16,6 +16,8 @@ import { createServices, type Services } from '../src/services.js';
 describe('the whole server against the contract', () => {
   let services: Services;
   let app: FastifyInstance;
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
 
   beforeAll(async () => {
     const config = parseConfig(
@@ -29,13 +31,21 @@ describe('the whole server against the contract', () => {
       { env: {} },
     );
     const log = pino({ enabled: false });
+    process.on('warning', onWarning);
     services = await createServices(config, log);
     app = await buildApp(services, { loggerInstance: log });
     await app.ready();
+    // Warnings are emitted on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
   });
   afterAll(async () => {
     await app?.close();
     await services?.close();
+  });
+
+  it('starts without a framework warning (a schema part left undefined, say)', () => {
+    expect(warnings.filter((warning) => warning.startsWith('FastifyWarning'))).toEqual([]);
   });
 
   it('registers every route of the contract, at its method and path', () => {

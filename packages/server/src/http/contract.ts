@@ -31,15 +31,16 @@ export function contractRoute<const R extends RouteDefinition>(route: R) {
     // with its own media type.
     response[status] = schema === null ? z.null() : route.produces ? { content: { [route.produces]: { schema } } } : schema;
   }
+  // Only the parts the route has: Fastify warns at start about a schema key left undefined.
   const schema = {
     tags: [route.tag],
     summary: route.summary,
     ...(route.access === 'public' ? { security: [] as [] } : {}),
-    params: route.params,
-    querystring: route.query,
-    body: route.body,
+    ...(route.params ? { params: route.params } : {}),
+    ...(route.query ? { querystring: route.query } : {}),
+    ...(route.body ? { body: route.body } : {}),
     response,
-  } as ContractSchema<R>;
+  } as unknown as ContractSchema<R>;
   return { method: route.method, url: route.path, schema, config: { access: route.access, csrf: 'header' as const, contract: route } };
 }
 

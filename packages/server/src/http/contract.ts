@@ -25,7 +25,9 @@ interface ContractSchema<R extends RouteDefinition> {
  * dropped). The handler is the only thing the server writes.
  */
 export function contractRoute<const R extends RouteDefinition>(route: R) {
-  const response: Record<string, unknown> = { '4xx': problemSchema, '5xx': problemSchema };
+  // Failures are problem details, written by the error handler (http/errorHandler.ts); described here.
+  const problem = { content: { 'application/problem+json': { schema: problemSchema } } };
+  const response: Record<string, unknown> = { '4xx': problem, '5xx': problem };
   for (const [status, schema] of Object.entries(route.responses)) {
     // A 204 has no body (the handler sends none, so nothing is serialised); a download is described
     // with its own media type.

@@ -154,6 +154,11 @@ export const catalogue = {
     title: 'Method not allowed',
     message: () => 'This address does not accept that kind of request.',
   },
+  store_unavailable: {
+    status: 503,
+    title: 'Gatehouse is unavailable',
+    message: () => 'Gatehouse cannot reach its database right now, so it cannot check who you are. Try again in a moment.',
+  },
   internal: {
     status: 500,
     title: 'Something went wrong',
@@ -202,9 +207,38 @@ export function newReference(): string {
   return randomBytes(6).toString('hex');
 }
 
+/**
+ * Whether a failure means the database cannot be used right now — not that a query was wrong. Such a
+ * request is answered 503 `store_unavailable` (never an allow: nothing was decided), and the next one
+ * works again once the database does. Recognised from the driver's own codes, along the cause chain:
+ * - SQLite (better-sqlite3): busy or locked past the busy timeout, I/O errors, a file it cannot open, a
+ *   full disk;
+ * - PostgreSQL (pg): SQLSTATE class 08 (connection exception), 53 (insufficient resources: too many
+ *   connections, out of memory or disk), 57P01–57P05 (the server shutting down or not yet accepting
+ *   connections), 57014 (the statement timeout); the socket failing or the pool timing out.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (/^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL)/.test(code)) return true;
+      if (/^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[1-5]|57014)$/.test(code)) return true;
+      if (NETWORK_CODES.has(code)) return true;
+    }
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string' && PG_CONNECTION_MESSAGES.some((text) => message.includes(text))) return true;
+  }
+  return false;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** What pg and pg-pool say when the connection, not the query, failed (they set no code). */
+const PG_CONNECTION_MESSAGES = ['Connection terminated', 'timeout exceeded when trying to connect', 'Client has encountered a connection error'];
+
 /** Maps anything thrown to what may be shown: our errors as they are, Fastify's by status, the rest internal. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isStoreUnavailable(error)) return new AppError('store_unavailable', { cause: error, headers: { 'retry-after': '5' } });
   const status = typeof (error as { statusCode?: unknown })?.statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
   const fastifyCode = (error as { code?: unknown })?.code;
   if (fastifyCode === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {

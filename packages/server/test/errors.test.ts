@@ -111,3 +111,76 @@ describe('error responses', () => {
     expect(response.body).not.toContain('secret stack detail');
   });
 });
+
+describe('a database that cannot be used right now', () => {
+  // Threat: a database outage read as "no session" or, worse, as an allow; or its details shown.
+  it('is store_unavailable (503, Retry-After), from a real SQLite lock held past the busy timeout', async () => {
+    const { default: SQLite } = await import('better-sqlite3');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-busy-'));
+    const file = path.join(dir, 'db');
+    const holder = new SQLite(file);
+    const other = new SQLite(file);
+    try {
+      holder.pragma('journal_mode = WAL');
+      holder.exec('create table t (x integer)');
+      other.pragma('busy_timeout = 0');
+      holder.exec('begin exclusive');
+      let busy: unknown;
+      try {
+        other.exec('insert into t values (1)');
+      } catch (error) {
+        busy = error;
+      }
+      expect((busy as { code?: string }).code).toBe('SQLITE_BUSY');
+      const mapped = toAppError(busy);
+      expect(mapped.code).toBe('store_unavailable');
+      expect(mapped.status).toBe(503);
+      expect(mapped.headers['retry-after']).toBe('5');
+      holder.exec('rollback');
+    } finally {
+      holder.close();
+      other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['08006', 'connection failure'],
+    ['57P01', 'terminating connection due to administrator command'],
+    ['57P03', 'the database system is starting up'],
+    ['53300', 'too many connections'],
+    ['57014', 'canceling statement due to statement timeout'],
+  ])('is store_unavailable for PostgreSQL SQLSTATE %s (%s)', (code, message) => {
+    expect(toAppError(Object.assign(new Error(message), { code, severity: 'FATAL' })).code).toBe('store_unavailable');
+  });
+
+  it.each(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'])('is store_unavailable when the socket fails (%s), also as a cause', (code) => {
+    expect(toAppError(Object.assign(new Error('connect failed'), { code })).code).toBe('store_unavailable');
+    expect(toAppError(new Error('query failed', { cause: Object.assign(new Error('x'), { code }) })).code).toBe('store_unavailable');
+  });
+
+  it('is store_unavailable when pg says the connection ended, and not for a query that is wrong', () => {
+    expect(toAppError(new Error('Connection terminated unexpectedly')).code).toBe('store_unavailable');
+    expect(toAppError(new Error('timeout exceeded when trying to connect')).code).toBe('store_unavailable');
+    // A unique violation or a syntax error is a bug or a conflict, not an outage.
+    expect(toAppError(Object.assign(new Error('duplicate key'), { code: '23505' })).code).toBe('internal');
+    expect(toAppError(Object.assign(new Error('syntax error'), { code: '42601' })).code).toBe('internal');
+    expect(toAppError(Object.assign(new Error('constraint'), { code: 'SQLITE_CONSTRAINT_UNIQUE' })).code).toBe('internal');
+  });
+
+  it('answers problem+json 503 without the driver’s words', async () => {
+    const app = Fastify({ logger: false });
+    installErrorHandling(app);
+    app.get('/api/x', async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2'), { code: 'ECONNREFUSED' });
+    });
+    const answer = await app.inject({ method: 'GET', url: '/api/x' });
+    expect(answer.statusCode).toBe(503);
+    expect(answer.headers['retry-after']).toBe('5');
+    expect(answer.json()).toMatchObject({ code: 'store_unavailable', status: 503 });
+    expect(answer.body).not.toMatch(/10\.0\.0\.5|hunter2|ECONNREFUSED/);
+  });
+});

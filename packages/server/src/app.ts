@@ -121,6 +121,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     apps: services.apps,
     logoutTokens: services.logoutTokens,
     isAdmin,
+    sharedLimits: services.sharedLimits,
   });
   await app.register(apiArea, {
     organizationName: config.organization.name,

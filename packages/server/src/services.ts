@@ -13,6 +13,7 @@ import { SigningKeys } from './authorize/signingKeys.js';
 import { ProviderRegistry } from './authenticate/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import type { Config } from './config/schema.js';
+import { openSharedLimits, type SharedLimits } from './http/sharedLimits.js';
 import { loadSecrets, type Secrets } from './secrets.js';
 import { cookieNames, type CookieNames } from './sessions/cookies.js';
 import { AppSessions } from './sessions/appSessions.js';
@@ -49,6 +50,8 @@ export interface Services {
   /** Whether cookies are Secure and __Host- prefixed (the public URL is https). */
   secureCookies: boolean;
   cookies: CookieNames;
+  /** The Redis client of `cache.url`, for the sign-in rate limit only; undefined without one. */
+  sharedLimits: SharedLimits | undefined;
   close(): Promise<void>;
 }
 
@@ -75,6 +78,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   await signingKeys.load();
   const assertions = new AssertionSigner(signingKeys, portalOrigin);
   resolver.onClaimsChanged((sessionId) => assertions.forget(sessionId));
+  const sharedLimits = openSharedLimits(config.cache, log);
   sessions.onRevoke((revoked) => revoked.forEach((session) => assertions.forget(session.id)));
   return {
     config,
@@ -99,8 +103,10 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     portalOrigin,
     secureCookies,
     cookies: cookieNames(secureCookies),
+    sharedLimits,
     async close() {
       providers.close();
+      await sharedLimits?.close();
       await database.close();
     },
   };

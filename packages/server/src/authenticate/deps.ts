@@ -4,6 +4,7 @@ import type { SignInSettingsStore } from '../accounts/signInSettings.js';
 import type { AuditLog } from '../audit/auditLog.js';
 import type { AppRegistry } from '../authorize/appRegistry.js';
 import type { Config } from '../config/schema.js';
+import type { SharedLimits } from '../http/sharedLimits.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import type { LogoutTokenStore } from './logoutTokenStore.js';
@@ -27,4 +28,6 @@ export interface AuthenticateDeps {
   apps: Pick<AppRegistry, 'origins' | 'passesAccessTokens'>;
   logoutTokens: LogoutTokenStore;
   isAdmin(current: CurrentSession): boolean;
+  /** Redis for the sign-in rate limit when nodes share it (`cache.url`); without it each node counts alone. */
+  sharedLimits?: Pick<SharedLimits, 'redis' | 'nameSpace'> | undefined;
 }

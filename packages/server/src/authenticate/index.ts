@@ -27,10 +27,21 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
   await app.register(formbody, { bodyLimit: 4096 });
 
   // Sign-in start and callback share one budget per client address (PRODUCT.md: 30 a minute), so the
-  // limit holds whichever of the two endpoints is hammered.
+  // limit holds whichever of the two endpoints is hammered. With `cache.url` the budget is counted in
+  // Redis, across every node; without it, each node counts on its own.
+  const shared = deps.sharedLimits;
   await app.register(async (signIn) => {
     await signIn.register(rateLimit, {
       global: true,
+      ...(shared
+        ? {
+            redis: shared.redis,
+            nameSpace: shared.nameSpace('sign-in'),
+            // Redis unreachable or slow: sign-ins go on, unlimited, rather than fail (the failure is
+            // logged by http/sharedLimits.ts). Nothing but this limit depends on Redis.
+            skipOnError: true,
+          }
+        : {}),
       max: limit.max,
       timeWindow: limit.window,
       // The client address normalised (http/trustedProxies.ts), not request.ip's raw text: a proxy that

@@ -164,6 +164,17 @@ const developmentSchema = z
   .strict()
   .prefault({});
 
+/**
+ * A Redis server's URL: redis:// or rediss:// (TLS), with a host. The value is never repeated in a
+ * message: it may carry a password.
+ */
+const redisUrl = z.string().superRefine((value, ctx) => {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || !url.hostname) {
+    ctx.addIssue({ code: 'custom', message: 'must be a redis:// or rediss:// URL with a host (redis://[:password@]host[:port][/db])' });
+  }
+});
+
 export const configSchema = z
   .object({
     mode: z.enum(['development', 'production']).default('development'),
@@ -215,6 +226,18 @@ export const configSchema = z
           .object({ max: z.number().int().min(1).default(30), window: duration.default(60_000) })
           .strict()
           .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    /**
+     * A Redis server the nodes share, for what must count across them: today the sign-in rate limit.
+     * Without it, each node counts on its own.
+     */
+    cache: z
+      .object({
+        url: redisUrl.optional(),
+        /** Prefix of every key Gatehouse writes, so that one Redis can serve several deployments. */
+        keyPrefix: z.string().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1-64 printable ASCII characters without spaces').default('gatehouse:'),
       })
       .strict()
       .prefault({}),

@@ -1,0 +1,92 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from '../config/schema.js';
+
+/**
+ * The Redis client rate limits count in when several nodes must share them (`cache.url`). Only the
+ * sign-in rate limit uses it, and it must never hold a sign-in up: a command is refused at once while
+ * the connection is down (no offline queue) and given up after COMMAND_TIMEOUT when Redis stops
+ * answering, and the limiter then lets the request through (fail open), with a warning in the log.
+ */
+export interface SharedLimits {
+  /** The client to hand @fastify/rate-limit (`redis`); every failure of a command is logged (see observed()). */
+  redis: Redis;
+  /** Where a limit's keys go: `<cache.keyPrefix>rate-limit:<what>:`. */
+  nameSpace(limit: string): string;
+  close(): Promise<void>;
+}
+
+/** How long a command may take before the limiter gives up on it and lets the request through. */
+export const COMMAND_TIMEOUT = 500;
+const CONNECT_TIMEOUT = 2_000;
+/** At most one warning a minute: a Redis that is down fails every sign-in. */
+const WARNING_INTERVAL = 60_000;
+
+/** The client for `cache.url`, or undefined without one (each node then counts on its own). */
+export function openSharedLimits(cache: Config['cache'], log: FastifyBaseLogger): SharedLimits | undefined {
+  if (!cache.url) return undefined;
+  const url = new URL(cache.url);
+  // Where it connects, for the log: never the URL itself, which may carry a password.
+  const target = `${url.protocol}//${url.host}${url.pathname.length > 1 ? url.pathname : ''}`;
+  const client = new Redis(cache.url, {
+    // rediss:// means TLS whatever its spelling (ioredis itself recognises only the lower-case one).
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: CONNECT_TIMEOUT,
+    commandTimeout: COMMAND_TIMEOUT,
+    // Reconnect soon after Redis is back (ioredis's default backs off to 5 s).
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+  });
+
+  let lastWarning = 0;
+  let warned = false;
+  const failed = (error: unknown) => {
+    const now = Date.now();
+    if (now - lastWarning < WARNING_INTERVAL) return;
+    lastWarning = now;
+    warned = true;
+    log.warn(
+      { redis: target, error: error instanceof Error ? error.message : String(error) },
+      'Redis (cache.url) failed: sign-in rate limits are not enforced until it answers again (they fail open)',
+    );
+  };
+  const answered = () => {
+    if (!warned) return;
+    warned = false;
+    log.info({ redis: target }, 'Redis (cache.url) answers again: sign-in rate limits are counted again');
+  };
+  // Connection errors come as events (and must be listened to, or ioredis prints them itself).
+  client.on('error', failed);
+
+  return {
+    redis: observed(client, failed, answered),
+    nameSpace: (limit) => `${cache.keyPrefix}rate-limit:${limit}:`,
+    async close() {
+      // quit() waits for a connection that may never come; disconnect() does not.
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    },
+  };
+}
+
+/**
+ * The client as the limiter sees it: the same client, except that each command's outcome is also
+ * reported — a failure (refused while disconnected, timed out, an error reply) to `failed`, an answer
+ * to `answered` — before its caller sees it. The limiter skips on errors silently; this is how the log
+ * hears of them.
+ */
+function observed(client: Redis, failed: (error: unknown) => void, answered: () => void): Redis {
+  return new Proxy(client, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = Reflect.apply(value, target, args);
+        // Commands answer with a promise (also when given a callback): a second observer of it.
+        if (result instanceof Promise) result.then(answered, failed);
+        return result;
+      };
+    },
+  });
+}

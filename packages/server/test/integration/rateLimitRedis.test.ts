@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+import { createServices, type Services } from '../../src/services.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+import { freePort } from './support/freePort.js';
+
+/**
+ * The sign-in rate limit counted in a shared Redis (cache.url): two Gatehouse nodes, one budget; Redis
+ * failing lets sign-ins through promptly, with a warning; Redis back, counting resumes.
+ */
+
+const PASSWORD = 'redis-secret-Zq81';
+const MAX = 5;
+
+interface Node {
+  url: string;
+  services: Services;
+  logs: Array<{ level: number; msg: string; [key: string]: unknown }>;
+  close(): Promise<void>;
+}
+
+/** A Gatehouse node like startGatehouse's, with its log kept for the assertions. */
+async function startNode(input: Partial<ConfigInput>): Promise<Node> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gatehouse-test-'));
+  const config = parseConfig(
+    { publicUrl: `http://localhost:${port}`, listen: { host: '127.0.0.1', port }, dataDir, ...input },
+    { env: {} },
+  );
+  const logs: Node['logs'] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Node['logs'][number]) });
+  const services = await createServices(config, log);
+  const app: FastifyInstance = await buildApp(services, { loggerInstance: log });
+  await app.listen({ host: '127.0.0.1', port });
+  services.providers.start();
+  return {
+    url: `http://localhost:${port}`,
+    services,
+    logs,
+    async close() {
+      await app.close();
+      await services.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function until(condition: () => boolean, what: string, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const connected = (node: Node) => node.services.sharedLimits?.redis.status === 'ready';
+
+/** A sign-in start (the IdP is unreachable: 502 when allowed), and how long it took to answer. */
+async function signIn(node: Node): Promise<{ status: number; ms: number; retryAfter: string | null; body: string }> {
+  const started = performance.now();
+  const response = await fetch(`${node.url}/.gatehouse/sign-in/gone`, { redirect: 'manual' });
+  const body = await response.text();
+  return { status: response.status, ms: performance.now() - started, retryAfter: response.headers.get('retry-after'), body };
+}
+
+async function providers(): Promise<ConfigInput['providers']> {
+  return [{ id: 'gone', name: 'Gone IdP', issuer: `http://127.0.0.1:${await freePort()}`, clientId: 'x', clientSecret: 'y' }];
+}
+
+describe('with a shared Redis', () => {
+  let redis: RedisServer;
+  let a: Node;
+  let b: Node;
+
+  beforeAll(async () => {
+    redis = await startRedis({ password: PASSWORD });
+    const input = { signIn: { rateLimit: { max: MAX, window: '1m' } }, cache: { url: redis.url }, providers: await providers() };
+    [a, b] = await Promise.all([startNode(input), startNode(input)]);
+    await until(() => connected(a) && connected(b), 'both nodes to connect to Redis');
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    await redis?.close();
+  });
+
+  it('counts one budget across the nodes', async () => {
+    // Threat: brute force spread over the nodes behind a load balancer. Counted per node, N nodes give
+    // an attacker N times the budget; counted in Redis, the budget is the same whichever node answers.
+    for (const node of [a, a, a, b, b]) expect((await signIn(node)).status).toBe(502);
+    const limited = await signIn(b);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.retryAfter)).toBeGreaterThan(0);
+    expect(Number(limited.retryAfter)).toBeLessThanOrEqual(60);
+    expect(limited.body).toContain('rate_limited');
+    expect((await signIn(a)).status).toBe(429);
+
+    // The counts are under the configured prefix, one key per client address.
+    const inspector = new Redis(redis.url, { lazyConnect: true });
+    try {
+      expect(await inspector.keys('*')).toEqual(['gatehouse:rate-limit:sign-in:127.0.0.1']);
+    } finally {
+      inspector.disconnect();
+    }
+  });
+
+  it('lets sign-ins through promptly while Redis hangs, and says so', async () => {
+    // Threat: a hung Redis turning the limiter into a denial of service of every sign-in (each one held
+    // until a TCP timeout). A command is given up after 500 ms and the request goes on (fail open).
+    redis.pause();
+    try {
+      const answer = await signIn(a);
+      expect(answer.status).toBe(502);
+      expect(answer.ms).toBeLessThan(1_500);
+    } finally {
+      redis.resume();
+    }
+    await until(() => a.logs.some((entry) => entry.level === 40 && /fail open/.test(entry.msg)), 'a warning on node A');
+  });
+
+  it('fails open, promptly, with a warning that names no password, while Redis is down', async () => {
+    // Threat: an unreachable Redis stopping everyone from signing in, or stalling each sign-in; and its
+    // password, part of cache.url, leaking into the log.
+    await redis.stop();
+    await until(() => !connected(a) && !connected(b), 'both nodes to notice Redis is gone');
+    for (let i = 0; i < MAX + 2; i++) {
+      const answer = await signIn(i % 2 ? a : b);
+      expect(answer.status).toBe(502); // neither limited (fail open) nor an error of ours
+      expect(answer.ms).toBeLessThan(500);
+    }
+    await until(() => b.logs.some((entry) => entry.level === 40 && /fail open/.test(entry.msg)), 'a warning on node B');
+    const warnings = b.logs.filter((entry) => entry.level === 40 && /Redis/.test(entry.msg));
+    expect(warnings[0]?.error).toBeTypeOf('string');
+    // At most one warning a minute, however many sign-ins fail open.
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.redis).toBe(`redis://127.0.0.1:${redis.port}`);
+    for (const node of [a, b]) expect(JSON.stringify(node.logs)).not.toContain(PASSWORD);
+    // Nothing else depends on Redis.
+    expect((await fetch(`${a.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${a.url}/api/providers`)).status).toBe(200);
+  });
+
+  it('counts again once Redis is back', async () => {
+    // Threat: an attacker who once made Redis unreachable keeping the limit off for good.
+    await redis.start(); // empty: nothing is saved
+    await until(() => connected(a) && connected(b), 'both nodes to reconnect', 15_000);
+    for (const node of [b, b, a, a, b]) expect((await signIn(node)).status).toBe(502);
+    expect((await signIn(a)).status).toBe(429);
+    expect((await signIn(b)).status).toBe(429);
+    for (const node of [a, b]) expect(node.logs.some((entry) => entry.level === 30 && /answers again/.test(entry.msg))).toBe(true);
+  });
+});
+
+describe('without Redis', () => {
+  let a: Node;
+  let b: Node;
+
+  beforeAll(async () => {
+    const input = { signIn: { rateLimit: { max: 2, window: '1m' } }, providers: await providers() };
+    [a, b] = await Promise.all([startNode(input), startNode(input)]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+  });
+
+  it('each node counts on its own (as documented)', async () => {
+    expect(a.services.sharedLimits).toBeUndefined();
+    for (const node of [a, a, b, b]) expect((await signIn(node)).status).toBe(502);
+    expect((await signIn(a)).status).toBe(429);
+    expect((await signIn(b)).status).toBe(429);
+  });
+});

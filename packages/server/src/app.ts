@@ -142,7 +142,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     accounts: services.accounts,
     directory: services.directory,
     sessions: services.sessions,
-    resolver: services.resolver,
+    changes: services.changes,
     audit: services.audit,
     apps: services.apps,
     appStore: services.appStore,

@@ -20,6 +20,7 @@ import { AppSessions } from './sessions/appSessions.js';
 import { SessionResolver } from './sessions/sessionResolver.js';
 import { SessionStore } from './sessions/sessionStore.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
+import { ChangeFeed } from './storage/changes.js';
 import { openDatabase, type DatabaseHandle } from './storage/database.js';
 
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
@@ -52,7 +53,37 @@ export interface Services {
   cookies: CookieNames;
   /** The Redis client of `cache.url`, for the sign-in rate limit only; undefined without one. */
   sharedLimits: SharedLimits | undefined;
+  /** Changes to shared state, published by the stores and heard by every cache (storage/changes.ts). */
+  changes: ChangeFeed;
   close(): Promise<void>;
+}
+
+/**
+ * Reads one kind of shared state again after a change elsewhere, retrying with backoff while the
+ * database does not answer: until it has, this node keeps the old copy, and says so in the log.
+ */
+function reloader(log: FastifyBaseLogger) {
+  const pending = new Map<string, () => Promise<unknown>>();
+  return function reload(what: string, load: () => Promise<unknown>): void {
+    const running = pending.has(what);
+    pending.set(what, load);
+    if (running) return;
+    const attempt = (delay: number): void => {
+      const next = pending.get(what)!;
+      next().then(
+        () => {
+          // A change that arrived while this load ran is read once more.
+          if (pending.get(what) === next) pending.delete(what);
+          else attempt(0);
+        },
+        (error: unknown) => {
+          log.error({ err: error, what }, 'could not read a change made elsewhere; retrying');
+          setTimeout(() => attempt(Math.min(Math.max(delay * 2, 500), 30_000)), delay || 500).unref();
+        },
+      );
+    };
+    attempt(0);
+  };
 }
 
 export async function createServices(config: Config, log: FastifyBaseLogger): Promise<Services> {
@@ -62,24 +93,38 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   const portalOrigin = new URL(config.publicUrl).origin;
   const secureCookies = portalOrigin.startsWith('https:');
   const cipher = createTokenCipher(secrets);
+  // What changed, here or on another worker or node (storage/changes.ts): the stores publish, caches listen.
+  const changes = new ChangeFeed((error, change) => log.error({ err: error, change: change.type }, 'a listener failed on a change'));
   const sessions = new SessionStore(database.db, cipher, config.session);
+  sessions.onRevoke((revoked) => changes.publish({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
   const accounts = new AccountStore(database.db);
   // Console providers join the registry before anything can ask for one.
-  const providerStore = new ProviderStore({ db: database.db, registry: providers, cipher, accounts, log });
+  const providerStore = new ProviderStore({ db: database.db, registry: providers, cipher, accounts, log, changes });
   await providerStore.load();
   const audit = new AuditLog(database.db);
   const apps = new AppRegistry(config.apps);
-  const appStore = new AppStore(database.db, apps, config.publicUrl, undefined, log);
+  const appStore = new AppStore(database.db, apps, config.publicUrl, undefined, log, changes);
   await appStore.load();
   const claims = new ClaimsRefresher({ providers, sessions, accounts, audit, apps }, config.session.claimsRefreshInterval);
   const appSessions = new AppSessions(database.db);
-  const resolver = new SessionResolver({ sessions, accounts, claims, appSessions, providers });
-  const signingKeys = new SigningKeys(database.db, cipher);
+  const resolver = new SessionResolver({ sessions, accounts, claims, appSessions, providers, changes });
+  const signingKeys = new SigningKeys(database.db, cipher, undefined, changes);
   await signingKeys.load();
   const assertions = new AssertionSigner(signingKeys, portalOrigin);
-  resolver.onClaimsChanged((sessionId) => assertions.forget(sessionId));
+  changes.subscribe((change) => {
+    if (change.type === 'sessions-ended' || change.type === 'sessions-changed') change.sessionIds.forEach((id) => assertions.forget(id));
+    else if (change.type === 'everything') assertions.forgetAll();
+  });
+  // What another worker or node changed is read again from the database here.
+  const reload = reloader(log);
+  changes.subscribe((change, origin) => {
+    if (origin === 'here') return;
+    const everything = change.type === 'everything';
+    if (everything || change.type === 'apps-changed') reload('apps', () => appStore.load());
+    if (everything || change.type === 'providers-changed') reload('providers', () => providerStore.load());
+    if (everything || change.type === 'signing-keys-changed') reload('signing keys', () => signingKeys.load());
+  });
   const sharedLimits = openSharedLimits(config.cache, log);
-  sessions.onRevoke((revoked) => revoked.forEach((session) => assertions.forget(session.id)));
   return {
     config,
     secrets,
@@ -104,7 +149,9 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     secureCookies,
     cookies: cookieNames(secureCookies),
     sharedLimits,
+    changes,
     async close() {
+      await changes.close();
       providers.close();
       await sharedLimits?.close();
       await database.close();

@@ -10,8 +10,9 @@ import type { AppStore } from '../authorize/appStore.js';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { signedIn } from '../sessions/guard.js';
-import type { CurrentSession, SessionResolver } from '../sessions/sessionResolver.js';
+import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
+import type { ChangeFeed } from '../storage/changes.js';
 import { iso, isoOrNull } from '../http/isoTime.js';
 
 /** What the admin console's API takes: the stores it reads and changes, and the portal's origin. */
@@ -22,8 +23,8 @@ export interface AdminDeps {
   accounts: AccountStore;
   directory: UserDirectory;
   sessions: SessionStore;
-  /** Cached sessions carry roles: a role change drops them. */
-  resolver: Pick<SessionResolver, 'invalidate'>;
+  /** Cached sessions carry roles: a role change is published, and every cache drops them. */
+  changes: Pick<ChangeFeed, 'publish'>;
   audit: AuditLog;
   apps: AppRegistry;
   appStore: AppStore;

@@ -10,7 +10,7 @@ import { type AdminContext } from './context.js';
 /** Users: search and paging, detail, suspension, the admin role, revoking any session. */
 export async function usersRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
   const app = typed(instance);
-  const { sessions, audit, providers, accounts, resolver } = admin;
+  const { sessions, audit, providers, accounts, changes } = admin;
   const { actorOf, directory, existingUser, summary, withPeople } = admin;
   app.route({
     ...contractRoute(routes.admin.listUsers),
@@ -75,8 +75,9 @@ export async function usersRoutes(instance: FastifyInstance, { admin }: { admin:
       }
       const after = grant ? [...roles, 'admin'] : roles;
       await accounts.setRoles(before.id, after);
-      // Cached sessions carry the old roles.
-      for (const session of await sessions.listActiveForUser(before.id)) resolver.invalidate(session.id);
+      // Cached sessions carry the old roles, here and on every other worker and node.
+      const sessionIds = (await sessions.listActiveForUser(before.id)).map((session) => session.id);
+      changes.publish({ type: 'sessions-changed', sessionIds });
       await audit.record({
         type: grant ? 'admin_granted' : 'admin_revoked',
         actorUserId: actor.user.id,

@@ -7,6 +7,7 @@ import type { ProviderRegistry } from './providerRegistry.js';
 import { providerSchema, type ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { TokenCipher } from '../sessions/tokenCipher.js';
+import type { ChangeFeed } from '../storage/changes.js';
 import type { Db } from '../storage/database.js';
 
 /** A definition the console cannot accept, with the path of each bad field ("issuer: must be https …"). */
@@ -41,7 +42,15 @@ export function credentialContext(providerId: string, credential: Credential): s
  */
 export class ProviderStore {
   constructor(
-    private readonly deps: { db: Db; registry: ProviderRegistry; cipher: TokenCipher; accounts: AccountStore; log: FastifyBaseLogger },
+    private readonly deps: {
+      db: Db;
+      registry: ProviderRegistry;
+      cipher: TokenCipher;
+      accounts: AccountStore;
+      log: FastifyBaseLogger;
+      /** Told of every change, for the other workers and nodes (they load the providers again). */
+      changes?: Pick<ChangeFeed, 'publish'>;
+    },
     /** Fetches the issuer's discovery document (replaced in unit tests). */
     private readonly checkIssuer: (issuer: string) => Promise<DiscoveryPreview> = previewDiscovery,
     private readonly now: () => number = Date.now,
@@ -82,6 +91,7 @@ export class ProviderStore {
       .values({ id: provider.id, ...this.sealed(provider), created_at: now, updated_at: now })
       .execute();
     await this.load();
+    this.deps.changes?.publish({ type: 'providers-changed' });
     return provider;
   }
 
@@ -91,6 +101,7 @@ export class ProviderStore {
     const { provider: after, replaced } = await this.validate(input, before);
     await this.deps.db.updateTable('providers').set({ ...this.sealed(after), updated_at: this.now() }).where('id', '=', id).execute();
     await this.load();
+    this.deps.changes?.publish({ type: 'providers-changed' });
     return { before, after, replaced };
   }
 
@@ -99,6 +110,7 @@ export class ProviderStore {
     const after = { ...before, enabled };
     await this.deps.db.updateTable('providers').set({ definition: definitionOf(after), updated_at: this.now() }).where('id', '=', id).execute();
     await this.load();
+    this.deps.changes?.publish({ type: 'providers-changed' });
     return { before, after };
   }
 
@@ -113,6 +125,7 @@ export class ProviderStore {
       await trx.deleteFrom('logout_token_jtis').where('provider_id', '=', id).execute();
     });
     await this.load();
+    this.deps.changes?.publish({ type: 'providers-changed' });
     return before;
   }
 

@@ -4,6 +4,7 @@ import type { AppRegistry } from './appRegistry.js';
 import { appSetIssues } from '../config/appSetIssues.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import type { ChangeFeed } from '../storage/changes.js';
 import type { Db } from '../storage/database.js';
 
 /** A definition the console cannot accept, with the path of each bad field ("policy.allow[0]: …"). */
@@ -24,6 +25,8 @@ export class AppStore {
     private readonly portalUrl: string,
     private readonly now: () => number = Date.now,
     private readonly log?: Pick<FastifyBaseLogger, 'warn'>,
+    /** Told of every change, for the other workers and nodes (they load the apps again). */
+    private readonly changes?: Pick<ChangeFeed, 'publish'>,
   ) {}
 
   /** Loads the stored apps into the registry (at start, and after every change). */
@@ -48,6 +51,7 @@ export class AppStore {
     const now = this.now();
     await this.db.insertInto('apps').values({ id: app.id, definition: JSON.stringify(app), created_at: now, updated_at: now }).execute();
     await this.load();
+    this.changes?.publish({ type: 'apps-changed' });
     return app;
   }
 
@@ -56,6 +60,7 @@ export class AppStore {
     const after = this.validate({ ...(input as object), id }, id);
     await this.db.updateTable('apps').set({ definition: JSON.stringify(after), updated_at: this.now() }).where('id', '=', id).execute();
     await this.load();
+    this.changes?.publish({ type: 'apps-changed' });
     return { before, after };
   }
 
@@ -63,6 +68,7 @@ export class AppStore {
     const before = this.consoleApp(id);
     await this.db.deleteFrom('apps').where('id', '=', id).execute();
     await this.load();
+    this.changes?.publish({ type: 'apps-changed' });
     return before;
   }
 

@@ -55,6 +55,11 @@ export class AssertionSigner {
     const prefix = `${sessionId}\u0000`;
     for (const key of this.cache.keys()) if (key.startsWith(prefix)) this.cache.delete(key);
   }
+  /** Drops every cached assertion (changes may have been missed). */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
 }
 
 function sameGroups(a: readonly string[], b: readonly string[]): boolean {

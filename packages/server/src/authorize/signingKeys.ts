@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { TokenCipher } from '../sessions/tokenCipher.js';
+import type { ChangeFeed } from '../storage/changes.js';
 import type { Db } from '../storage/database.js';
 
 export const ASSERTION_ALG = 'ES256';
@@ -25,6 +26,8 @@ export class SigningKeys {
     private readonly db: Db,
     private readonly cipher: TokenCipher,
     private readonly now: () => number = Date.now,
+    /** Told of a rotation, for the other workers and nodes (they load the keys again). */
+    private readonly changes?: Pick<ChangeFeed, 'publish'>,
   ) {}
 
   /** Loads the active key, creating the first one if there is none. */
@@ -51,6 +54,7 @@ export class SigningKeys {
     await this.db.updateTable('signing_keys').set({ retired_at: this.now() }).where('retired_at', 'is', null).execute();
     const kid = await this.create();
     await this.load();
+    this.changes?.publish({ type: 'signing-keys-changed' });
     return kid;
   }
 

@@ -6,7 +6,7 @@ import type { AppConfig, Config } from '../config/schema.js';
 import { clientAddressOfPeer } from '../http/trustedProxies.js';
 import { cookieValue, type CookieNames } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
-import type { SessionStore } from '../sessions/sessionStore.js';
+import type { ChangeFeed } from '../storage/changes.js';
 
 /** Why a live answer is ended, as WebSocket close codes (RFC 6455 §7.4.1). */
 export const LIVE_END = {
@@ -22,7 +22,8 @@ export const LIVE_END = {
 export interface LiveAccessDeps extends AccessDeps {
   config: Pick<Config, 'admins' | 'trustedProxies'> & { session: Pick<Config['session'], 'touchInterval'> };
   cookies: Pick<CookieNames, 'appSession'>;
-  sessions: Pick<SessionStore, 'onRevoke'>;
+  /** Sessions ended or changed, here or on another worker or node. */
+  changes: Pick<ChangeFeed, 'subscribe'>;
   apps: Pick<AppRegistry, 'get' | 'onChange'>;
 }
 
@@ -68,9 +69,12 @@ export class LiveAccess {
     private readonly log: FastifyBaseLogger,
   ) {
     this.clientAddress = clientAddressOfPeer(services.config.trustedProxies);
-    services.sessions.onRevoke((revoked) => {
-      for (const session of revoked) {
-        for (const live of [...(this.bySession.get(session.id) ?? [])]) this.end(live, LIVE_END.policy, 'session ended');
+    services.changes.subscribe((change) => {
+      if (change.type === 'sessions-ended') {
+        for (const id of change.sessionIds) for (const live of [...(this.bySession.get(id) ?? [])]) this.end(live, LIVE_END.policy, 'session ended');
+      } else if (change.type === 'sessions-changed' || change.type === 'everything') {
+        // Roles or groups changed, or changes may have been missed: what is open answers to its access again.
+        void this.recheckAll();
       }
     });
     // An app removed, or its policy or WebSocket switch changed in the console: what is open answers to that at once.

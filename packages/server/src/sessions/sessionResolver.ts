@@ -4,6 +4,7 @@ import { identityClaims, type AccountStore, type IdentityClaims } from '../accou
 import type { Identity, User } from '../storage/schema.js';
 import type { AppSessions } from './appSessions.js';
 import type { ClaimsCheck } from './claimsCheck.js';
+import type { ChangeFeed } from '../storage/changes.js';
 import { SessionCache } from './sessionCache.js';
 import { isActive, type Session, type SessionStore } from './sessionStore.js';
 import { hashSecret, isWellFormedSecret, SECRET_LENGTH } from './sessionToken.js';
@@ -32,7 +33,6 @@ interface Cached extends CurrentSession {
  */
 export class SessionResolver {
   private readonly cache = new SessionCache<Cached>();
-  private readonly claimsListeners: Array<(sessionId: string) => void> = [];
 
   constructor(
     private readonly deps: {
@@ -42,22 +42,20 @@ export class SessionResolver {
       appSessions: AppSessions;
       /** Enabled providers: a session counts only while the provider it was signed in with does. */
       providers: { get(id: string): unknown };
+      /** Sessions ended or changed here or on another worker or node; claims refreshed here are told to them. */
+      changes: Pick<ChangeFeed, 'subscribe' | 'publish'>;
     },
     private readonly now: () => number = Date.now,
   ) {
-    deps.sessions.onRevoke((revoked) => {
-      for (const session of revoked) this.cache.invalidate(session.id);
+    deps.changes.subscribe((change) => {
+      if (change.type === 'sessions-ended' || change.type === 'sessions-changed') for (const id of change.sessionIds) this.cache.invalidate(id);
+      else if (change.type === 'everything') this.cache.clear();
     });
   }
 
   /** Drops what is cached about a session (after a change made behind the stores' backs, e.g. by an admin tool). */
   invalidate(sessionId: string): void {
     this.cache.invalidate(sessionId);
-  }
-
-  /** Called when a session's claims changed (cached assertions must go). */
-  onClaimsChanged(listener: (sessionId: string) => void): void {
-    this.claimsListeners.push(listener);
   }
 
   portal(secret: string | undefined, request: ResolveContext): Promise<CurrentSession | undefined> {
@@ -102,8 +100,8 @@ export class SessionResolver {
       const outcome = await this.deps.claims.refreshIfDue(current.session, current.identity, request.log, request);
       if (outcome === 'ended') return undefined;
       if (outcome === 'refreshed') {
-        this.cache.invalidate(current.sessionId);
-        for (const listener of this.claimsListeners) listener(current.sessionId);
+        // Every worker and node drops what it cached about this session (and its assertions).
+        this.deps.changes.publish({ type: 'sessions-changed', sessionIds: [current.sessionId] });
         current = await this.loadAndCache(credential, scope, loadSession);
         if (!current) return undefined;
       }

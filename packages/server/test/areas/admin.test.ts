@@ -36,7 +36,7 @@ describe('the admin area, alone', () => {
         accounts: parts.accounts,
         directory: new UserDirectory(parts.database.db, parts.config.admins, parts.providers),
         sessions: parts.sessions,
-        resolver: parts.resolver,
+        changes: parts.changes,
         audit: parts.audit,
         apps: parts.apps,
         appStore,

@@ -8,6 +8,7 @@ import { createServices, type Services } from '../../src/services.js';
 import { SessionResolver } from '../../src/sessions/sessionResolver.js';
 import { SessionStore, type Session } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
+import { ChangeFeed } from '../../src/storage/changes.js';
 
 // Threat: a revocation (sign-out, an admin's revoke, back-channel logout, suspension) that lands while
 // the session cache is loading that very session is lost: the load read the row before the revocation,
@@ -66,7 +67,10 @@ describe('a session revoked while the cache loads it', () => {
     await db.insertInto('users').values({ id: 'u1', email: 'ann@example.com', name: 'Ann', picture: null, status: 'active', roles: '[]', primary_identity_id: null, created_at: now, updated_at: now, last_sign_in_at: now }).execute();
     await db.insertInto('identities').values({ id: 'i1', user_id: 'u1', provider_id: 'dev', subject: 'sub-1', email: 'ann@example.com', email_verified: 1, claims: '{}', linked_at: now, last_used_at: now }).execute();
     sessions = new HeldSessionStore(db, createTokenCipher(services.secrets), config.session);
-    resolver = new SessionResolver({ sessions, accounts: services.accounts, claims: services.claims, appSessions: services.appSessions, providers: services.providers });
+    // This store's revocations reach the resolver as the composition root wires them (services.ts).
+    const changes = new ChangeFeed();
+    sessions.onRevoke((revoked) => changes.publish({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
+    resolver = new SessionResolver({ sessions, accounts: services.accounts, claims: services.claims, appSessions: services.appSessions, providers: services.providers, changes });
   });
   afterEach(async () => {
     await services.close();

@@ -22,6 +22,7 @@ import { sessionsArea } from '../../src/sessions/index.js';
 import { SessionResolver, type CurrentSession } from '../../src/sessions/sessionResolver.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
+import { ChangeFeed } from '../../src/storage/changes.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 
 export const PORTAL = 'http://localhost:4180';
@@ -45,6 +46,7 @@ export interface AreaHarness {
   providers: ProviderRegistry;
   apps: AppRegistry;
   resolver: SessionResolver;
+  changes: ChangeFeed;
   /** The key the session-bound CSRF tokens are made with. */
   cookieKey: Buffer;
   groupsOf(current: CurrentSession): ReturnType<typeof sessionGroups>;
@@ -80,12 +82,14 @@ export async function areaHarness(input: ConfigInput, register: (harness: Omit<A
   const database = await openDatabase(config, log);
   const secrets = loadSecrets(config);
   const accounts = new AccountStore(database.db);
+  const changes = new ChangeFeed();
   const sessions = new SessionStore(database.db, createTokenCipher(secrets), config.session);
+  sessions.onRevoke((revoked) => changes.publish({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
   const audit = new AuditLog(database.db);
   const signInSettings = new SignInSettingsStore(database.db);
   const providers = new ProviderRegistry(config.providers, log);
   const apps = new AppRegistry(config.apps);
-  const resolver = new SessionResolver({ sessions, accounts, claims: currentClaims, appSessions: new AppSessions(database.db), providers });
+  const resolver = new SessionResolver({ sessions, accounts, claims: currentClaims, appSessions: new AppSessions(database.db), providers, changes });
   const cookies = cookieNames(false);
   const groupsOf = (current: CurrentSession) => sessionGroups(providers, current);
   const isAdmin = (current: CurrentSession) => adminStatus(config.admins, current.user, groupsOf(current)).admin;
@@ -108,6 +112,7 @@ export async function areaHarness(input: ConfigInput, register: (harness: Omit<A
     providers,
     apps,
     resolver,
+    changes,
     cookieKey: secrets.cookieKey,
     groupsOf,
     isAdmin,

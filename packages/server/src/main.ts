@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
@@ -9,6 +11,7 @@ import { keepTickObjectShape } from './http/tickObjectShape.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
+import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { openDatabase } from './storage/database.js';
 import { SigningKeys } from './authorize/signingKeys.js';
@@ -87,6 +90,8 @@ async function main(argv: string[]): Promise<number> {
     console.log('Database schema is up to date.');
     return 0;
   }
+  const workers = config.workers === 'auto' ? availableParallelism() : config.workers;
+  if (workers > 1 && cluster.isPrimary) return startPrimary(loaded, workers);
   return start(loaded);
 }
 
@@ -102,8 +107,11 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   let devServices: DevServices | undefined;
   let services;
   try {
-    devServices = config.mode === 'development' ? await startDevServices(config, log) : undefined;
+    // In a cluster the primary runs the development IdPs and the demo app, once for all workers.
+    devServices = config.mode === 'development' && cluster.isPrimary ? await startDevServices(config, log) : undefined;
     services = await createServices(config, log);
+    // Every change this worker makes reaches its siblings, and theirs reach it (storage/clusterChanges.ts).
+    if (cluster.isWorker) services.changes.attach(workerChangeTransport());
   } catch (error) {
     await devServices?.stop();
     if (error instanceof SecretError) {
@@ -125,13 +133,23 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   );
   purge.unref();
 
-  log.info(`Gatehouse is ready: open ${config.publicUrl}`);
+  if (cluster.isWorker) process.send?.({ gatehouseReady: true });
+  else log.info(`Gatehouse is ready: open ${config.publicUrl}`);
 
   const reason = await new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
+    // A worker is told to stop by its primary (Ctrl-C also reaches it directly, as its process group's).
+    process.on('message', (message) => {
+      if ((message as { gatehouseStop?: boolean } | null)?.gatehouseStop) resolve('the primary stopping');
+    });
+    // The primary is gone (killed): a worker does not go on serving alone, unsupervised.
+    if (cluster.isWorker) process.once('disconnect', () => resolve('the primary went away'));
     void devServices?.crashed.then((name) => resolve(`${name} crashed`));
   });
+  // A second signal while stopping must not kill the process halfway.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => {});
   log.info({ reason }, 'stopping Gatehouse');
   clearInterval(purge);
   // Whatever still holds the process after this long (a stream that never ends, say) does not keep it up.
@@ -148,9 +166,90 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   return reason.endsWith('crashed') ? 1 : 0;
 }
 
+/** How long a worker that exited unexpectedly waits before it is started again, at most. */
+const MAX_RESTART_DELAY_MS = 30_000;
+
+/**
+ * `workers: auto` or a number: this process prepares what the workers share, then runs that many of
+ * them under node:cluster, which share the listening sockets, and passes every change one of them makes
+ * to the others. A worker that dies is started again (with backoff); SIGINT or SIGTERM stops them all.
+ */
+async function startPrimary({ config, file }: LoadedConfig, count: number): Promise<number> {
+  const log = pino(loggerOptions(config));
+  log.info({ config: file ?? 'built-in defaults', mode: config.mode, workers: count }, 'starting Gatehouse');
+  let devServices: DevServices | undefined;
+  try {
+    devServices = config.mode === 'development' ? await startDevServices(config, log) : undefined;
+    // Before any worker: the schema is migrated, the development secrets and the first signing key
+    // exist, so workers never race to create them.
+    const secrets = loadSecrets(config);
+    const database = await openDatabase(config, log);
+    try {
+      await new SigningKeys(database.db, createTokenCipher(secrets)).load();
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    await devServices?.stop();
+    if (error instanceof SecretError) {
+      log.fatal(error.message);
+      return 2;
+    }
+    throw error;
+  }
+
+  relayChangesBetweenWorkers(cluster);
+  let stopping = false;
+  let ready = 0;
+  let restartDelay = 1_000;
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.on('message', (message: { gatehouseReady?: boolean } | null) => {
+      if (!message?.gatehouseReady) return;
+      restartDelay = 1_000;
+      if (++ready === count) log.info(`Gatehouse is ready with ${count} workers: open ${config.publicUrl}`);
+    });
+  };
+  cluster.on('exit', (worker: Worker, code, signal) => {
+    if (stopping) return;
+    log.error({ worker: worker.process.pid, code, signal }, `a worker stopped unexpectedly; starting another in ${restartDelay / 1000} s`);
+    setTimeout(fork, restartDelay).unref();
+    restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS);
+  });
+  for (let index = 0; index < count; index++) fork();
+
+  const reason = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    void devServices?.crashed.then((name) => resolve(`${name} crashed`));
+  });
+  stopping = true;
+  log.info({ reason }, 'stopping Gatehouse');
+  setTimeout(() => {
+    log.error(`still stopping after ${SHUTDOWN_DEADLINE_MS / 1000} s: exiting now`);
+    log.flush();
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS + 2_000).unref();
+  const running = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+  await Promise.all(
+    running.map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          worker.once('exit', () => resolve());
+          if (worker.isConnected()) worker.send({ gatehouseStop: true });
+        }),
+    ),
+  );
+  await devServices?.stop();
+  log.flush();
+  return reason.endsWith('crashed') ? 1 : 0;
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // A worker's channel to its primary would keep it running after it has stopped.
+    if (cluster.isWorker) process.disconnect();
   },
   (error: unknown) => {
     console.error(error);

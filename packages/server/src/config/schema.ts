@@ -259,6 +259,11 @@ export const configSchema = z
     apps: z.array(appSchema).default([]),
     /** Proxies whose X-Forwarded-* headers are believed (CIDRs or addresses). */
     trustedProxies: z.array(z.string().min(1)).default([]),
+    /**
+     * Worker processes of this node: one per core (`auto`) or a number. They share the listening
+     * sockets (node:cluster) and tell each other every change (storage/changes.ts). 1: one process.
+     */
+    workers: z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default(1),
     forwardAuth: z
       .object({
         /**

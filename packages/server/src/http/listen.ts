@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
@@ -25,7 +26,8 @@ export async function listen(app: FastifyInstance, host: string, port: number): 
   try {
     await new Promise<void>((resolve, reject) => {
       secondary.once('error', reject);
-      secondary.listen({ host: '::1', port: boundPort, exclusive: true }, () => resolve());
+      // A worker of a cluster shares the address with its siblings through the primary; alone, it holds it.
+      secondary.listen({ host: '::1', port: boundPort, exclusive: !cluster.isWorker }, () => resolve());
     });
   } catch (error) {
     if (ADDRESS_UNAVAILABLE.has((error as NodeJS.ErrnoException).code ?? '')) {

@@ -1,0 +1,134 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formAction, ScriptedBrowser } from './support/browser.js';
+import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
+import { freePort } from './support/freePort.js';
+
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+/** GET on a connection of its own: the cluster hands each new connection to the next worker. */
+function get(url: string, cookie: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, headers: { cookie, connection: 'close' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.setTimeout(3_000, () => req.destroy(new Error(`no answer from ${url} in 3 s`)));
+    req.end();
+  });
+}
+
+const isCallback = (url: URL) => url.pathname.startsWith('/.gatehouse/callback/');
+
+/** Alice signs in through the development IdP's login form, in a browser of her own. */
+async function signIn(portal: string): Promise<ScriptedBrowser> {
+  const browser = new ScriptedBrowser();
+  const first = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev`), isCallback);
+  let callback = first.stoppedAt;
+  if (!callback) {
+    const posted = await browser.request(new URL(formAction(first.hop.body)!, first.hop.url).href, { form: { login: 'alice@example.com', password: 'alice' } });
+    callback = (await browser.follow(posted, isCallback)).stoppedAt;
+  }
+  const done = await browser.request(callback!.href);
+  expect(done.status).toBe(303);
+  return browser;
+}
+
+/**
+ * `workers: 2`: one node, two processes sharing the listening socket (node:cluster). What one worker
+ * changes must reach what the other keeps in memory at once.
+ */
+describe('a node with two workers', () => {
+  let dev: DevIdpProcess;
+  let gatehouse: ChildProcess;
+  let dir: string;
+  let portal: string;
+  let output = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    portal = `http://localhost:${port}`;
+    dev = await startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/dev`], postLogoutRedirectUris: [`${portal}/signed-out`] });
+    dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-workers-'));
+    const file = path.join(dir, 'gatehouse.yaml');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mode: 'production',
+        publicUrl: portal,
+        listen: { host: '127.0.0.1', port },
+        dataDir: path.join(dir, 'data'),
+        workers: 2,
+        log: { level: 'info' },
+        secrets: { cookieKey: randomBytes(32).toString('base64url'), encryptionKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] },
+        signIn: { rateLimit: { max: 10_000 } },
+        providers: [{ id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, pushedAuthorizationRequests: 'never' }],
+      }),
+    );
+    gatehouse = spawn(process.execPath, [MAIN, 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    gatehouse.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    gatehouse.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // Both workers listening: every request from here on may reach either.
+    for (let waited = 0; !output.includes('ready with 2 workers'); waited += 100) {
+      if (waited > 20_000 || gatehouse.exitCode !== null) throw new Error(`Gatehouse did not start with two workers:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  afterAll(async () => {
+    if (gatehouse && gatehouse.exitCode === null) {
+      const exited = new Promise((resolve) => gatehouse.once('exit', resolve));
+      gatehouse.kill('SIGTERM');
+      await exited;
+    }
+    await dev?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const sessionCookie = (browser: ScriptedBrowser) => `gatehouse_session=${browser.cookie('localhost', 'gatehouse_session')}`;
+
+  // Threat: a session revoked through one worker still let in by the other worker's cache.
+  it('a session revoked through one worker is refused by every worker at once', async () => {
+    const alice = await signIn(portal);
+    const other = await signIn(portal);
+    const otherCookie = sessionCookie(other);
+    // Each worker answers (and caches) the other session.
+    for (let i = 0; i < 6; i++) expect(await get(`${portal}/api/session`, otherCookie)).toBe(200);
+
+    const { session } = JSON.parse((await other.request(`${portal}/api/session`)).body) as { session: { id: string } };
+    const { csrfToken } = JSON.parse((await alice.request(`${portal}/api/csrf`)).body) as { csrfToken: string };
+    const revoked = await alice.request(`${portal}/api/me/sessions/${session.id}`, { method: 'DELETE', headers: { origin: portal, 'x-csrf-token': csrfToken } });
+    expect(revoked.status).toBe(204);
+
+    const answers = await Promise.all(Array.from({ length: 6 }, () => get(`${portal}/api/session`, otherCookie)));
+    expect(answers).toEqual([401, 401, 401, 401, 401, 401]);
+    // Alice's own session is untouched on every worker.
+    const own = await Promise.all(Array.from({ length: 4 }, () => get(`${portal}/api/session`, sessionCookie(alice))));
+    expect(own).toEqual([200, 200, 200, 200]);
+  });
+
+  it('a worker that dies is started again, and the node keeps answering meanwhile', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const children = execFileSync('pgrep', ['-P', String(gatehouse.pid)]).toString().trim().split('\n').map(Number);
+    const workers = children.filter((pid) => execFileSync('ps', ['-o', 'args=', '-p', String(pid)]).toString().includes('main.js'));
+    expect(workers).toHaveLength(2);
+    process.kill(workers[0]!, 'SIGKILL');
+    for (let waited = 0; !output.includes('a worker stopped unexpectedly'); waited += 100) {
+      if (waited > 5_000) throw new Error(output);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Once the primary knows (a connection handed over at the very moment of the crash is lost with
+    // the worker: node:cluster's own limit), the other worker answers everything meanwhile.
+    for (let i = 0; i < 4; i++) expect(await get(`${portal}/healthz`, '')).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const after = execFileSync('pgrep', ['-P', String(gatehouse.pid)]).toString().trim().split('\n').map(Number);
+    expect(after.filter((pid) => execFileSync('ps', ['-o', 'args=', '-p', String(pid)]).toString().includes('main.js'))).toHaveLength(2);
+  });
+});

@@ -18,8 +18,8 @@ export interface TestPostgres {
   /** postgres://gatehouse@127.0.0.1:<port>/postgres */
   adminUrl: string;
   port: number;
-  /** A new, empty database; its URL. */
-  createDatabase(): Promise<string>;
+  /** A new database, empty or a copy of `template` (a database name); its URL. */
+  createDatabase(template?: string): Promise<string>;
   stop(): void;
 }
 
@@ -82,12 +82,12 @@ export async function startPostgres(): Promise<TestPostgres> {
   const server: TestPostgres = {
     adminUrl,
     port,
-    async createDatabase() {
+    async createDatabase(template?: string) {
       const name = `test_${randomBytes(6).toString('hex')}`;
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
-        await client.query(`create database ${name}`);
+        await client.query(`create database ${name}${template ? ` template ${pg.escapeIdentifier(template)}` : ''} strategy file_copy`);
       } finally {
         await client.end();
       }

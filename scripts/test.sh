@@ -9,6 +9,8 @@ missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v caddy >/dev/null 2>&1 || missing+=(caddy)
+# The storage tests start throwaway PostgreSQL servers; Debian keeps its binaries off PATH.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if ((${#missing[@]} > 0)); then
   if [ "$(id -u)" -eq 0 ]; then
     echo "Installing from Debian: ${missing[*]}"

@@ -10,7 +10,8 @@ import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
-import { openDatabase } from './storage/database.js';
+import { describeDatabase, openDatabase } from './storage/database.js';
+import { migrateToLatest } from './storage/migrate.js';
 import { SigningKeys } from './authorize/signingKeys.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
 
@@ -67,7 +68,9 @@ async function main(argv: string[]): Promise<number> {
       }
       throw error;
     }
-    console.log(`Configuration OK (${file ?? 'built-in defaults'}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}`);
+    console.log(
+      `Configuration OK (${file ?? 'built-in defaults'}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}, database ${describeDatabase(config)}`,
+    );
     return 0;
   }
   if (command === 'rotate-signing-key') {
@@ -82,9 +85,20 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'migrate') {
-    const database = await openDatabase(config);
-    await database.close();
-    console.log('Database schema is up to date.');
+    // On PostgreSQL several nodes may run this at once: they take turns (storage/migrate.ts).
+    let ran: string[];
+    try {
+      const database = await openDatabase(config, undefined, { migrate: false });
+      try {
+        ran = await migrateToLatest(database.db);
+      } finally {
+        await database.close();
+      }
+    } catch (error) {
+      console.error(error instanceof Error ? error.message : String(error));
+      return 1;
+    }
+    console.log(`Database schema is up to date (${describeDatabase(config)})${ran.length > 0 ? `: ran ${ran.join(', ')}` : ''}.`);
     return 0;
   }
   return start(loaded);

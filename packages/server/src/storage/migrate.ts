@@ -57,11 +57,18 @@ export class SchemaTooNewError extends Error {
 export async function migrateToLatest(db: Kysely<Database>, { migrate = true }: { migrate?: boolean } = {}): Promise<string[]> {
   if (dialectOf(db) !== 'postgres') return migrateOn(db, migrate);
   return db.connection().execute(async (connection) => {
-    await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(connection);
+    // Waiting for another node's migration, and a migration itself, may take longer than the
+    // statement timeout meant for requests: none on this connection until it goes back to the pool.
+    await sql`set statement_timeout = 0`.execute(connection);
     try {
-      return await migrateOn(connection, migrate);
+      await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(connection);
+      try {
+        return await migrateOn(connection, migrate);
+      } finally {
+        await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(connection);
+      }
     } finally {
-      await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(connection);
+      await sql`reset statement_timeout`.execute(connection);
     }
   });
 }

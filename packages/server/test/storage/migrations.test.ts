@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
 import { openDatabase, redactDatabaseUrl, type DatabaseHandle } from '../../src/storage/database.js';
-import { executedMigrations, KNOWN_MIGRATIONS, migrateToLatest, SchemaTooNewError } from '../../src/storage/migrate.js';
+import { executedMigrations, KNOWN_MIGRATIONS, MIGRATION_LOCK_KEY, migrateToLatest, SchemaTooNewError } from '../../src/storage/migrate.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
 /**
@@ -70,6 +70,34 @@ describe('PostgreSQL', () => {
       expect(await executedMigrations(handles[0]!.db)).toEqual([...KNOWN_MIGRATIONS]);
     } finally {
       await Promise.all(handles.map((handle) => handle.close()));
+    }
+  });
+
+  it('a node starting while another migrates waits for it, longer than the statement timeout', async () => {
+    const url = await server.createDatabase();
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+      let opened = false;
+      const starting = openDatabase(postgresConfig(url, { statementTimeout: '200ms' })).then((handle) => {
+        opened = true;
+        return handle;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(opened).toBe(false);
+      await other.query(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+      const handle = await starting;
+      try {
+        expect(await executedMigrations(handle.db)).toEqual([...KNOWN_MIGRATIONS]);
+        // The connection that migrated went back to the pool with the configured timeout.
+        const timeouts = await Promise.all([1, 2, 3].map(() => sql<{ t: string }>`select current_setting('statement_timeout') as t`.execute(handle.db)));
+        expect(timeouts.map((result) => result.rows[0]!.t)).toEqual(['200ms', '200ms', '200ms']);
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await other.end();
     }
   });
 

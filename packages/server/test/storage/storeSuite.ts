@@ -477,6 +477,13 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         }
       });
 
+      it('nodes starting together on a new database make one signing key and all use it', async () => {
+        const nodes = [new SigningKeys(handle.db, cipher, now), new SigningKeys(second.db, cipher, now), new SigningKeys(second.db, cipher, now)];
+        await Promise.all(nodes.map((keys) => keys.load()));
+        expect(await handle.db.selectFrom('signing_keys').select('kid').execute()).toHaveLength(1);
+        expect(new Set(nodes.map((keys) => keys.current().kid)).size).toBe(1);
+      });
+
       it('a logout token delivered twice at once is acted on once', async () => {
         const stores = [new LogoutTokenStore(handle.db), new LogoutTokenStore(second.db)];
         for (let round = 0; round < 5; round++) {

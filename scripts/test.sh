@@ -10,6 +10,8 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v caddy >/dev/null 2>&1 || missing+=(caddy)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# The storage tests start throwaway PostgreSQL servers; Debian keeps its binaries off PATH.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if ((${#missing[@]} > 0)); then
   if [ "$(id -u)" -eq 0 ]; then
     echo "Installing from Debian: ${missing[*]}"

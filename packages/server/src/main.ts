@@ -13,7 +13,8 @@ import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
-import { openDatabase } from './storage/database.js';
+import { describeDatabase, openDatabase } from './storage/database.js';
+import { migrateToLatest, SchemaTooNewError } from './storage/migrate.js';
 import { SigningKeys } from './authorize/signingKeys.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
 
@@ -70,7 +71,9 @@ async function main(argv: string[]): Promise<number> {
       }
       throw error;
     }
-    console.log(`Configuration OK (${file ?? 'built-in defaults'}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}`);
+    console.log(
+      `Configuration OK (${file ?? 'built-in defaults'}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}, database ${describeDatabase(config)}`,
+    );
     return 0;
   }
   if (command === 'rotate-signing-key') {
@@ -85,9 +88,20 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'migrate') {
-    const database = await openDatabase(config);
-    await database.close();
-    console.log('Database schema is up to date.');
+    // On PostgreSQL several nodes may run this at once: they take turns (storage/migrate.ts).
+    let ran: string[];
+    try {
+      const database = await openDatabase(config, undefined, { migrate: false });
+      try {
+        ran = await migrateToLatest(database.db);
+      } finally {
+        await database.close();
+      }
+    } catch (error) {
+      console.error(error instanceof Error ? error.message : String(error));
+      return 1;
+    }
+    console.log(`Database schema is up to date (${describeDatabase(config)})${ran.length > 0 ? `: ran ${ran.join(', ')}` : ''}.`);
     return 0;
   }
   const workers = config.workers === 'auto' ? availableParallelism() : config.workers;
@@ -114,7 +128,8 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     if (cluster.isWorker) services.changes.attach(workerChangeTransport());
   } catch (error) {
     await devServices?.stop();
-    if (error instanceof SecretError) {
+    // A configuration that cannot work, or a database this build cannot use: one clear line, no stack.
+    if (error instanceof SecretError || error instanceof SchemaTooNewError) {
       log.fatal(error.message);
       return 2;
     }
@@ -191,7 +206,8 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
     }
   } catch (error) {
     await devServices?.stop();
-    if (error instanceof SecretError) {
+    // A configuration that cannot work, or a database this build cannot use: one clear line, no stack.
+    if (error instanceof SecretError || error instanceof SchemaTooNewError) {
       log.fatal(error.message);
       return 2;
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
+import { serializeOn } from '../storage/dialect.js';
 import type { Identity, User } from '../storage/schema.js';
 import type { IdentityProfile } from './identityProfile.js';
 import { decideLink, decideSignIn, judgeSignIn, type OrganizationRules, type SignInFacts, type SignInVerdict } from './signInRules.js';
@@ -53,6 +54,9 @@ export class AccountStore {
    */
   async signIn(provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile, organization: OrganizationRules): Promise<SignedInAccount> {
     return this.db.transaction().execute(async (trx) => {
+      // Two first sign-ins at once (two nodes, two tabs) with this identity or this email take turns:
+      // the second sees the user the first created and is linked or refused by the rules, never a twin.
+      await serializeOn(trx, signInKeys(provider.id, profile));
       const store = new AccountStore(trx, this.now);
       const { existing, linkedUser, usersWithEmail } = await store.signInFacts(provider.id, profile);
       const decision = decideSignIn({ provider, organization, profile, linkedUser, usersWithEmail });
@@ -107,6 +111,7 @@ export class AccountStore {
   /** Links a provider's identity to a signed-in user (see decideLink); returns the identity. */
   async link(userId: string, provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile, organization: OrganizationRules): Promise<SignedInAccount> {
     return this.db.transaction().execute(async (trx) => {
+      await serializeOn(trx, signInKeys(provider.id, profile));
       const store = new AccountStore(trx, this.now);
       const existing = await store.findIdentity(provider.id, profile.subject);
       const decision = decideLink({ provider, organization, profile, userId, owner: existing ? { id: existing.user_id } : undefined });
@@ -135,6 +140,8 @@ export class AccountStore {
    */
   async unlink(userId: string, identityId: string): Promise<Identity | undefined> {
     return this.db.transaction().execute(async (trx) => {
+      // Two unlinks of the user's last two identities at once: the second sees one left and refuses.
+      await serializeOn(trx, [`user/${userId}`]);
       const identities = await trx.selectFrom('identities').selectAll().where('user_id', '=', userId).execute();
       const identity = identities.find((candidate) => candidate.id === identityId);
       if (!identity) return undefined;
@@ -235,6 +242,11 @@ export class AccountStore {
     await this.db.updateTable('users').set(userUpdate).where('id', '=', user.id).execute();
     return { user: { ...user, ...userUpdate }, identity: { ...identity, ...identityUpdate } };
   }
+}
+
+/** What a sign-in or link decides on: this provider's subject, and the email it asserts. */
+function signInKeys(providerId: string, profile: IdentityProfile): string[] {
+  return [`identity/${providerId}/${profile.subject}`, ...(profile.email ? [`email/${profile.email}`] : [])];
 }
 
 function snapshot(profile: IdentityProfile): IdentityClaims {

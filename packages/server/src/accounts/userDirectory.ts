@@ -1,9 +1,12 @@
 import { sql } from 'kysely';
 import { identityClaims } from './accountStore.js';
 import { adminStatus } from './admins.js';
+import { parseRoles } from './roles.js';
 import { identityGroups, type GroupTrustLookup, type IdentityGroups } from './effectiveGroups.js';
 import type { Config } from '../config/schema.js';
+import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
+import { serializeOn } from '../storage/dialect.js';
 import type { User } from '../storage/schema.js';
 
 export interface UserSummary {
@@ -69,6 +72,30 @@ export class UserDirectory {
       )
       .execute();
     return (await this.summaries(candidates)).filter((user) => user.admin).length;
+  }
+
+  /**
+   * Takes the console-granted admin role from a user, unless that would leave nobody an admin: the
+   * check and the change are one transaction, serialised with every other one (an advisory lock on
+   * PostgreSQL; SQLite's one connection runs one transaction at a time), so two admins removing each
+   * other at once — on two nodes — leave one of them an admin. Throws AppError('last_admin') then.
+   * Returns the roles before and after, or undefined when there is no such user. An admin from the
+   * config stays one whatever the stored role says (the console refuses those before calling this).
+   */
+  async removeAdminRole(userId: string): Promise<{ before: string[]; after: string[] } | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      await serializeOn(trx, ['admins']);
+      const directory = new UserDirectory(trx, this.admins, this.providers, this.now);
+      const user = await directory.get(userId);
+      const row = await trx.selectFrom('users').select('roles').where('id', '=', userId).executeTakeFirst();
+      if (!user || !row) return undefined;
+      const before = parseRoles(row.roles);
+      const after = before.filter((role) => role !== 'admin');
+      await trx.updateTable('users').set({ roles: JSON.stringify(after), updated_at: this.now() }).where('id', '=', userId).execute();
+      // Counted after the change, inside the transaction: whoever is still an admin once it is made.
+      if (user.admin && (await directory.adminCount()) === 0) throw new AppError('last_admin');
+      return { before, after };
+    });
   }
 
   private async summaries(users: User[]): Promise<UserSummary[]> {

@@ -131,13 +131,15 @@ export class AuditLog {
 
   /** Counts per time bucket of the given types since `from` (bucket = floor(time / size)). */
   async countsByBucket(types: readonly string[], from: number, bucketMs: number): Promise<Array<{ bucket: number; type: string; n: number }>> {
-    const bucket = sql<number>`(time / ${bucketMs})`;
+    // An integer on both databases (SQLite divides by a bound number as a real), grouped by its alias:
+    // PostgreSQL does not see the select's and the group by's parameters as one expression.
+    const bucket = sql<number>`cast(time / ${bucketMs} as bigint)`;
     const rows = await this.db
       .selectFrom('audit_events')
       .select([bucket.as('bucket'), 'type', (eb) => eb.fn.countAll<number | string>().as('n')])
       .where('time', '>=', from)
       .where('type', 'in', [...types])
-      .groupBy([bucket, 'type'])
+      .groupBy([sql.ref('bucket'), 'type'])
       .execute();
     return rows.map((row) => ({ bucket: Math.floor(Number(row.bucket)), type: row.type, n: Number(row.n) }));
   }

@@ -3,6 +3,7 @@ import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 
 import type { TokenCipher } from '../sessions/tokenCipher.js';
 import type { ChangeFeed } from '../storage/changes.js';
 import type { Db } from '../storage/database.js';
+import { serializeOn } from '../storage/dialect.js';
 
 export const ASSERTION_ALG = 'ES256';
 /** A retired key stays published this long, so assertions signed just before a rotation still verify. */
@@ -32,10 +33,16 @@ export class SigningKeys {
 
   /** Loads the active key, creating the first one if there is none. */
   async load(): Promise<void> {
-    let row = await this.db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirst();
+    let row = await activeKey(this.db);
     if (!row) {
-      await this.create();
-      row = await this.db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      // Nodes starting together on a new database take turns, so that they all make and use one key.
+      row = await this.db.transaction().execute(async (trx) => {
+        await serializeOn(trx, ['signing-keys']);
+        const existing = await activeKey(trx);
+        if (existing) return existing;
+        await this.create(trx);
+        return (await activeKey(trx))!;
+      });
     }
     const privateJwk = this.cipher.decrypt(row.private_jwk_enc, context(row.kid));
     if (!privateJwk) throw new Error(`signing key ${row.kid} does not decrypt with the configured encryption keys`);
@@ -51,8 +58,11 @@ export class SigningKeys {
 
   /** Makes a new key the active one; the previous one is retired but stays published for the overlap. */
   async rotate(): Promise<string> {
-    await this.db.updateTable('signing_keys').set({ retired_at: this.now() }).where('retired_at', 'is', null).execute();
-    const kid = await this.create();
+    const kid = await this.db.transaction().execute(async (trx) => {
+      await serializeOn(trx, ['signing-keys']);
+      await trx.updateTable('signing_keys').set({ retired_at: this.now() }).where('retired_at', 'is', null).execute();
+      return this.create(trx);
+    });
     await this.load();
     this.changes?.publish({ type: 'signing-keys-changed' });
     return kid;
@@ -68,12 +78,12 @@ export class SigningKeys {
     return this.jwks;
   }
 
-  private async create(): Promise<string> {
+  private async create(db: Db): Promise<string> {
     const kid = randomUUID();
     const { publicKey, privateKey } = await generateKeyPair(ASSERTION_ALG, { extractable: true });
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ASSERTION_ALG, use: 'sig' };
     const privateJwk = await exportJWK(privateKey);
-    await this.db
+    await db
       .insertInto('signing_keys')
       .values({
         kid,
@@ -86,6 +96,10 @@ export class SigningKeys {
       .execute();
     return kid;
   }
+}
+
+function activeKey(db: Db) {
+  return db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirst();
 }
 
 function context(kid: string): string {

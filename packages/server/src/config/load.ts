@@ -84,6 +84,11 @@ export function parseConfig(
 function applyEnvironment(input: ConfigInput, env: NodeJS.ProcessEnv): ConfigInput {
   const next = { ...input };
   if (env.GATEHOUSE_DATA_DIR) next.dataDir = env.GATEHOUSE_DATA_DIR;
+  // The PostgreSQL URL replaces the file's choice of database (a SQLite path or driver included).
+  if (env.GATEHOUSE_DATABASE_URL) {
+    const { path: _path, driver: _driver, ...database } = input.database ?? {};
+    next.database = { ...database, url: env.GATEHOUSE_DATABASE_URL };
+  }
   if (env.GATEHOUSE_MODE === 'production' || env.GATEHOUSE_MODE === 'development') next.mode = env.GATEHOUSE_MODE;
   else if (env.GATEHOUSE_MODE) next.mode = env.GATEHOUSE_MODE as never; // let the schema name the bad value
   return next;

@@ -175,6 +175,62 @@ const redisUrl = z.string().superRefine((value, ctx) => {
   }
 });
 
+/**
+ * Where Gatehouse keeps its data: SQLite (the embedded default, a file under dataDir unless `path` says
+ * otherwise) or PostgreSQL (`url`, or GATEHOUSE_DATABASE_URL). Messages never repeat the URL: it may
+ * hold a password.
+ */
+const databaseSchema = z
+  .object({
+    /** Optional and derived from `url`; accepted so that older files saying `driver: sqlite` still load. */
+    driver: z.enum(['sqlite', 'postgres']).optional(),
+    /** A PostgreSQL connection URL: postgres://user[:password]@host[:port]/database[?sslmode=…]. */
+    url: z
+      .string()
+      .min(1)
+      .refine(isPostgresUrl, { message: 'must be a postgres:// or postgresql:// URL (host and database name; percent-encode special characters)' })
+      .optional(),
+    /** PostgreSQL: the password, when it is kept out of the URL (e.g. ${GATEHOUSE_DATABASE_PASSWORD}). */
+    password: z.string().min(1).optional(),
+    /** SQLite: the database file, relative to dataDir (":memory:" for a throwaway in-memory one). */
+    path: z.string().min(1).optional(),
+    pool: z
+      .object({
+        /** PostgreSQL: connections this node keeps at most. */
+        max: z.number().int().min(1).max(1000).default(10),
+      })
+      .strict()
+      .prefault({}),
+    /** PostgreSQL: a statement running longer than this is cancelled (the request fails instead of hanging). */
+    statementTimeout: duration.default(30_000),
+  })
+  .strict()
+  .prefault({})
+  .superRefine((database, ctx) => {
+    if (database.url !== undefined && database.path !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['path'], message: 'is for SQLite: give either url (PostgreSQL) or path (SQLite), not both' });
+    }
+    if (database.driver === 'postgres' && database.url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'is required with driver: postgres' });
+    }
+    if (database.driver === 'sqlite' && database.url !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['driver'], message: 'is sqlite but a PostgreSQL url is given (leave driver out)' });
+    }
+    if (database.password !== undefined && database.url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['password'], message: 'is for PostgreSQL: it needs url' });
+    }
+  })
+  .transform(({ driver: _driver, ...database }) => ({ ...database, driver: database.url !== undefined ? ('postgres' as const) : ('sqlite' as const) }));
+
+function isPostgresUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.pathname.length > 1;
+  } catch {
+    return false;
+  }
+}
+
 export const configSchema = z
   .object({
     mode: z.enum(['development', 'production']).default('development'),
@@ -188,14 +244,7 @@ export const configSchema = z
       .prefault({}),
     dataDir: z.string().min(1).default('./data'),
     organization: z.object({ name: z.string().min(1).max(80).default('Gatehouse') }).strict().prefault({}),
-    database: z
-      .object({
-        /** sqlite (a file under dataDir unless `path` says otherwise). */
-        driver: z.literal('sqlite').default('sqlite'),
-        path: z.string().min(1).optional(),
-      })
-      .strict()
-      .prefault({}),
+    database: databaseSchema,
     secrets: z
       .object({
         /** Signs CSRF tokens and other short-lived values; base64 or hex of at least 32 bytes. */

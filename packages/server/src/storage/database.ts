@@ -1,30 +1,70 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
 import type { Config } from '../config/schema.js';
+import type { DialectName } from './dialect.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenIfExists, type PermissionWarning } from './filePermissions.js';
-import { migrateToLatest } from './migrate.js';
+import { migrateToLatest, SchemaTooNewError } from './migrate.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 
 export interface DatabaseHandle {
   db: Db;
+  dialect: DialectName;
   /** Answers whether the database can run a query now (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
+export interface OpenOptions {
+  /** Bring the schema up to date (default). `false` only checks that it is not newer than this build. */
+  migrate?: boolean;
+}
+
+type Log = { warn: PermissionWarning };
+
 export function sqlitePath(config: Config): string {
   return config.database.path ?? path.join(config.dataDir, 'gatehouse.db');
 }
 
+/** The database URL as it may be shown: the password (in the URL or the query) replaced by "***". */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) if (/pass|secret|key/i.test(key)) parsed.searchParams.set(key, '***');
+    return parsed.toString();
+  } catch {
+    return '(an unreadable URL)';
+  }
+}
+
+/** Where the configured database is, for messages (never with a password). */
+export function describeDatabase(config: Config): string {
+  return config.database.url ? `PostgreSQL ${redactDatabaseUrl(config.database.url)}` : `SQLite ${sqlitePath(config)}`;
+}
+
 /**
- * Opens the configured database and brings its schema up to date. Its folder is created 0700 and its
- * files (the database, -wal and -shm) are 0600 whatever the umask (storage/filePermissions.ts); `log`
- * hears about an existing folder or file others could read.
+ * Opens the configured database — SQLite (the embedded default) or PostgreSQL (`database.url`) — and
+ * brings its schema up to date (storage/migrate.ts). A schema newer than this build stops it with
+ * SchemaTooNewError.
  */
-export async function openDatabase(config: Config, log?: { warn: PermissionWarning }): Promise<DatabaseHandle> {
+export async function openDatabase(config: Config, log?: Log, options: OpenOptions = {}): Promise<DatabaseHandle> {
+  const handle = config.database.url ? openPostgres(config, log) : openSqlite(config, log);
+  try {
+    await migrateToLatest(handle.db, { migrate: options.migrate ?? true });
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    if (error instanceof SchemaTooNewError) throw error;
+    const reason = error instanceof Error ? (error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message) : String(error);
+    throw new Error(`cannot open the database (${describeDatabase(config)}): ${reason}`, { cause: error });
+  }
+  return handle;
+}
+
+function openSqlite(config: Config, log: Log | undefined): DatabaseHandle {
   const file = sqlitePath(config);
   const warn: PermissionWarning = log ? (details, message) => log.warn(details, message) : (_details, message) => process.emitWarning(message);
   const onDisk = file !== ':memory:';
@@ -41,9 +81,42 @@ export async function openDatabase(config: Config, log?: { warn: PermissionWarni
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  await migrateToLatest(db);
+  return handleOf(db, 'sqlite');
+}
+
+/**
+ * PostgreSQL's bigint (int8: epoch milliseconds) and count(*) arrive as strings from `pg`, which cannot
+ * know they fit a JavaScript number. Gatehouse's do (times in ms, counts), so this pool — and only this
+ * pool, not every `pg` user in the process — reads them as numbers, like SQLite does.
+ */
+const INT8_OID = 20;
+const gatehouseTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+function openPostgres(config: Config, log: Log | undefined): DatabaseHandle {
+  const { url, password, pool: poolOptions, statementTimeout } = config.database;
+  const pool = new pg.Pool({
+    connectionString: url,
+    ...(password !== undefined ? { password } : {}),
+    max: poolOptions.max,
+    statement_timeout: statementTimeout,
+    application_name: 'gatehouse',
+    connectionTimeoutMillis: 10_000,
+    types: gatehouseTypes,
+  });
+  // A connection the server drops while idle in the pool is replaced on the next query; without a
+  // listener the error would end the process.
+  pool.on('error', (error) => log?.warn({ err: error.message }, 'a PostgreSQL connection in the pool failed'));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return handleOf(db, 'postgres');
+}
+
+function handleOf(db: Db, dialect: DialectName): DatabaseHandle {
   return {
     db,
+    dialect,
     async ping() {
       try {
         await sql`select 1`.execute(db);

@@ -1,0 +1,180 @@
+import { Migrator, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config/load.js';
+import { openDatabase, redactDatabaseUrl, type DatabaseHandle } from '../../src/storage/database.js';
+import { executedMigrations, KNOWN_MIGRATIONS, MIGRATION_LOCK_KEY, migrateToLatest, SchemaTooNewError } from '../../src/storage/migrate.js';
+import { startPostgres, type TestPostgres } from '../support/postgres.js';
+
+/**
+ * Opening the database on SQLite and PostgreSQL: the same migrations, several nodes starting at once,
+ * a schema newer than this build, and what the PostgreSQL connection is set up with.
+ */
+
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(() => server?.stop());
+
+const sqliteConfig = () => parseConfig({ dataDir: '.', database: { path: ':memory:' } }, { env: {} });
+const postgresConfig = (url: string, database: Record<string, unknown> = {}) => parseConfig({ dataDir: '.', database: { url, ...database } }, { env: {} });
+
+const backends: Array<[string, () => Promise<DatabaseHandle>]> = [
+  ['SQLite', () => openDatabase(sqliteConfig())],
+  ['PostgreSQL', async () => openDatabase(postgresConfig(await server.createDatabase()))],
+];
+
+describe.each(backends)('migrations on %s', (_name, open) => {
+  it('run every known migration, and find nothing to do the next time', async () => {
+    const handle = await open();
+    try {
+      expect(await executedMigrations(handle.db)).toEqual([...KNOWN_MIGRATIONS]);
+      expect(await migrateToLatest(handle.db)).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('refuse a schema newer than this build, saying what to do', async () => {
+    const handle = await open();
+    try {
+      await sql`insert into gatehouse_migrations (name, timestamp) values ('9999_from_the_future', '2099-01-01T00:00:00.000Z')`.execute(handle.db);
+      const refusal = await migrateToLatest(handle.db).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(SchemaTooNewError);
+      expect((refusal as Error).message).toMatch(/database schema is newer than this Gatehouse .*9999_from_the_future.*upgrade Gatehouse .* or restore a backup/);
+      // Checking only (migrate: false) refuses it too.
+      await expect(migrateToLatest(handle.db, { migrate: false })).rejects.toBeInstanceOf(SchemaTooNewError);
+      // Kysely alone calls it corrupted, allowUnorderedMigrations or not: hence the check before it.
+      const migrator = new Migrator({
+        db: handle.db,
+        provider: { getMigrations: async () => Object.fromEntries(KNOWN_MIGRATIONS.map((name) => [name, { up: async () => undefined }])) },
+        migrationTableName: 'gatehouse_migrations',
+        migrationLockTableName: 'gatehouse_migrations_lock',
+        allowUnorderedMigrations: true,
+      });
+      expect(String((await migrator.migrateToLatest()).error)).toContain('corrupted migrations: previously executed migration 9999_from_the_future is missing');
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+describe('PostgreSQL', () => {
+  it('several nodes starting at once on an empty database: one migrates, the others find nothing to do', async () => {
+    const url = await server.createDatabase();
+    const handles = await Promise.all(Array.from({ length: 4 }, () => openDatabase(postgresConfig(url, { pool: { max: 2 } }), undefined, { migrate: false })));
+    try {
+      const ran = await Promise.all(handles.map((handle) => migrateToLatest(handle.db)));
+      expect(ran.filter((names) => names.length > 0)).toEqual([[...KNOWN_MIGRATIONS]]);
+      expect(await executedMigrations(handles[0]!.db)).toEqual([...KNOWN_MIGRATIONS]);
+    } finally {
+      await Promise.all(handles.map((handle) => handle.close()));
+    }
+  });
+
+  it('a node starting while another migrates waits for it, longer than the statement timeout', async () => {
+    const url = await server.createDatabase();
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+      let opened = false;
+      const starting = openDatabase(postgresConfig(url, { statementTimeout: '200ms' })).then((handle) => {
+        opened = true;
+        return handle;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(opened).toBe(false);
+      await other.query(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+      const handle = await starting;
+      try {
+        expect(await executedMigrations(handle.db)).toEqual([...KNOWN_MIGRATIONS]);
+        // The connection that migrated went back to the pool with the configured timeout.
+        const timeouts = await Promise.all([1, 2, 3].map(() => sql<{ t: string }>`select current_setting('statement_timeout') as t`.execute(handle.db)));
+        expect(timeouts.map((result) => result.rows[0]!.t)).toEqual(['200ms', '200ms', '200ms']);
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('reads bigint and count(*) as numbers on its own pool only; sets the timeout and application name', async () => {
+    const url = await server.createDatabase();
+    const handle = await openDatabase(postgresConfig(url, { statementTimeout: '300ms', pool: { max: 3 } }));
+    try {
+      const { rows } = await sql<{ big: unknown; n: unknown; timeout: string; app: string }>`
+        select 1750000000000::bigint as big, (select count(*) from gatehouse_migrations) as n,
+               current_setting('statement_timeout') as timeout, current_setting('application_name') as app`.execute(handle.db);
+      expect(rows[0]).toEqual({ big: 1_750_000_000_000, n: KNOWN_MIGRATIONS.length, timeout: '300ms', app: 'gatehouse' });
+      await expect(sql`select pg_sleep(2)`.execute(handle.db)).rejects.toThrow(/statement timeout/);
+      expect(await handle.ping()).toBe(true);
+      // Any other pg user in the process keeps pg's default (a string).
+      const other = new pg.Client({ connectionString: url });
+      await other.connect();
+      try {
+        expect((await other.query('select 1750000000000::bigint as big')).rows[0]).toEqual({ big: '1750000000000' });
+      } finally {
+        await other.end();
+      }
+    } finally {
+      await handle.close();
+    }
+    expect(await handle.ping()).toBe(false);
+  });
+
+  it('a server it cannot reach: a clear error without the password', async () => {
+    const url = `postgres://gatehouse:s3cret-pw@127.0.0.1:1/gatehouse`;
+    const failure = (await openDatabase(postgresConfig(url)).then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as Error;
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure.message).toContain('cannot open the database (PostgreSQL postgres://gatehouse:***@127.0.0.1:1/gatehouse)');
+    expect(failure.message).not.toContain('s3cret-pw');
+  });
+});
+
+describe('database configuration', () => {
+  const parse = (database: unknown, env: Record<string, string> = {}) => parseConfig({ dataDir: '/data', database }, { env });
+  const problems = (database: unknown, env: Record<string, string> = {}) => {
+    try {
+      parse(database, env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems;
+      throw error;
+    }
+    return [];
+  };
+
+  it('SQLite by default, PostgreSQL with a url (pool and statement timeout defaulted)', () => {
+    expect(parse(undefined).database).toEqual({ driver: 'sqlite', pool: { max: 10 }, statementTimeout: 30_000 });
+    expect(parse({ driver: 'sqlite', path: 'g.db' }).database).toMatchObject({ driver: 'sqlite', path: '/data/g.db' });
+    expect(parse({ url: 'postgresql://db.internal/gatehouse' }).database).toEqual({ driver: 'postgres', url: 'postgresql://db.internal/gatehouse', pool: { max: 10 }, statementTimeout: 30_000 });
+    expect(parse({ url: 'postgres://g@db/gh', password: 'pw', pool: { max: 25 }, statementTimeout: '5s' }).database).toMatchObject({ password: 'pw', pool: { max: 25 }, statementTimeout: 5000 });
+  });
+
+  it('refuses a url that is not PostgreSQL, both url and path, and a driver that contradicts the url — never repeating the url', () => {
+    const bad = problems({ url: 'mysql://root:hunter2@db/gh' });
+    expect(bad).toEqual([expect.stringContaining('database.url: must be a postgres:// or postgresql:// URL')]);
+    expect(bad.join()).not.toContain('hunter2');
+    expect(problems({ url: 'postgres://db' })).toEqual([expect.stringContaining('database.url')]);
+    expect(problems({ url: 'postgres://db/gh', path: 'g.db' })).toEqual([expect.stringContaining('database.path: is for SQLite')]);
+    expect(problems({ driver: 'postgres' })).toEqual([expect.stringContaining('database.url: is required with driver: postgres')]);
+    expect(problems({ driver: 'sqlite', url: 'postgres://db/gh' })).toEqual([expect.stringContaining('database.driver')]);
+    expect(problems({ password: 'pw' })).toEqual([expect.stringContaining('database.password')]);
+  });
+
+  it('GATEHOUSE_DATABASE_URL overrides the file (its SQLite path included); ${ENV} fills a password', () => {
+    const env = { GATEHOUSE_DATABASE_URL: 'postgres://gatehouse@db/gh' };
+    expect(parse({ path: 'g.db', pool: { max: 4 } }, env).database).toEqual({ driver: 'postgres', url: 'postgres://gatehouse@db/gh', pool: { max: 4 }, statementTimeout: 30_000 });
+    expect(parse({ url: 'postgres://gatehouse:${PGPASS}@db/gh' }, { PGPASS: 'pw' }).database.url).toBe('postgres://gatehouse:pw@db/gh');
+  });
+
+  it('redacts the password of a URL (and password-like query parameters)', () => {
+    expect(redactDatabaseUrl('postgres://u:p%40ss@db:5433/gh?sslmode=require&sslpassword=x')).toBe('postgres://u:***@db:5433/gh?sslmode=require&sslpassword=***');
+    expect(redactDatabaseUrl('postgres://u@db/gh')).toBe('postgres://u@db/gh');
+  });
+});

@@ -1,0 +1,6 @@
+import { parseConfig } from '../../src/config/load.js';
+import { openDatabase } from '../../src/storage/database.js';
+import { storeSuite } from './storeSuite.js';
+
+/** The storage contract on SQLite, the embedded default: a new in-memory database per test. */
+storeSuite('SQLite', () => openDatabase(parseConfig({ dataDir: '.', database: { path: ':memory:' } }, { env: {} })), { realConcurrency: false });

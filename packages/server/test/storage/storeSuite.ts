@@ -1,0 +1,499 @@
+import type { DiscoveryPreview } from '@gatehouse/contract';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AccountStore } from '../../src/accounts/accountStore.js';
+import type { IdentityProfile } from '../../src/accounts/identityProfile.js';
+import { OPEN_ORGANIZATION } from '../../src/accounts/signInRules.js';
+import { SignInSettingsStore } from '../../src/accounts/signInSettings.js';
+import { UserDirectory } from '../../src/accounts/userDirectory.js';
+import { AuditLog } from '../../src/audit/auditLog.js';
+import { LogoutTokenStore } from '../../src/authenticate/logoutTokenStore.js';
+import { ProviderRegistry } from '../../src/authenticate/providerRegistry.js';
+import { ProviderStore } from '../../src/authenticate/providerStore.js';
+import { SignInAttempts } from '../../src/authenticate/signInAttempts.js';
+import { AppRegistry } from '../../src/authorize/appRegistry.js';
+import { AppStore } from '../../src/authorize/appStore.js';
+import { SigningKeys } from '../../src/authorize/signingKeys.js';
+import type { Config } from '../../src/config/schema.js';
+import { AppError } from '../../src/errors.js';
+import { AppSessions } from '../../src/sessions/appSessions.js';
+import { SessionStore } from '../../src/sessions/sessionStore.js';
+import { hashSecret } from '../../src/sessions/sessionToken.js';
+import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
+import type { DatabaseHandle } from '../../src/storage/database.js';
+import { purgeLogoutTokenJtis } from '../../src/storage/purge.js';
+
+/**
+ * The storage contract, written once: every store's operations, and the races two nodes (or two
+ * requests on one node) can run into, against whichever database `open` gives — a new, empty,
+ * migrated one for each test. storage/sqlite.test.ts and storage/postgres.test.ts run it.
+ */
+
+const log = pino({ level: 'silent' });
+const cipher = createTokenCipher({ encryptionKeys: new Map([['k1', Buffer.alloc(32, 7)]]), currentKeyId: 'k1' });
+const timeouts = { idleTimeout: 3_600_000, absoluteLifetime: 86_400_000, touchInterval: 60_000 };
+const T0 = 1_750_000_000_000; // epoch ms past 2^32: bigint columns, read back as numbers
+
+const provider = { id: 'corp', name: 'Corp', allowedDomains: [], createUsers: true, trustEmail: false };
+const trusting = { ...provider, id: 'partner', name: 'Partner', trustEmail: true };
+const admins = (emails: string[] = []): Config['admins'] => ({ emails, groups: [] }) as unknown as Config['admins'];
+const noGroups = { get: () => undefined };
+
+function profile(subject: string, email: string | undefined, extra: Partial<IdentityProfile> = {}): IdentityProfile {
+  return { subject, email, emailVerified: true, name: email?.split('@')[0], picture: undefined, groups: [], sid: undefined, extra: {}, ...extra };
+}
+
+async function failure(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof AppError) return error.code;
+    throw error;
+  }
+  return 'no error';
+}
+
+export interface SuiteOptions {
+  /** Whether the concurrency cases mean something here (two connections racing). */
+  realConcurrency: boolean;
+}
+
+export function storeSuite(name: string, open: Opener, { realConcurrency }: SuiteOptions): void {
+  describe(`storage contract on ${name}`, () => {
+    let handle: DatabaseHandle;
+    let clock: number;
+    const now = () => clock;
+    let accounts: AccountStore;
+
+    beforeEach(async () => {
+      handle = await open();
+      clock = T0;
+      accounts = new AccountStore(handle.db, now);
+    });
+    afterEach(async () => {
+      await handle.close();
+    });
+
+    const signUp = (subject: string, email: string, via = provider) => accounts.signIn(via, profile(subject, email), OPEN_ORGANIZATION);
+
+    describe('accounts', () => {
+      it('creates a user on first sign-in, finds them again, and keeps the primary identity current', async () => {
+        const first = await signUp('s1', 'ann@corp.example');
+        expect(first.user).toMatchObject({ email: 'ann@corp.example', name: 'ann', status: 'active', roles: '[]', created_at: T0, last_sign_in_at: T0 });
+        expect(first.user.primary_identity_id).toBe(first.identity.id);
+        expect(typeof first.user.created_at).toBe('number');
+        clock += 1000;
+        const again = await accounts.signIn(provider, profile('s1', 'ann.new@corp.example', { name: 'Ann B' }), OPEN_ORGANIZATION);
+        expect(again.user.id).toBe(first.user.id);
+        const stored = await accounts.getUser(first.user.id);
+        expect(stored).toMatchObject({ email: 'ann.new@corp.example', name: 'Ann B', last_sign_in_at: T0 + 1000 });
+        expect(typeof stored!.last_sign_in_at).toBe('number');
+        expect(await accounts.findIdentity('corp', 's1')).toMatchObject({ user_id: first.user.id, email_verified: 1, last_used_at: T0 + 1000 });
+        expect(await accounts.getIdentity(first.identity.id)).toMatchObject({ subject: 's1' });
+      });
+
+      it('refuses or links a second identity with the same email by the rules', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        expect(await failure(signUp('other', 'ann@corp.example'))).toBe('identity_conflict');
+        const linked = await signUp('p1', 'ann@corp.example', trusting);
+        expect(linked.user.id).toBe(ann.user.id);
+        expect((await accounts.listIdentities(ann.user.id)).map((identity) => identity.provider_id)).toEqual(['corp', 'partner']);
+      });
+
+      it('previews a sign-in without writing', async () => {
+        expect(await accounts.previewSignIn(provider, profile('s1', 'ann@corp.example'), OPEN_ORGANIZATION)).toMatchObject({ kind: 'create' });
+        expect(await accounts.countUsers()).toBe(0);
+      });
+
+      it('links and unlinks identities, never the last one', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const { identity } = await accounts.link(ann.user.id, { ...provider, id: 'other' }, profile('o1', 'ann@other.example'), OPEN_ORGANIZATION);
+        expect(identity.user_id).toBe(ann.user.id);
+        expect(await failure(accounts.link(ann.user.id, provider, profile('s1', 'ann@corp.example'), OPEN_ORGANIZATION))).toBe('no error');
+        const removed = await accounts.unlink(ann.user.id, ann.identity.id);
+        expect(removed?.id).toBe(ann.identity.id);
+        expect((await accounts.getUser(ann.user.id))!.primary_identity_id).toBeNull();
+        expect(await accounts.unlink(ann.user.id, 'nope')).toBeUndefined();
+        expect(await failure(accounts.unlink(ann.user.id, identity.id))).toBe('last_identity');
+      });
+
+      it('updates claims without counting a sign-in', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        clock += 5000;
+        const updated = await accounts.updateClaims(ann.identity, profile('s1', 'ann@corp.example', { name: 'Ann C', groups: ['staff'] }));
+        expect(updated?.user.name).toBe('Ann C');
+        const stored = await accounts.getUser(ann.user.id);
+        expect(stored).toMatchObject({ name: 'Ann C', last_sign_in_at: T0, updated_at: T0 + 5000 });
+        expect(JSON.parse((await accounts.getIdentity(ann.identity.id))!.claims)).toMatchObject({ groups: ['staff'] });
+      });
+
+      it('counts identities per provider and users; sets status and roles; maps ids to emails', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const bob = await signUp('s2', 'bob@corp.example');
+        await accounts.link(bob.user.id, trusting, profile('p2', 'bob@corp.example'), OPEN_ORGANIZATION);
+        expect(await accounts.identityCounts()).toEqual(new Map([['corp', 2], ['partner', 1]]));
+        expect(await accounts.countUsers()).toBe(2);
+        await accounts.setStatus(ann.user.id, 'suspended');
+        await accounts.setRoles(bob.user.id, ['admin', 'ops']);
+        expect((await accounts.getUser(ann.user.id))!.status).toBe('suspended');
+        expect(JSON.parse((await accounts.getUser(bob.user.id))!.roles)).toEqual(['admin', 'ops']);
+        expect(await accounts.emailsOf([ann.user.id, bob.user.id, 'ghost'])).toEqual(new Map([[ann.user.id, 'ann@corp.example'], [bob.user.id, 'bob@corp.example']]));
+        expect(await accounts.emailsOf([])).toEqual(new Map());
+        expect(await failure(signUp('s1', 'ann@corp.example'))).toBe('account_suspended');
+      });
+    });
+
+    describe('user directory', () => {
+      it('searches by email or name (wildcards literal), filters by status, pages, counts sessions', async () => {
+        for (const [index, who] of ['ann', 'bob', 'cat', 'dan', 'eve_50%'].entries()) {
+          await signUp(`s${index}`, `${who.replace('%', '')}@corp.example`);
+        }
+        const directory = new UserDirectory(handle.db, admins(), noGroups, now);
+        const all = await directory.search({}, 1, 2);
+        expect(all.total).toBe(5);
+        expect(all.users.map((user) => user.email)).toEqual(['ann@corp.example', 'bob@corp.example']);
+        expect((await directory.search({}, 3, 2)).users.map((user) => user.email)).toEqual(['eve_50@corp.example']);
+        expect((await directory.search({ query: 'BOB' }, 1, 10)).users.map((user) => user.email)).toEqual(['bob@corp.example']);
+        expect((await directory.search({ query: '_' }, 1, 10)).total).toBe(1);
+        expect((await directory.search({ query: '%' }, 1, 10)).total).toBe(0);
+        const cat = (await accounts.findIdentity('corp', 's2'))!;
+        await accounts.setStatus(cat.user_id, 'suspended');
+        expect((await directory.search({ status: 'suspended' }, 1, 10)).users.map((user) => user.email)).toEqual(['cat@corp.example']);
+        const sessions = new SessionStore(handle.db, cipher, timeouts, now);
+        await sessions.create({ userId: cat.user_id, identityId: cat.id, providerId: 'corp' });
+        await sessions.create({ userId: cat.user_id, identityId: cat.id, providerId: 'corp' });
+        expect(await directory.get(cat.user_id)).toMatchObject({ email: 'cat@corp.example', status: 'suspended', activeSessions: 2, createdAt: T0, admin: false });
+        expect(await directory.get('ghost')).toBeUndefined();
+      });
+
+      it('counts admins from roles and config, and removes the role only while another admin is left', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const bob = await signUp('s2', 'bob@corp.example');
+        await accounts.setRoles(ann.user.id, ['admin']);
+        await accounts.setRoles(bob.user.id, ['ops', 'admin']);
+        const directory = new UserDirectory(handle.db, admins(), noGroups, now);
+        expect(await directory.adminCount()).toBe(2);
+        expect(await directory.removeAdminRole(bob.user.id)).toEqual({ before: ['ops', 'admin'], after: ['ops'] });
+        expect(await failure(directory.removeAdminRole(ann.user.id))).toBe('last_admin');
+        expect(JSON.parse((await accounts.getUser(ann.user.id))!.roles)).toEqual(['admin']);
+        // Not an admin: nothing to protect.
+        expect(await directory.removeAdminRole(bob.user.id)).toEqual({ before: ['ops'], after: ['ops'] });
+        expect(await directory.removeAdminRole('ghost')).toBeUndefined();
+        // An admin from the config keeps someone an admin.
+        const withConfig = new UserDirectory(handle.db, admins(['bob@corp.example']), noGroups, now);
+        expect(await withConfig.adminCount()).toBe(2);
+        expect(await withConfig.removeAdminRole(ann.user.id)).toEqual({ before: ['admin'], after: [] });
+      });
+    });
+
+    describe('sessions', () => {
+      let sessions: SessionStore;
+      let userId: string;
+      let identityId: string;
+      beforeEach(async () => {
+        sessions = new SessionStore(handle.db, cipher, timeouts, now);
+        const ann = await signUp('s1', 'ann@corp.example');
+        userId = ann.user.id;
+        identityId = ann.identity.id;
+      });
+      const create = (extra: Partial<Parameters<SessionStore['create']>[0]> = {}) => sessions.create({ userId, identityId, providerId: 'corp', ...extra });
+
+      it('creates, finds by secret and id, touches at most once per interval, and expires', async () => {
+        const { secret, session } = await create({ idToken: 'id-token', refreshToken: 'refresh', accessToken: { value: 'access', expiresAt: T0 + 10_000 }, ip: '10.0.0.1' });
+        const found = (await sessions.findActive(secret))!;
+        expect(found).toMatchObject({ id: session.id, created_at: T0, idle_expires_at: T0 + timeouts.idleTimeout, absolute_expires_at: T0 + timeouts.absoluteLifetime, ip: '10.0.0.1' });
+        expect(typeof found.idle_expires_at).toBe('number');
+        expect([sessions.idToken(found), sessions.refreshToken(found), sessions.accessToken(found)]).toEqual(['id-token', 'refresh', 'access']);
+        expect(await sessions.findById(session.id)).toMatchObject({ secret_hash: hashSecret(secret) });
+        expect(await sessions.findActive('not-a-secret')).toBeUndefined();
+        clock += 30_000;
+        expect(await sessions.touch(found)).toBe(found);
+        clock += 60_000;
+        const touched = await sessions.touch(found);
+        expect((await sessions.findById(session.id))!.last_seen_at).toBe(touched.last_seen_at);
+        expect(touched.idle_expires_at).toBe(clock + timeouts.idleTimeout);
+        clock = touched.idle_expires_at;
+        expect(await sessions.findActive(secret)).toBeUndefined();
+      });
+
+      it('counts and lists live sessions; revokes by id, user, identity, provider and IdP session', async () => {
+        const a = await create({ idpSid: 'sid-a' });
+        clock += 1;
+        const b = await create();
+        clock += 1;
+        const c = await create({ idpSid: 'sid-c' });
+        expect(await sessions.countLive()).toBe(3);
+        expect((await sessions.listActiveForUser(userId)).map((session) => session.id)).toEqual([c.session.id, b.session.id, a.session.id]);
+        const revokedBatches: string[][] = [];
+        sessions.onRevoke((batch) => revokedBatches.push(batch.map((session) => session.id)));
+        expect(await sessions.revoke(a.session.id, 'sign-out')).toBe(true);
+        expect(await sessions.revoke(a.session.id, 'sign-out')).toBe(false);
+        const revoked = (await sessions.findById(a.session.id))!;
+        expect(revoked).toMatchObject({ revoked_at: clock, revoked_reason: 'sign-out', refresh_token_enc: null });
+        expect(await sessions.revokeForUser('someone-else', b.session.id, 'revoked-by-user')).toBe(false);
+        expect((await sessions.revokeByIdpSession('corp', { sid: 'sid-c' })).map((session) => session.id)).toEqual([c.session.id]);
+        expect(await sessions.revokeByIdpSession('corp', {})).toEqual([]);
+        const d = await create();
+        expect((await sessions.revokeByIdpSession('other', { sub: 's1' })).length).toBe(0);
+        expect((await sessions.revokeAllForUser(userId, 'sign-out-everywhere', d.session.id)).map((session) => session.id)).toEqual([b.session.id]);
+        expect((await sessions.revokeForIdentity(identityId, 'identity-unlinked')).map((session) => session.id)).toEqual([d.session.id]);
+        const e = await create();
+        expect((await sessions.revokeByIdpSession('corp', { sub: 's1' })).map((session) => session.id)).toEqual([e.session.id]);
+        const f = await create();
+        expect((await sessions.revokeForProvider('corp', 'provider-disabled')).map((session) => session.id)).toEqual([f.session.id]);
+        expect(await sessions.countLive()).toBe(0);
+        expect(revokedBatches).toHaveLength(6);
+      });
+
+      it('claims a claims check once and stores refreshed tokens (not on a revoked session)', async () => {
+        const { session } = await create({ refreshToken: 'r1' });
+        expect(await sessions.beginClaimsCheck(session, T0 + 100)).toBe(true);
+        expect(await sessions.beginClaimsCheck(session, T0 + 200)).toBe(false);
+        await sessions.storeRefreshedTokens(session, { refreshToken: 'r2', idToken: 'i2', accessToken: { value: 'a2', expiresAt: undefined }, checkedAt: T0 + 300 });
+        const stored = (await sessions.findById(session.id))!;
+        expect(stored.claims_checked_at).toBe(T0 + 300);
+        expect([sessions.refreshToken(stored), sessions.idToken(stored), sessions.accessToken(stored)]).toEqual(['r2', 'i2', 'a2']);
+        await sessions.revoke(session.id, 'refresh-failed');
+        await sessions.storeRefreshedTokens(stored, { refreshToken: 'r3', checkedAt: T0 + 400 });
+        expect((await sessions.findById(session.id))!.refresh_token_enc).toBeNull();
+        expect(await sessions.beginClaimsCheck(stored, T0 + 500)).toBe(false);
+      });
+
+      it('app-host codes are taken once; app sessions resolve only for their origin', async () => {
+        const { session } = await create();
+        const appSessions = new AppSessions(handle.db, now);
+        const app = { id: 'wiki', publicUrl: 'http://wiki.localhost:4180' } as Parameters<AppSessions['issueCode']>[0]['app'];
+        const code = await appSessions.issueCode({ sessionId: session.id, app, state: 'st', returnTo: '/' });
+        expect(await appSessions.redeemCode(code, 'wrong', 'http://wiki.localhost:4180')).toBeUndefined();
+        const again = await appSessions.issueCode({ sessionId: session.id, app, state: 'st', returnTo: '/x' });
+        expect(await appSessions.redeemCode(again, 'st', 'http://wiki.localhost:4180')).toMatchObject({ return_to: '/x', app_id: 'wiki' });
+        expect(await appSessions.redeemCode(again, 'st', 'http://wiki.localhost:4180')).toBeUndefined();
+        const token = await appSessions.create(session.id, 'wiki', 'http://wiki.localhost:4180');
+        expect(await appSessions.sessionIdFor(hashSecret(token), 'http://wiki.localhost:4180')).toBe(session.id);
+        expect(await appSessions.sessionIdFor(hashSecret(token), 'http://evil.localhost:4180')).toBeUndefined();
+        await appSessions.issueCode({ sessionId: session.id, app, state: 's', returnTo: '/' });
+        clock += 61_000;
+        expect(await appSessions.purgeExpiredCodes()).toBe(1);
+      });
+    });
+
+    describe('sign-in attempts', () => {
+      it('are consumed once, by the browser that started them, before they expire; expired ones are purged', async () => {
+        const attempts = new SignInAttempts(handle.db, 600_000, now);
+        const attempt = { state: 'state-1', bindingSecret: 'bind-1', providerId: 'corp', nonce: 'n', codeVerifier: 'v', returnTo: '/', purpose: 'sign-in' as const };
+        await attempts.create(attempt);
+        expect(await attempts.consume('state-1', 'bind-1')).toMatchObject({ provider_id: 'corp', expires_at: T0 + 600_000, user_id: null });
+        expect(await attempts.consume('state-1', 'bind-1')).toBeUndefined();
+        await attempts.create({ ...attempt, state: 'state-2' });
+        expect(await attempts.consume('state-2', 'other-browser')).toBeUndefined();
+        expect(await attempts.consume('state-2', 'bind-1')).toBeUndefined();
+        await attempts.create({ ...attempt, state: 'state-3', purpose: 'link', userId: 'u', sessionId: 's' });
+        await attempts.create({ ...attempt, state: 'state-4' });
+        clock += 600_000;
+        expect(await attempts.consume('state-3', 'bind-1')).toBeUndefined();
+        expect(await attempts.purgeExpired()).toBe(1);
+      });
+    });
+
+    describe('console apps, providers and settings', () => {
+      it('app store: create, load, update, remove', async () => {
+        const registry = new AppRegistry([]);
+        const store = new AppStore(handle.db, registry, 'http://localhost:4180', now, log);
+        const wiki = { id: 'wiki', name: 'Wiki', publicUrl: 'http://wiki.localhost:4180', upstream: 'http://127.0.0.1:9', policy: { allow: [{ domains: ['example.com'] }] } };
+        await store.create(wiki);
+        expect(registry.get('wiki')?.name).toBe('Wiki');
+        await store.update('wiki', { ...wiki, name: 'Team wiki' });
+        const fresh = new AppRegistry([]);
+        expect((await new AppStore(handle.db, fresh, 'http://localhost:4180', now, log).load()).map((app) => app.name)).toEqual(['Team wiki']);
+        await store.remove('wiki');
+        expect(registry.get('wiki')).toBeUndefined();
+      });
+
+      it('provider store: create (issuer checked by the injected discovery), update, disable, remove, credentials sealed', async () => {
+        const registry = new ProviderRegistry([], log, () => new Promise(() => undefined));
+        const checked: string[] = [];
+        const store = new ProviderStore({ db: handle.db, registry, cipher, accounts, log }, async (issuer) => {
+          checked.push(issuer);
+          return { pkce: 'S256' } as DiscoveryPreview;
+        }, now);
+        try {
+          await store.create({ id: 'okta', name: 'Okta', issuer: 'https://okta.example', clientId: 'g', clientSecret: 'top-secret' });
+          expect(checked).toEqual(['https://okta.example']);
+          const row = (await handle.db.selectFrom('providers').selectAll().executeTakeFirstOrThrow());
+          expect(row.definition).not.toContain('top-secret');
+          expect(row.created_at).toBe(T0);
+          await store.update('okta', { id: 'okta', name: 'Okta 2', issuer: 'https://okta.example', clientId: 'g' });
+          await store.setEnabled('okta', false);
+          const reloaded = new ProviderRegistry([], log, () => new Promise(() => undefined));
+          const loaded = await new ProviderStore({ db: handle.db, registry: reloaded, cipher, accounts, log }, undefined, now).load();
+          expect(loaded.map(({ name, enabled, clientSecret }) => ({ name, enabled, clientSecret }))).toEqual([{ name: 'Okta 2', enabled: false, clientSecret: 'top-secret' }]);
+          reloaded.close();
+          await store.remove('okta');
+          expect(await handle.db.selectFrom('providers').selectAll().execute()).toEqual([]);
+        } finally {
+          registry.close();
+        }
+      });
+
+      it('sign-in settings: open until set, then stored and replaced', async () => {
+        const settings = new SignInSettingsStore(handle.db, now);
+        expect(await settings.get()).toEqual({ ...OPEN_ORGANIZATION, allowedDomains: [] });
+        expect(await settings.update({ allowedDomains: ['corp.example'], createUsers: false })).toMatchObject({ after: { allowedDomains: ['corp.example'], createUsers: false } });
+        await settings.update({ allowedDomains: [] });
+        expect(await settings.get()).toEqual({ allowedDomains: [], createUsers: true });
+      });
+    });
+
+    describe('audit log', () => {
+      it('records, queries with filters and paging, streams, buckets, ranks denials, lists a user', async () => {
+        const audit = new AuditLog(handle.db, now);
+        const id = await audit.record({ type: 'sign_in', actorUserId: 'u1', targetUserId: 'u1', request: { ip: '10.0.0.1', headers: { 'user-agent': 'UA' } }, details: { via: 'corp' } });
+        for (let index = 0; index < 5; index++) {
+          clock += 60_000;
+          await audit.record({ type: 'access_denied', outcome: 'failure', targetUserId: 'u2', appId: index < 3 ? 'wiki' : 'vault' });
+        }
+        clock += 60_000;
+        await audit.record({ type: 'admin_granted', actorUserId: 'u2', targetUserId: 'u1' });
+        expect(await audit.get(id)).toMatchObject({ time: T0, type: 'sign_in', outcome: 'success', ip: '10.0.0.1', userAgent: 'UA', details: { via: 'corp' } });
+        const page = await audit.query({ type: 'access_denied' }, 2, 2);
+        expect(page.total).toBe(5);
+        expect(page.events.map((event) => event.time)).toEqual([T0 + 180_000, T0 + 120_000]);
+        expect((await audit.query({ userId: 'u2' }, 1, 50)).total).toBe(6);
+        expect((await audit.query({ outcome: 'failure', appId: 'vault' }, 1, 50)).total).toBe(2);
+        expect((await audit.query({ from: T0 + 60_000, to: T0 + 120_000 }, 1, 50)).total).toBe(1);
+        const batches: number[] = [];
+        for await (const batch of audit.stream({}, 4)) batches.push(batch.length);
+        expect(batches).toEqual([4, 3]);
+        const buckets = await audit.countsByBucket(['access_denied', 'sign_in'], T0, 120_000);
+        const base = Math.floor(T0 / 120_000);
+        expect(buckets.sort((a, b) => a.bucket - b.bucket || a.type.localeCompare(b.type))).toEqual([
+          { bucket: base, type: 'access_denied', n: 1 },
+          { bucket: base, type: 'sign_in', n: 1 },
+          { bucket: base + 1, type: 'access_denied', n: 2 },
+          { bucket: base + 2, type: 'access_denied', n: 2 },
+        ]);
+        expect(await audit.topDeniedApps(T0, 5)).toEqual([{ appId: 'wiki', denials: 3 }, { appId: 'vault', denials: 2 }]);
+        expect((await audit.forUser('u1')).map((event) => event.type)).toEqual(['admin_granted', 'sign_in']);
+      });
+    });
+
+    describe('signing keys and logout tokens', () => {
+      it('signing keys: the first is created once, rotation keeps the old one published', async () => {
+        const keys = new SigningKeys(handle.db, cipher, now);
+        await keys.load();
+        const first = keys.current().kid;
+        await new SigningKeys(handle.db, cipher, now).load();
+        expect(await handle.db.selectFrom('signing_keys').select('kid').execute()).toHaveLength(1);
+        clock += 1000;
+        const second = await keys.rotate();
+        expect(second).not.toBe(first);
+        expect(keys.publicJwks().keys.map((key) => key.kid)).toEqual([second, first]);
+      });
+
+      it("logout-token jti: remembered once per provider, purged after expiry", async () => {
+        const tokens = new LogoutTokenStore(handle.db);
+        expect(await tokens.remember('corp', 'j1', T0 + 1000)).toBe(true);
+        expect(await tokens.remember('corp', 'j1', T0 + 1000)).toBe(false);
+        expect(await tokens.remember('other', 'j1', T0 + 1000)).toBe(true);
+        expect(await purgeLogoutTokenJtis(handle.db, T0 + 1000)).toBe(2);
+        expect(await tokens.remember('corp', 'j1', T0 + 5000)).toBe(true);
+      });
+    });
+
+    describe(`races${realConcurrency ? '' : ' (one connection: requests of one node)'}`, () => {
+      /** Two stores on their own connections (PostgreSQL: two pools, as two nodes would have). */
+      let second: DatabaseHandle;
+      beforeEach(async () => {
+        second = realConcurrency ? await open.sibling!(handle) : handle;
+      });
+      afterEach(async () => {
+        if (second !== handle) await second.close();
+      });
+
+      it('a sign-in attempt redeemed twice at once is taken exactly once', async () => {
+        const attempts = [new SignInAttempts(handle.db, 600_000, now), new SignInAttempts(second.db, 600_000, now)];
+        for (let round = 0; round < 5; round++) {
+          await attempts[0]!.create({ state: `st-${round}`, bindingSecret: 'b', providerId: 'corp', nonce: 'n', codeVerifier: 'v', returnTo: '/', purpose: 'sign-in' });
+          const taken = await Promise.all(attempts.flatMap((store) => [store.consume(`st-${round}`, 'b'), store.consume(`st-${round}`, 'b')]));
+          expect(taken.filter(Boolean)).toHaveLength(1);
+        }
+      });
+
+      it('two claim refreshes of one session: exactly one flight', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const stores = [new SessionStore(handle.db, cipher, timeouts, now), new SessionStore(second.db, cipher, timeouts, now)];
+        const { session } = await stores[0]!.create({ userId: ann.user.id, identityId: ann.identity.id, providerId: 'corp' });
+        for (let round = 1; round <= 5; round++) {
+          const current = (await stores[0]!.findById(session.id))!;
+          const won = await Promise.all(stores.flatMap((store) => [store.beginClaimsCheck(current, T0 + round), store.beginClaimsCheck(current, T0 + round)]));
+          expect(won.filter(Boolean)).toHaveLength(1);
+        }
+      });
+
+      it('two first sign-ins with one email at once: one user; the other is refused or linked by the rules', async () => {
+        const stores = [accounts, new AccountStore(second.db, now)];
+        for (let round = 0; round < 4; round++) {
+          const email = `twin${round}@corp.example`;
+          // Another identity, an untrusted provider: refused (identity_conflict), never a second user.
+          const outcomes = await Promise.allSettled([stores[0]!.signIn(provider, profile(`a${round}`, email), OPEN_ORGANIZATION), stores[1]!.signIn(provider, profile(`b${round}`, email), OPEN_ORGANIZATION)]);
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+          expect((refused?.reason as AppError).code).toBe('identity_conflict');
+          // A provider trusted to link by email: both succeed, as one user.
+          const linked = await Promise.all([stores[0]!.signIn(trusting, profile(`p${round}`, `x${email}`), OPEN_ORGANIZATION), stores[1]!.signIn({ ...trusting, id: 'partner2' }, profile(`q${round}`, `x${email}`), OPEN_ORGANIZATION)]);
+          expect(linked[0].user.id).toBe(linked[1].user.id);
+          // The very same identity twice: one user, one identity, no unique-constraint failure.
+          const same = await Promise.all([stores[0]!.signIn(provider, profile(`same${round}`, `y${email}`), OPEN_ORGANIZATION), stores[1]!.signIn(provider, profile(`same${round}`, `y${email}`), OPEN_ORGANIZATION)]);
+          expect(same[0].identity.id).toBe(same[1].identity.id);
+        }
+        const rows = await handle.db.selectFrom('users').select('email').execute();
+        expect(rows.length).toBe(new Set(rows.map((row) => row.email)).size);
+      });
+
+      it('two unlinks of the last two identities at once: one identity stays', async () => {
+        for (let round = 0; round < 3; round++) {
+          const ann = await signUp(`u${round}`, `ann${round}@corp.example`);
+          const other = await accounts.link(ann.user.id, trusting, profile(`o${round}`, `ann${round}@corp.example`), OPEN_ORGANIZATION);
+          const outcomes = await Promise.allSettled([accounts.unlink(ann.user.id, ann.identity.id), new AccountStore(second.db, now).unlink(ann.user.id, other.identity.id)]);
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          expect(await accounts.listIdentities(ann.user.id)).toHaveLength(1);
+        }
+      });
+
+      it('two admins removing the last two admins at once: one stays', async () => {
+        for (let round = 0; round < 4; round++) {
+          const ann = await signUp(`a${round}`, `ann${round}@corp.example`);
+          const bob = await signUp(`b${round}`, `bob${round}@corp.example`);
+          await accounts.setRoles(ann.user.id, ['admin']);
+          await accounts.setRoles(bob.user.id, ['admin']);
+          const directories = [new UserDirectory(handle.db, admins(), noGroups, now), new UserDirectory(second.db, admins(), noGroups, now)];
+          const outcomes = await Promise.allSettled([directories[0]!.removeAdminRole(ann.user.id), directories[1]!.removeAdminRole(bob.user.id)]);
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          expect(((outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError).code).toBe('last_admin');
+          expect(await directories[0]!.adminCount()).toBe(1);
+          // Leave no admin behind for the next round.
+          await accounts.setRoles(ann.user.id, []);
+          await accounts.setRoles(bob.user.id, []);
+        }
+      });
+
+      it('nodes starting together on a new database make one signing key and all use it', async () => {
+        const nodes = [new SigningKeys(handle.db, cipher, now), new SigningKeys(second.db, cipher, now), new SigningKeys(second.db, cipher, now)];
+        await Promise.all(nodes.map((keys) => keys.load()));
+        expect(await handle.db.selectFrom('signing_keys').select('kid').execute()).toHaveLength(1);
+        expect(new Set(nodes.map((keys) => keys.current().kid)).size).toBe(1);
+      });
+
+      it('a logout token delivered twice at once is acted on once', async () => {
+        const stores = [new LogoutTokenStore(handle.db), new LogoutTokenStore(second.db)];
+        for (let round = 0; round < 5; round++) {
+          const accepted = await Promise.all(stores.flatMap((store) => [store.remember('corp', `jti-${round}`, T0 + 1000), store.remember('corp', `jti-${round}`, T0 + 1000)]));
+          expect(accepted.filter(Boolean)).toHaveLength(1);
+        }
+      });
+    });
+  });
+}
+
+/** `open`, and for real concurrency a second handle on the same database (another node). */
+export type Opener = (() => Promise<DatabaseHandle>) & { sibling?: (handle: DatabaseHandle) => Promise<DatabaseHandle> };

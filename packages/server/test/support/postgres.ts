@@ -1,0 +1,131 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+/**
+ * Throwaway PostgreSQL servers for tests: initdb in a temporary folder, a free loopback port, no
+ * durability (fsync off: nothing here needs to survive a crash), stopped and removed at the end.
+ * PostgreSQL refuses to run as root, so as root the server is the `postgres` user's (runuser).
+ * Debian's binaries are not on PATH: they are found under /usr/lib/postgresql/<version>/bin
+ * (scripts/test.sh installs the `postgresql` package when it is missing).
+ */
+
+export interface TestPostgres {
+  /** postgres://gatehouse@127.0.0.1:<port>/postgres */
+  adminUrl: string;
+  port: number;
+  /** A new database, empty or a copy of `template` (a database name); its URL. */
+  createDatabase(template?: string): Promise<string>;
+  stop(): void;
+}
+
+/** The bin folder of the newest PostgreSQL installed, or undefined. */
+export function postgresBinDir(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((name) => existsSync(path.join(root, name, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? path.join(root, versions[0], 'bin') : undefined;
+}
+
+const running = new Set<TestPostgres>();
+let exitHook = false;
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql; scripts/test.sh does it when run as root)');
+  const asRoot = process.getuid?.() === 0;
+  const folder = mkdtempSync(path.join(tmpdir(), 'gatehouse-pg-'));
+  const data = path.join(folder, 'data');
+  if (asRoot) {
+    const [uid, gid] = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim()));
+    chownSync(folder, uid!, gid!);
+  }
+  const run = (tool: string, args: string[]) => {
+    const [command, commandArgs] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
+    const result = spawnSync(command, commandArgs, { encoding: 'utf8', cwd: folder });
+    if (result.status !== 0) throw new Error(`${tool} failed (${result.status}): ${result.stderr || result.stdout}`);
+  };
+
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'gatehouse', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions']);
+  let port = 0;
+  for (let attempt = 0; ; attempt++) {
+    port = await freePort();
+    const options = [
+      `-p ${port}`,
+      `-c listen_addresses=127.0.0.1`,
+      `-c unix_socket_directories=${folder}`,
+      '-c fsync=off',
+      '-c synchronous_commit=off',
+      '-c full_page_writes=off',
+      '-c max_connections=60',
+      '-c shared_buffers=16MB',
+    ].join(' ');
+    try {
+      run('pg_ctl', ['start', '-w', '-t', '30', '-D', data, '-l', path.join(folder, 'log'), '-o', options]);
+      break;
+    } catch (error) {
+      // Another process took the port in between: try another one.
+      if (attempt >= 2) {
+        rmSync(folder, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
+
+  const adminUrl = `postgres://gatehouse@127.0.0.1:${port}/postgres`;
+  const server: TestPostgres = {
+    adminUrl,
+    port,
+    async createDatabase(template?: string) {
+      const name = `test_${randomBytes(6).toString('hex')}`;
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`create database ${name}${template ? ` template ${pg.escapeIdentifier(template)}` : ''} strategy file_copy`);
+      } finally {
+        await client.end();
+      }
+      return `postgres://gatehouse@127.0.0.1:${port}/${name}`;
+    },
+    stop() {
+      if (!running.delete(server)) return;
+      try {
+        run('pg_ctl', ['stop', '-m', 'immediate', '-D', data]);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  };
+  running.add(server);
+  if (!exitHook) {
+    exitHook = true;
+    // A test run that ends without its afterAll still leaves nothing running.
+    process.once('exit', () => {
+      for (const leftover of [...running]) {
+        try {
+          leftover.stop();
+        } catch {
+          // best effort at exit
+        }
+      }
+    });
+  }
+  return server;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

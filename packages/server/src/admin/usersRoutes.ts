@@ -67,14 +67,19 @@ export async function usersRoutes(instance: FastifyInstance, { admin }: { admin:
       const actor = await actorOf(request);
       const { admin: grant } = request.body;
       const before = await existingUser(request.params.userId);
-      const row = (await accounts.getUser(before.id))!;
-      const roles = parseRoles(row.roles).filter((role) => role !== 'admin');
-      if (!grant) {
+      let roles: { before: string[]; after: string[] };
+      if (grant) {
+        const current = parseRoles((await accounts.getUser(before.id))!.roles);
+        roles = { before: current, after: [...current.filter((role) => role !== 'admin'), 'admin'] };
+        await accounts.setRoles(before.id, roles.after);
+      } else {
         if (before.adminFromConfig) throw new AppError('admin_from_config');
-        if (before.admin && (await directory.adminCount()) <= 1) throw new AppError('last_admin');
+        // Checked and changed in one turn (across nodes too): two admins removing each other at once
+        // leave one, never none.
+        const removed = await directory.removeAdminRole(before.id);
+        if (!removed) throw new AppError('not_found');
+        roles = removed;
       }
-      const after = grant ? [...roles, 'admin'] : roles;
-      await accounts.setRoles(before.id, after);
       // Cached sessions carry the old roles, here and on every other worker and node.
       const sessionIds = (await sessions.listActiveForUser(before.id)).map((session) => session.id);
       changes.publish({ type: 'sessions-changed', sessionIds });
@@ -84,7 +89,7 @@ export async function usersRoutes(instance: FastifyInstance, { admin }: { admin:
         targetUserId: before.id,
         sessionId: actor.session.id,
         request,
-        details: { before: { roles: parseRoles(row.roles) }, after: { roles: after } },
+        details: { before: { roles: roles.before }, after: { roles: roles.after } },
       });
       return noContent(reply);
     },

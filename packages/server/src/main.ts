@@ -109,6 +109,19 @@ async function main(argv: string[]): Promise<number> {
   return start(loaded);
 }
 
+/**
+ * Starting failed: the development processes already started stop, and a configuration that cannot
+ * work or a database this build cannot use is one clear line (exit 2), not a stack trace.
+ */
+async function failedToStart(error: unknown, log: pino.Logger, devServices: DevServices | undefined): Promise<number> {
+  await devServices?.stop();
+  if (error instanceof SecretError || error instanceof SchemaTooNewError) {
+    log.fatal(error.message);
+    return 2;
+  }
+  throw error;
+}
+
 /** How long stopping may take before the process exits regardless. */
 const SHUTDOWN_DEADLINE_MS = 15_000;
 
@@ -127,13 +140,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     // Every change this worker makes reaches its siblings, and theirs reach it (storage/clusterChanges.ts).
     if (cluster.isWorker) services.changes.attach(workerChangeTransport());
   } catch (error) {
-    await devServices?.stop();
-    // A configuration that cannot work, or a database this build cannot use: one clear line, no stack.
-    if (error instanceof SecretError || error instanceof SchemaTooNewError) {
-      log.fatal(error.message);
-      return 2;
-    }
-    throw error;
+    return failedToStart(error, log, devServices);
   }
 
   const app = await buildApp(services, { loggerInstance: log });
@@ -205,13 +212,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
       await database.close();
     }
   } catch (error) {
-    await devServices?.stop();
-    // A configuration that cannot work, or a database this build cannot use: one clear line, no stack.
-    if (error instanceof SecretError || error instanceof SchemaTooNewError) {
-      log.fatal(error.message);
-      return 2;
-    }
-    throw error;
+    return failedToStart(error, log, devServices);
   }
 
   relayChangesBetweenWorkers(cluster);

@@ -63,6 +63,14 @@ describe('the whole server against the contract', () => {
     }
   });
 
+  it('keeps JSON answers out of every cache, unless the route says otherwise (the JWKS)', async () => {
+    for (const url of ['/healthz', '/readyz', '/api/providers']) {
+      expect((await app.inject({ method: 'GET', url })).headers['cache-control'], url).toBe('no-store');
+    }
+    expect((await app.inject({ method: 'GET', url: '/api/session' })).headers['cache-control']).toBe('no-store');
+    expect((await app.inject({ method: 'GET', url: '/.gatehouse/jwks.json' })).headers['cache-control']).toBe('public, max-age=300');
+  });
+
   it('gives every success answer of the contract a schema, or declares it bodiless (204) or a download', () => {
     for (const route of allRoutes) {
       for (const [status, schema] of Object.entries(route.responses)) {

@@ -14,9 +14,6 @@ import { usersRoutes } from './usersRoutes.js';
  * the role, and CSRF on every change), and every change is an audit event with before/after.
  */
 export async function adminArea(app: FastifyInstance, deps: AdminDeps) {
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-  });
 
   const admin = adminContext(deps);
   await app.register(dashboardRoutes, { admin });

@@ -8,9 +8,6 @@ export type { ApiDeps };
 
 /** The front end's view of the world: who is signed in, the launcher, the account center. */
 export async function apiArea(app: FastifyInstance, deps: ApiDeps) {
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-  });
   await app.register(sessionRoutes, deps);
   await app.register(appsRoutes, deps);
   await app.register(meRoutes, deps);

@@ -1,5 +1,5 @@
 import { API_PREFIX, problemSchema, RESERVED_PREFIX, type RouteDefinition } from '@gatehouse/contract';
-import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 
@@ -43,7 +43,15 @@ export function contractRoute<const R extends RouteDefinition>(route: R) {
     ...(route.body ? { body: route.body } : {}),
     response,
   } as unknown as ContractSchema<R>;
-  return { method: route.method, url: route.path, schema, config: { access: route.access, csrf: 'header' as const, contract: route } };
+  return { method: route.method, url: route.path, schema, config: { access: route.access, csrf: 'header' as const, contract: route }, onSend: notCached };
+}
+
+/**
+ * A JSON answer is about this request's person and this moment: no cache keeps it, unless the route
+ * says otherwise itself (the JWKS, cached for five minutes).
+ */
+async function notCached(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
 }
 
 declare module 'fastify' {

@@ -15,9 +15,6 @@ export interface HealthDeps {
  */
 export async function healthRoutes(instance: FastifyInstance, deps: HealthDeps) {
   const app = typed(instance);
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-  });
 
   app.route({ ...contractRoute(routes.operations.getHealth), handler: async () => ({ status: 'ok' as const }) });
 

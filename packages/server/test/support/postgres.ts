@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -20,6 +20,13 @@ export interface TestPostgres {
   port: number;
   /** A new database, empty or a copy of `template` (a database name); its URL. */
   createDatabase(template?: string): Promise<string>;
+  /**
+   * Stops the server as an operator's restart does (`pg_ctl stop -m fast`: open connections are ended,
+   * running transactions rolled back) and keeps its data; `resume` starts it again on the same port.
+   * Both leave the test's event loop running, so traffic can go on meanwhile.
+   */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   stop(): void;
 }
 
@@ -46,17 +53,27 @@ export async function startPostgres(): Promise<TestPostgres> {
     const [uid, gid] = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim()));
     chownSync(folder, uid!, gid!);
   }
+  const commandOf = (tool: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
   const run = (tool: string, args: string[]) => {
-    const [command, commandArgs] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
-    const result = spawnSync(command, commandArgs, { encoding: 'utf8', cwd: folder });
+    const result = spawnSync(...commandOf(tool, args), { encoding: 'utf8', cwd: folder });
     if (result.status !== 0) throw new Error(`${tool} failed (${result.status}): ${result.stderr || result.stdout}`);
   };
+  const runInBackground = (tool: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      execFile(...commandOf(tool, args), { encoding: 'utf8', cwd: folder }, (error, stdout, stderr) =>
+        error ? reject(new Error(`${tool} failed: ${stderr || stdout || error.message}`)) : resolve(),
+      );
+    });
 
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'gatehouse', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions']);
   let port = 0;
+  let options = '';
+  let paused = false;
+  const startArgs = () => ['start', '-w', '-t', '30', '-D', data, '-l', path.join(folder, 'log'), '-o', options];
   for (let attempt = 0; ; attempt++) {
     port = await freePort();
-    const options = [
+    options = [
       `-p ${port}`,
       `-c listen_addresses=127.0.0.1`,
       `-c unix_socket_directories=${folder}`,
@@ -67,7 +84,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       '-c shared_buffers=16MB',
     ].join(' ');
     try {
-      run('pg_ctl', ['start', '-w', '-t', '30', '-D', data, '-l', path.join(folder, 'log'), '-o', options]);
+      run('pg_ctl', startArgs());
       break;
     } catch (error) {
       // Another process took the port in between: try another one.
@@ -93,10 +110,18 @@ export async function startPostgres(): Promise<TestPostgres> {
       }
       return `postgres://gatehouse@127.0.0.1:${port}/${name}`;
     },
+    async pause() {
+      await runInBackground('pg_ctl', ['stop', '-w', '-m', 'fast', '-D', data]);
+      paused = true;
+    },
+    async resume() {
+      await runInBackground('pg_ctl', startArgs());
+      paused = false;
+    },
     stop() {
       if (!running.delete(server)) return;
       try {
-        run('pg_ctl', ['stop', '-m', 'immediate', '-D', data]);
+        if (!paused) run('pg_ctl', ['stop', '-m', 'immediate', '-D', data]);
       } finally {
         rmSync(folder, { recursive: true, force: true });
       }

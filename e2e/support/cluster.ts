@@ -1,0 +1,403 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { startDevIdpProcess, type DevIdpProcess } from '../../packages/server/test/integration/support/devIdpProcess.js';
+import { startPostgres, type TestPostgres } from '../../packages/server/test/support/postgres.js';
+import { freePort } from './stack.js';
+
+/**
+ * Two Gatehouse nodes on one PostgreSQL behind Debian's nginx, round-robin, as a high-availability
+ * deployment runs them: each node is the built server (`dist/main.js start`) in production mode, from
+ * the same configuration file but for the port it listens on — the same public URL (nginx's), the same
+ * database, the same secrets. The development IdP and the demo app run as processes of their own, the
+ * IdP configured on both nodes as an ordinary provider.
+ *
+ * nginx picks a node per request. A request carrying the cookie `lb_node=a` (or `b`) goes to that node
+ * only, so a test can say where each step happens (a browser sets the cookie on each host it visits);
+ * every answer names the node(s) that served it in `X-Served-By` (nginx's `$upstream_addr`).
+ */
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const main = path.join(root, 'packages/server/dist/main.js');
+const demoMain = path.join(root, 'packages/demo-app/dist/main.js');
+
+export type NodeName = 'a' | 'b';
+
+export interface ClusterNode {
+  name: NodeName;
+  port: number;
+  /** The process id while it runs. */
+  readonly pid: number | undefined;
+  readonly running: boolean;
+  /** Ends it with a signal (`SIGKILL`: a crash) and waits until it is gone. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again (after `kill`) and waits until it is ready. */
+  start(): Promise<void>;
+  /** What it logged so far (JSON lines). */
+  logs(): string;
+}
+
+export interface Cluster {
+  /** The portal's origin, through nginx: `http://localhost:<port>`. */
+  portalUrl: string;
+  /** nginx's port: every host (the portal, the apps) is served there. */
+  port: number;
+  /** An app's origin through nginx, e.g. appUrl('whoami') is `http://whoami.localhost:<port>`. */
+  appUrl(app: string): string;
+  /** The demo app (the upstream of every app here), directly. */
+  demoUrl: string;
+  idpUrl: string;
+  nodes: Record<NodeName, ClusterNode>;
+  postgres: TestPostgres;
+  databaseUrl: string;
+  /** Runs SQL on the nodes' database (a connection of the test's own). */
+  query<Row extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
+  /** nginx's error log and every node's log: for failure reports. */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+/** The cookie that pins a request to one node (see the nginx configuration below). */
+export const NODE_COOKIE = 'lb_node';
+
+/** Which node served an answer, from its `X-Served-By` header (the last one nginx tried). */
+export function servedBy(cluster: Pick<Cluster, 'nodes'>, header: string | null | undefined): NodeName | undefined {
+  const last = header?.split(',').pop()?.trim();
+  return (['a', 'b'] as const).find((name) => last === `127.0.0.1:${cluster.nodes[name].port}`);
+}
+
+export async function startCluster(): Promise<Cluster> {
+  const stops: Array<() => Promise<void> | void> = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch {
+        // keep stopping the rest
+      }
+    }
+  };
+  try {
+    const postgres = await startPostgres();
+    stops.push(() => postgres.stop());
+    const databaseUrl = await postgres.createDatabase();
+    const [lbPort, portA, portB, demoPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const portalUrl = `http://localhost:${lbPort}`;
+    const appUrl = (app: string) => `http://${app}.localhost:${lbPort}`;
+
+    const idp: DevIdpProcess = await startDevIdpProcess({
+      redirectUris: [`${portalUrl}/.gatehouse/callback/dev`],
+      postLogoutRedirectUris: [`${portalUrl}/signed-out`],
+      backchannelLogoutUri: `${portalUrl}/.gatehouse/backchannel-logout/dev`,
+      cookiePrefix: 'devidp',
+    });
+    stops.push(() => idp.close());
+
+    const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-cluster-'));
+    // nginx's workers run as another user when the tests run as root; they must reach their temp paths.
+    chmodSync(dir, 0o755);
+    stops.push(() => rmSync(dir, { recursive: true, force: true }));
+
+    const demo = startDemoApp(demoPort, portalUrl, dir);
+    stops.push(() => stopChild(demo));
+    await waitUntil(async () => (await fetch(`http://localhost:${demoPort}/`)).ok, 'the demo app', () => readFileSync(path.join(dir, 'demo.log'), 'utf8'));
+
+    const configFor = (port: number) =>
+      JSON.stringify({
+        mode: 'production',
+        publicUrl: portalUrl,
+        listen: { host: '127.0.0.1', port },
+        dataDir: path.join(dir, 'data'),
+        database: { url: databaseUrl },
+        log: { level: 'info', format: 'json' },
+        secrets: sharedSecrets,
+        trustedProxies: ['127.0.0.1'],
+        // Tests sign in many times a minute from one address; the limit has tests of its own.
+        signIn: { rateLimit: { max: 10_000 } },
+        admins: { groups: [{ provider: 'dev', group: 'admins' }] },
+        providers: [
+          {
+            id: 'dev',
+            name: 'Development IdP',
+            issuer: idp.issuer,
+            clientId: 'gatehouse',
+            clientSecret: 'gatehouse-dev-secret',
+            scopes: ['openid', 'email', 'profile', 'groups', 'offline_access'],
+            createUsers: true,
+            trustGroups: true,
+          },
+        ],
+        apps: [
+          {
+            id: 'whoami',
+            name: 'Whoami',
+            publicUrl: appUrl('whoami'),
+            upstream: `http://localhost:${demoPort}`,
+            websockets: true,
+            preserveHost: true,
+            policy: { allow: [{ groups: ['staff'] }] },
+          },
+        ],
+      });
+    const sharedSecrets = {
+      cookieKey: randomBytes(32).toString('base64url'),
+      encryptionKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }],
+    };
+    const nodes = {
+      a: clusterNode('a', portA, dir, configFor(portA)),
+      b: clusterNode('b', portB, dir, configFor(portB)),
+    };
+    stops.push(() => nodes.a.kill('SIGTERM'), () => nodes.b.kill('SIGTERM'));
+    // One after the other: the first migrates the new database and makes the signing key.
+    await nodes.a.start();
+    await nodes.b.start();
+
+    const nginx = startNginx(dir, lbPort, portA, portB);
+    stops.push(() => stopChild(nginx));
+    await waitUntil(async () => (await fetch(`http://127.0.0.1:${lbPort}/healthz`)).ok, 'nginx', () => readFileSync(path.join(dir, 'nginx', 'error.log'), 'utf8'));
+
+    // The test's own connection drops when PostgreSQL is restarted; a dropped one is opened again.
+    let connected: Promise<pg.Client> | undefined;
+    const connection = () =>
+      (connected ??= (async () => {
+        const fresh = new pg.Client({ connectionString: databaseUrl });
+        fresh.on('error', () => (connected = undefined));
+        await fresh.connect();
+        return fresh;
+      })());
+    stops.push(async () => {
+      const open = connected;
+      connected = undefined;
+      await (await open?.catch(() => undefined))?.end();
+    });
+
+    return {
+      portalUrl,
+      port: lbPort,
+      appUrl,
+      demoUrl: `http://localhost:${demoPort}`,
+      idpUrl: idp.issuer,
+      nodes,
+      postgres,
+      databaseUrl,
+      async query<Row extends object>(text: string, values: unknown[] = []) {
+        try {
+          return (await (await connection()).query(text, values)).rows as Row[];
+        } catch (error) {
+          connected = undefined;
+          throw error;
+        }
+      },
+      logs: () =>
+        [
+          `--- nginx ---\n${readIfThere(path.join(dir, 'nginx', 'error.log'))}`,
+          `--- node a ---\n${nodes.a.logs()}`,
+          `--- node b ---\n${nodes.b.logs()}`,
+        ].join('\n'),
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+function clusterNode(name: NodeName, port: number, dir: string, config: string): ClusterNode {
+  const configFile = path.join(dir, `gatehouse-${name}.json`);
+  writeFileSync(configFile, config, { mode: 0o600 });
+  const logFile = path.join(dir, `node-${name}.log`);
+  let child: ChildProcess | undefined;
+  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+  const node: ClusterNode = {
+    name,
+    port,
+    get pid() {
+      return running() ? child?.pid : undefined;
+    },
+    get running() {
+      return running();
+    },
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (!running()) return;
+      await stopChild(child!, signal);
+    },
+    async start() {
+      if (running()) return;
+      const out = openSync(logFile, 'a');
+      const started = spawn(process.execPath, [main, 'start', '--config', configFile], { cwd: dir, stdio: ['ignore', out, out] });
+      child = started;
+      // Should the test process end without its cleanup (a crash, Ctrl-C), the node ends with it.
+      const onExit = () => started.kill('SIGKILL');
+      process.once('exit', onExit);
+      started.once('exit', () => process.off('exit', onExit));
+      await waitUntil(
+        async () => {
+          if (!running()) throw new Error(`node ${name} exited (${started.exitCode ?? started.signalCode})`);
+          const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+          const body = (await response.json()) as { checks: { providers: Array<{ status: string }> } };
+          return response.ok && body.checks.providers.every((provider) => provider.status === 'ready');
+        },
+        `node ${name}`,
+        () => readIfThere(logFile),
+      );
+    },
+    logs: () => readIfThere(logFile),
+  };
+  return node;
+}
+
+function startDemoApp(port: number, portalUrl: string, dir: string): ChildProcess {
+  const out = openSync(path.join(dir, 'demo.log'), 'a');
+  return spawn(process.execPath, [demoMain], {
+    cwd: dir,
+    stdio: ['ignore', out, out],
+    env: {
+      ...process.env,
+      DEMO_APP_PORT: String(port),
+      // The demo verifies the signed assertion against the keys the nodes publish, through nginx.
+      DEMO_APP_JWKS_URL: `${portalUrl}/.gatehouse/jwks.json`,
+      DEMO_APP_ISSUER: portalUrl,
+    },
+  });
+}
+
+/**
+ * nginx in front of both nodes: every host name (the portal and the app hosts) to either node, the Host
+ * header kept, WebSockets upgraded. A node that refuses connections (down) is skipped and marked failed
+ * for a while; an idempotent request that fails on one node before an answer started is tried on the
+ * other (nginx's defaults: `proxy_next_upstream error timeout`, never for POST, LOCK or PATCH).
+ */
+function startNginx(dir: string, port: number, portA: number, portB: number): ChildProcess {
+  const home = path.join(dir, 'nginx');
+  mkdirSync(home, { mode: 0o755 });
+  const at = (name: string) => JSON.stringify(path.join(home, name));
+  writeFileSync(
+    path.join(home, 'nginx.conf'),
+    `worker_processes 1;
+events { worker_connections 1024; }
+http {
+    client_body_temp_path ${at('client_body')};
+    proxy_temp_path ${at('proxy')};
+    fastcgi_temp_path ${at('fastcgi')};
+    uwsgi_temp_path ${at('uwsgi')};
+    scgi_temp_path ${at('scgi')};
+    access_log ${at('access.log')};
+
+    upstream gatehouse_nodes {
+        server 127.0.0.1:${portA} max_fails=1 fail_timeout=10s;
+        server 127.0.0.1:${portB} max_fails=1 fail_timeout=10s;
+        keepalive 16;
+    }
+    upstream gatehouse_node_a { server 127.0.0.1:${portA}; keepalive 4; }
+    upstream gatehouse_node_b { server 127.0.0.1:${portB}; keepalive 4; }
+
+    map $cookie_${NODE_COOKIE} $gatehouse_pool {
+        default gatehouse_nodes;
+        a       gatehouse_node_a;
+        b       gatehouse_node_b;
+    }
+    map $http_upgrade $gatehouse_connection {
+        default upgrade;
+        ''      '';
+    }
+
+    server {
+        listen 127.0.0.1:${port};
+        server_name _;
+        location / {
+            proxy_pass http://$gatehouse_pool;
+            proxy_http_version 1.1;
+            proxy_set_header Host $http_host;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $gatehouse_connection;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto $scheme;
+            proxy_connect_timeout 2s;
+            proxy_read_timeout 1h;
+            proxy_buffering off;
+            add_header X-Served-By $upstream_addr always;
+        }
+    }
+}
+`,
+  );
+  const out = openSync(path.join(home, 'nginx.out'), 'a');
+  const nginx = process.env.NGINX_PATH ?? ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate)) ?? 'nginx';
+  return spawn(
+    nginx,
+    ['-p', `${home}/`, '-e', path.join(home, 'error.log'), '-c', path.join(home, 'nginx.conf'), '-g', `daemon off; pid ${path.join(home, 'nginx.pid')};`],
+    { cwd: home, stdio: ['ignore', out, out] },
+  );
+}
+
+
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(force);
+}
+
+function readIfThere(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function waitUntil(ready: () => Promise<boolean>, what: string, logs: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if (await ready()) return;
+    } catch (error) {
+      last = error;
+      if (error instanceof Error && error.message.includes('exited')) break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`${what} did not become ready (${last instanceof Error ? last.message : 'timed out'}):\n${logs()}`);
+}
+
+/**
+ * One HTTP request on a connection of its own (so nginx picks a node for each), optionally pinned to a
+ * node, with the answer read whole. For the tests that drive traffic without a browser.
+ */
+export function send(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; node?: NodeName; timeoutMs?: number } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const target = new URL(url);
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.node) headers.cookie = [headers.cookie, `${NODE_COOKIE}=${init.node}`].filter(Boolean).join('; ');
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: init.method ?? 'GET',
+        headers: { host: target.host, connection: 'close', ...headers, ...(init.body !== undefined ? { 'content-length': String(Buffer.byteLength(init.body)) } : {}) },
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.setTimeout(init.timeoutMs ?? 10_000, () => request.destroy(new Error(`no answer from ${url} in ${init.timeoutMs ?? 10_000} ms`)));
+    request.end(init.body);
+  });
+}

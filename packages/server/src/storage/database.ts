@@ -113,6 +113,12 @@ function openPostgres(config: Config, log: Log | undefined): DatabaseHandle {
   // A connection the server drops while idle in the pool is replaced on the next query; without a
   // listener the error would end the process.
   pool.on('error', (error) => log?.warn({ err: error.message }, 'a PostgreSQL connection in the pool failed'));
+  // The pool listens only to the connections it holds idle; one that is checked out (a query running,
+  // or a transaction between two statements) when the server goes away — a restart, a failover,
+  // pg_terminate_backend — emits 'error' with nobody listening, which would end the whole process.
+  // Its failure already reaches the query it was running (or the next one: the connection is no longer
+  // queryable, and the pool drops it when it comes back): that request answers 503 store_unavailable.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     ...handleOf(db, 'postgres'),

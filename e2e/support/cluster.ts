@@ -57,7 +57,7 @@ export interface Cluster {
   databaseUrl: string;
   /** Runs SQL on the nodes' database (a connection of the test's own). */
   query<Row extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
-  /** nginx's error log and every node's log: for failure reports. */
+  /** The end of nginx's error log and of every node's log: for failure reports. */
   logs(): string;
   stop(): Promise<void>;
 }
@@ -195,9 +195,9 @@ export async function startCluster(): Promise<Cluster> {
       },
       logs: () =>
         [
-          `--- nginx ---\n${readIfThere(path.join(dir, 'nginx', 'error.log'))}`,
-          `--- node a ---\n${nodes.a.logs()}`,
-          `--- node b ---\n${nodes.b.logs()}`,
+          `--- nginx ---\n${readIfThere(path.join(dir, 'nginx', 'error.log')).slice(-8_000)}`,
+          `--- node a ---\n${nodes.a.logs().slice(-12_000)}`,
+          `--- node b ---\n${nodes.b.logs().slice(-12_000)}`,
         ].join('\n'),
       stop: stopAll,
     };
@@ -239,8 +239,9 @@ function clusterNode(name: NodeName, port: number, dir: string, config: string):
         async () => {
           if (!running()) throw new Error(`node ${name} exited (${started.exitCode ?? started.signalCode})`);
           const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-          const body = (await response.json()) as { checks: { providers: Array<{ status: string }> } };
-          return response.ok && body.checks.providers.every((provider) => provider.status === 'ready');
+          const body = (await response.json()) as { checks: { changes?: string; providers: Array<{ status: string }> } };
+          // Listening for the other nodes' changes too: until then it bypasses its caches.
+          return response.ok && body.checks.changes === 'listening' && body.checks.providers.every((provider) => provider.status === 'ready');
         },
         `node ${name}`,
         () => readIfThere(logFile),

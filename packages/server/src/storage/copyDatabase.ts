@@ -180,18 +180,24 @@ async function checkSourceSchema(db: Kysely<Database>, location: DatabaseLocatio
   }
 }
 
-/** Tables of the list that exist in the database (a new target has none before it is migrated). */
-async function existingTables(db: Kysely<Database>): Promise<Set<string>> {
-  const tables = await db.introspection.getTables();
-  return new Set(tables.filter((table) => table.schema === undefined || table.schema === 'public').map((table) => table.name));
+/**
+ * Whether a table exists where this connection's queries find it: on PostgreSQL through the
+ * search_path (a `?options=-c search_path=…` in the URL puts Gatehouse's tables in another schema).
+ */
+async function tableExists(db: Kysely<Database>, table: string): Promise<boolean> {
+  if (dialectOf(db) === 'postgres') {
+    const { rows } = await sql<{ found: string | null }>`select to_regclass(${table})::text as found`.execute(db);
+    return typeof rows[0]?.found === 'string';
+  }
+  const { rows } = await sql`select 1 from sqlite_master where type = 'table' and name = ${table}`.execute(db);
+  return rows.length > 0;
 }
 
 /** Refuses a target that holds any row in any Gatehouse table: a copy never merges into, or overwrites, an install. */
 async function refuseRows(db: Kysely<Database>, location: DatabaseLocation): Promise<void> {
-  const existing = await existingTables(db);
   const holding: string[] = [];
   for (const table of COPY_ORDER) {
-    if (!existing.has(table)) continue;
+    if (!(await tableExists(db, table))) continue;
     if (await sql`select 1 from ${sql.table(table)} limit 1`.execute(db).then(({ rows }) => rows.length > 0)) holding.push(table);
   }
   if (holding.length > 0) {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DiscoveryPreview } from '@gatehouse/contract';
 import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityProfile } from '../../src/accounts/identityProfile.js';
@@ -242,6 +243,25 @@ describe('copy-database', () => {
     const sqliteBefore = await dump(sqliteTarget);
     await expect(copyDatabase({ from, to: sqliteTarget, config: configAt(from) })).rejects.toBeInstanceOf(CopyRefusedError);
     expect(await dump(sqliteTarget)).toEqual(sqliteBefore);
+  });
+
+  // The same threat where Gatehouse's tables live in a schema of their own (search_path in the URL):
+  // they are found where Gatehouse's queries find them, not looked for in "public" only.
+  it('refuses a target whose Gatehouse tables are in another schema of the search_path', async () => {
+    const from = sqliteAt('source-for-schema.db');
+    await populate(from);
+    const url = await server.createDatabase();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query('create schema gh');
+    await client.end();
+    const target: DatabaseLocation = { kind: 'postgres', url: `${url}?options=${encodeURIComponent('-c search_path=gh')}` };
+    await populate(target);
+    const before = await dump(target);
+    expect(before.users!.length).toBeGreaterThan(0);
+
+    await expect(copyDatabase({ from, to: target, config: configAt(from) })).rejects.toThrow(/already holds Gatehouse data/);
+    expect(await dump(target)).toEqual(before);
   });
 
   // Threat: a copy that stops halfway would leave an install with users but no sessions, or sessions

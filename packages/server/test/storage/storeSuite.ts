@@ -477,6 +477,45 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         }
       });
 
+      // Threat: two creates of one id at once (two admins, two nodes) both passing the registry check;
+      // the loser must get the duplicate-id refusal a later create gets, never a 500 from the database.
+      it('two console apps created with one id at once: one is created, the other refused as a duplicate', async () => {
+        const wiki = { id: 'wiki', name: 'Wiki', publicUrl: 'http://wiki.localhost:4180', upstream: 'http://127.0.0.1:9', policy: { allow: [{ domains: ['example.com'] }] } };
+        const nodes = [handle, second].map((db) => new AppStore(db.db, new AppRegistry([]), 'http://localhost:4180', now, log));
+        for (let round = 0; round < 3; round++) {
+          const app = { ...wiki, id: `wiki${round}`, publicUrl: `http://wiki${round}.localhost:4180` };
+          const outcomes = await Promise.allSettled(nodes.map((store) => store.create(app)));
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          const refused = (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError;
+          // The answer a sequential duplicate gets, from the node that already knows the app.
+          const later = await nodes[outcomes[0]!.status === 'fulfilled' ? 0 : 1]!.create(app).catch((error: unknown) => error as AppError);
+          expect([refused.code, later.code]).toEqual(['bad_request', 'bad_request']);
+          for (const answer of [refused, later]) expect(answer.message).toContain(`id: duplicate app id "wiki${round}"`);
+        }
+        expect(await handle.db.selectFrom('apps').select('id').execute()).toHaveLength(3);
+      });
+
+      it('two console providers created with one id at once: one is created, the other refused as a duplicate', async () => {
+        const registries = [0, 1].map(() => new ProviderRegistry([], log, () => new Promise(() => undefined)));
+        const nodes = [handle, second].map(
+          (db, index) => new ProviderStore({ db: db.db, registry: registries[index]!, cipher, accounts: new AccountStore(db.db, now), log }, async () => ({ pkce: 'S256' }) as DiscoveryPreview, now),
+        );
+        try {
+          for (let round = 0; round < 3; round++) {
+            const okta = { id: `okta${round}`, name: 'Okta', issuer: 'https://okta.example', clientId: 'g', clientSecret: 's' };
+            const outcomes = await Promise.allSettled(nodes.map((store) => store.create(okta)));
+            expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+            const refused = (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError;
+            const later = await nodes[outcomes[0]!.status === 'fulfilled' ? 0 : 1]!.create(okta).catch((error: unknown) => error as AppError);
+            expect([refused.code, refused.message]).toEqual(['bad_request', later.message]);
+            expect(refused.message).toContain(`another provider already uses "okta${round}"`);
+          }
+          expect(await handle.db.selectFrom('providers').select('id').execute()).toHaveLength(3);
+        } finally {
+          registries.forEach((registry) => registry.close());
+        }
+      });
+
       it('nodes starting together on a new database make one signing key and all use it', async () => {
         const nodes = [new SigningKeys(handle.db, cipher, now), new SigningKeys(second.db, cipher, now), new SigningKeys(second.db, cipher, now)];
         await Promise.all(nodes.map((keys) => keys.load()));

@@ -98,6 +98,24 @@ export class UserDirectory {
     });
   }
 
+  /**
+   * Suspends a user, unless that would leave no active admin: like removeAdminRole, and under the same
+   * lock, so a suspension and a removal of the admin role at once — on two nodes — cannot each count
+   * the other's admin as the one that remains. Throws AppError('last_admin') then. Returns the user as
+   * they were, or undefined when there is no such user. The caller ends their sessions.
+   */
+  async suspend(userId: string): Promise<UserSummary | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      await serializeOn(trx, ['admins']);
+      const directory = new UserDirectory(trx, this.admins, this.providers, this.now);
+      const user = await directory.get(userId);
+      if (!user) return undefined;
+      await trx.updateTable('users').set({ status: 'suspended', updated_at: this.now() }).where('id', '=', userId).execute();
+      if (user.admin && user.status === 'active' && (await directory.adminCount()) === 0) throw new AppError('last_admin');
+      return user;
+    });
+  }
+
   private async summaries(users: User[]): Promise<UserSummary[]> {
     if (users.length === 0) return [];
     const ids = users.map((user) => user.id);

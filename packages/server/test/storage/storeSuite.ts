@@ -184,6 +184,18 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         expect(await withConfig.adminCount()).toBe(2);
         expect(await withConfig.removeAdminRole(ann.user.id)).toEqual({ before: ['admin'], after: [] });
       });
+
+      it('suspends a user only while another active admin is left', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const bob = await signUp('s2', 'bob@corp.example');
+        await accounts.setRoles(ann.user.id, ['admin']);
+        const directory = new UserDirectory(handle.db, admins(), noGroups, now);
+        expect(await directory.suspend(bob.user.id)).toMatchObject({ id: bob.user.id, status: 'active', admin: false });
+        expect((await directory.get(bob.user.id))?.status).toBe('suspended');
+        expect(await failure(directory.suspend(ann.user.id))).toBe('last_admin');
+        expect((await directory.get(ann.user.id))?.status).toBe('active');
+        expect(await directory.suspend('ghost')).toBeUndefined();
+      });
     });
 
     describe('sessions', () => {
@@ -513,6 +525,24 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
           expect(await handle.db.selectFrom('providers').select('id').execute()).toHaveLength(3);
         } finally {
           registries.forEach((registry) => registry.close());
+        }
+      });
+
+      // Threat: an admin suspending the other admin while that one removes their own admin role: each
+      // check saw the other still an active admin, and together they left none.
+      it('suspending one of the last two admins while the other drops the role: an active admin stays', async () => {
+        for (let round = 0; round < 4; round++) {
+          const ann = await signUp(`sa${round}`, `sann${round}@corp.example`);
+          const bob = await signUp(`sb${round}`, `sbob${round}@corp.example`);
+          await accounts.setRoles(ann.user.id, ['admin']);
+          await accounts.setRoles(bob.user.id, ['admin']);
+          const directories = [new UserDirectory(handle.db, admins(), noGroups, now), new UserDirectory(second.db, admins(), noGroups, now)];
+          const outcomes = await Promise.allSettled([directories[0]!.suspend(bob.user.id), directories[1]!.removeAdminRole(ann.user.id)]);
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          expect(((outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError).code).toBe('last_admin');
+          expect(await directories[0]!.adminCount()).toBe(1);
+          await accounts.setRoles(ann.user.id, []);
+          await accounts.setRoles(bob.user.id, []);
         }
       });
 

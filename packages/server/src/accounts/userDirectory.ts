@@ -6,7 +6,7 @@ import { identityGroups, type GroupTrustLookup, type IdentityGroups } from './ef
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
-import { serializeOn } from '../storage/dialect.js';
+import { inCodePointOrder, serializeOn } from '../storage/dialect.js';
 import type { User } from '../storage/schema.js';
 
 export interface UserSummary {
@@ -46,7 +46,7 @@ export class UserDirectory {
     }
     if (status) base = base.where('status', '=', status);
     const [rows, count] = await Promise.all([
-      base.selectAll().orderBy('email').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
+      base.selectAll().orderBy(inCodePointOrder(this.db, 'email')).orderBy(inCodePointOrder(this.db, 'id')).limit(pageSize).offset((page - 1) * pageSize).execute(),
       base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { users: await this.summaries(rows), total: Number(count.n) };

@@ -20,7 +20,7 @@ import { AppSessions } from '../../src/sessions/appSessions.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { hashSecret } from '../../src/sessions/sessionToken.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
-import type { DatabaseHandle } from '../../src/storage/database.js';
+import type { DatabaseHandle, Db } from '../../src/storage/database.js';
 import { purgeLogoutTokenJtis } from '../../src/storage/purge.js';
 
 /**
@@ -52,6 +52,33 @@ async function failure(call: Promise<unknown>): Promise<string> {
   }
   return 'no error';
 }
+
+/**
+ * Emails (and ids) that a language's collation orders otherwise than code points do: ICU's en-US puts
+ * `_` before `-` before `.` before `+` before `~` before digits; code points put `+`, `-`, `.`, digits,
+ * `_`, letters and then `~`.
+ */
+const ORDER_PROBES = ['a_b', 'a-b', 'a.b', 'a+b', 'a~', 'a0', 'aa'];
+
+/**
+ * The console's user list is in one order on every database and server: by email, then id, both in
+ * code points. Two users share an email here (the tie-breaker decides), with ids a collation reorders.
+ */
+export async function expectUsersInCodePointOrder(db: Db, now: () => number): Promise<void> {
+  const row = (id: string, email: string) => ({ id, email, name: email, picture: null, status: 'active' as const, roles: '[]', primary_identity_id: null, created_at: now(), updated_at: now(), last_sign_in_at: null });
+  await db.insertInto('users').values([...ORDER_PROBES.map((local, index) => row(`u${index}`, `${local}@corp.example`)), ...ORDER_PROBES.map((local) => row(`t${local}`, 'same@corp.example'))]).execute();
+  const directory = new UserDirectory(db, admins(), noGroups, now);
+  const { users } = await directory.search({}, 1, 100);
+  const expected = [...ORDER_PROBES.map((local) => `${local}@corp.example`), 'same@corp.example'].sort(byCodePoint);
+  expect([...new Set(users.map((user) => user.email))]).toEqual(expected);
+  expect(users.filter((user) => user.email === 'same@corp.example').map((user) => user.id)).toEqual(ORDER_PROBES.map((local) => `t${local}`).sort(byCodePoint));
+  // Paging walks the same order.
+  const paged = [];
+  for (let page = 1; page <= 5; page++) paged.push(...(await directory.search({}, page, 3)).users.map((user) => user.id));
+  expect(paged).toEqual(users.map((user) => user.id));
+}
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export interface SuiteOptions {
   /** Whether the concurrency cases mean something here (two connections racing). */
@@ -164,6 +191,10 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         await sessions.create({ userId: cat.user_id, identityId: cat.id, providerId: 'corp' });
         expect(await directory.get(cat.user_id)).toMatchObject({ email: 'cat@corp.example', status: 'suspended', activeSessions: 2, createdAt: T0, admin: false });
         expect(await directory.get('ghost')).toBeUndefined();
+      });
+
+      it('lists users in code-point order of email, then id', async () => {
+        await expectUsersInCodePointOrder(handle.db, now);
       });
 
       it('counts admins from roles and config, and removes the role only while another admin is left', async () => {

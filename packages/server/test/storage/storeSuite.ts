@@ -388,6 +388,17 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
     });
 
     describe('audit log', () => {
+      // Threat: a NUL character in a request's free text (a user agent) failing the write on PostgreSQL,
+      // whose text refuses it (SQLite would keep it): the session or the audit event must still be written.
+      it('keeps a user agent without its NUL characters, in sessions and audit events alike', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const { session } = await new SessionStore(handle.db, cipher, timeouts, now).create({ userId: ann.user.id, identityId: ann.identity.id, providerId: 'corp', userAgent: 'Mozilla/5.0\u0000 (X11)' });
+        expect(session.user_agent).toBe('Mozilla/5.0 (X11)');
+        const audit = new AuditLog(handle.db, now);
+        const id = await audit.record({ type: 'sign_in', targetUserId: ann.user.id, request: { ip: '10.0.0.1', headers: { 'user-agent': '\u0000curl\u0000' } }, details: { note: 'a\u0000b' } });
+        expect(await audit.get(id)).toMatchObject({ userAgent: 'curl', details: { note: 'a\u0000b' } });
+      });
+
       it('records, queries with filters and paging, streams, buckets, ranks denials, lists a user', async () => {
         const audit = new AuditLog(handle.db, now);
         const id = await audit.record({ type: 'sign_in', actorUserId: 'u1', targetUserId: 'u1', request: { ip: '10.0.0.1', headers: { 'user-agent': 'UA' } }, details: { via: 'corp' } });

@@ -56,7 +56,7 @@ export type UserDetail = z.output<(typeof getUser.responses)[200]>;
 
 const userParams = z.object({ userId: rowId });
 
-/** `POST /api/admin/users/:userId/suspend` (204): every session of the user ends at once. */
+/** `POST /api/admin/users/:userId/suspend` (204): every session of the user ends at once; 409 `last_admin` when no active admin would remain. */
 export const suspendUser = defineRoute({
   method: 'POST',
   path: '/api/admin/users/:userId/suspend',

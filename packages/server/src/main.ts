@@ -12,6 +12,7 @@ import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
+import { countLimitsForWorkers } from './http/clusterLimits.js';
 import { announceChange } from './storage/pgChanges.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { describeDatabase, openDatabase } from './storage/database.js';
@@ -266,6 +267,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   }
 
   relayChangesBetweenWorkers(cluster);
+  countLimitsForWorkers(cluster);
   let stopping = false;
   let ready = 0;
   let restartDelay = 1_000;

@@ -122,6 +122,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     logoutTokens: services.logoutTokens,
     isAdmin,
     sharedLimits: services.sharedLimits,
+    nodeLimits: services.nodeLimits,
   });
   await app.register(apiArea, {
     organizationName: config.organization.name,

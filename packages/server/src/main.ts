@@ -12,10 +12,12 @@ import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
+import { countLimitsForWorkers } from './http/clusterLimits.js';
 import { announceChange } from './storage/pgChanges.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { describeDatabase, openDatabase } from './storage/database.js';
 import { migrateToLatest, SchemaTooNewError } from './storage/migrate.js';
+import { copyDatabase, CopyRefusedError, describeLocation, parseDatabaseLocation, type CopySummary, type DatabaseLocation } from './storage/copyDatabase.js';
 import { SigningKeys } from './authorize/signingKeys.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
 
@@ -29,6 +31,10 @@ Commands:
                  make a new key sign identity assertions; the old one stays published in
                  /.gatehouse/jwks.json for 24 hours so assertions in flight still verify
                  (on PostgreSQL the running nodes switch at once; on SQLite, restart Gatehouse)
+  copy-database --from <sqlite:file | postgres://…> --to <postgres://… | sqlite:file>
+                 copy every table of one Gatehouse database into a new, empty one (e.g. from
+                 SQLite to PostgreSQL); sessions stay signed in when the new nodes use the same
+                 secrets. Stop Gatehouse first. Put the password in PGPASSWORD, not the URL.
 
 The configuration file is --config, else $GATEHOUSE_CONFIG, else ./gatehouse.yaml if it exists,
 else the built-in development defaults.`;
@@ -37,14 +43,19 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      config: { type: 'string', short: 'c' },
+      help: { type: 'boolean', short: 'h' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+    },
   });
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
   const command = positionals[0] ?? 'start';
-  if (!['start', 'check-config', 'migrate', 'rotate-signing-key'].includes(command)) {
+  if (!['start', 'check-config', 'migrate', 'rotate-signing-key', 'copy-database'].includes(command)) {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);
     return 2;
   }
@@ -109,6 +120,38 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     console.log(`Database schema is up to date (${describeDatabase(config)})${ran.length > 0 ? `: ran ${ran.join(', ')}` : ''}.`);
+    return 0;
+  }
+  if (command === 'copy-database') {
+    let from: DatabaseLocation, to: DatabaseLocation;
+    try {
+      if (values.from === undefined || values.to === undefined) throw new CopyRefusedError('copy-database needs --from and --to');
+      [from, to] = [parseDatabaseLocation(values.from, '--from'), parseDatabaseLocation(values.to, '--to')];
+    } catch (error) {
+      console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+      return 2;
+    }
+    let summary: CopySummary;
+    try {
+      summary = await copyDatabase({ from, to, config });
+    } catch (error) {
+      console.error(`copy-database: ${error instanceof Error ? error.message : String(error)}`);
+      if (error instanceof CopyRefusedError) return 2;
+      // The copy is one transaction on the target: it was rolled back.
+      console.error(`No rows were written to ${describeLocation(to)}.`);
+      return 1;
+    }
+    const width = Math.max(...summary.tables.map(({ table }) => table.length));
+    const total = summary.tables.reduce((sum, { rows }) => sum + rows, 0);
+    console.log(`Copied ${describeLocation(from)} to ${describeLocation(to)}${summary.migrated.length > 0 ? ` (schema created: ${summary.migrated.length} migrations)` : ''}:`);
+    for (const { table, rows } of summary.tables) console.log(`  ${table.padEnd(width)}  ${rows}`);
+    console.log(`  ${'total'.padEnd(width)}  ${total}`);
+    console.log(
+      '\nEvery node on the new database needs the same secrets.cookieKey and secrets.encryptionKeys as the\n' +
+        'install copied from, and the same publicUrl: the IdP tokens of sessions, the client secrets of console\n' +
+        'providers and the assertion signing keys were copied encrypted with those keys.' +
+        (config.mode === 'development' && !config.secrets.encryptionKeys ? ` A development install keeps them in dev-secrets.json in ${config.dataDir}.` : ''),
+    );
     return 0;
   }
   const workers = config.workers === 'auto' ? availableParallelism() : config.workers;
@@ -224,6 +267,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   }
 
   relayChangesBetweenWorkers(cluster);
+  countLimitsForWorkers(cluster);
   let stopping = false;
   let ready = 0;
   let restartDelay = 1_000;

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { FastifyBaseLogger } from 'fastify';
 import { AccountStore } from './accounts/accountStore.js';
 import { SignInSettingsStore } from './accounts/signInSettings.js';
@@ -13,6 +14,7 @@ import { SigningKeys } from './authorize/signingKeys.js';
 import { ProviderRegistry } from './authenticate/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import type { Config } from './config/schema.js';
+import { workerLimits, type NodeLimits } from './http/clusterLimits.js';
 import { openSharedLimits, type SharedLimits } from './http/sharedLimits.js';
 import { loadSecrets, type Secrets } from './secrets.js';
 import { cookieNames, type CookieNames } from './sessions/cookies.js';
@@ -54,6 +56,8 @@ export interface Services {
   cookies: CookieNames;
   /** The Redis client of `cache.url`, for the sign-in rate limit only; undefined without one. */
   sharedLimits: SharedLimits | undefined;
+  /** Without Redis, in a worker of several: the sign-in rate limit counted by the node's primary. */
+  nodeLimits: NodeLimits | undefined;
   /** Changes to shared state, published by the stores and heard by every cache (storage/changes.ts). */
   changes: ChangeFeed;
   close(): Promise<void>;
@@ -132,6 +136,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     if (everything || change.type === 'signing-keys-changed') reload('signing keys', () => signingKeys.load());
   });
   const sharedLimits = openSharedLimits(config.cache, log);
+  const nodeLimits = !sharedLimits && cluster.isWorker ? workerLimits(log) : undefined;
   return {
     config,
     secrets,
@@ -156,11 +161,13 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     secureCookies,
     cookies: cookieNames(secureCookies),
     sharedLimits,
+    nodeLimits,
     changes,
     async close() {
       await changes.close();
       providers.close();
       await sharedLimits?.close();
+      nodeLimits?.close();
       await database.close();
     },
   };

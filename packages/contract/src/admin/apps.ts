@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { policyRuleViewSchema, policyViewSchema } from '../definitions/policy.js';
+import { requestText } from '../api/common.js';
 import { defineRoute } from '../route.js';
 
 /** `config`: from gatehouse.yaml, read-only in the console; `console`: created there. */
@@ -22,7 +23,7 @@ export const adminAppSchema = z.object({
 });
 export type AdminApp = z.output<typeof adminAppSchema>;
 
-const appParams = z.object({ appId: z.string().max(64) });
+const appParams = z.object({ appId: requestText(64) });
 
 /** `GET /api/admin/apps`: every protected app with its policy; config apps are read-only. */
 export const listApps = defineRoute({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { detailsSchema, instant, outcomes, pageQuery, rowId, userRefSchema } from '../api/common.js';
+import { detailsSchema, instant, outcomes, pageQuery, requestText, rowId, userRefSchema } from '../api/common.js';
 import { defineRoute } from '../route.js';
 
 /**
@@ -30,7 +30,7 @@ export type AuditEvent = z.output<typeof auditEventSchema>;
 
 /** The audit filters, shared by the paged list and the CSV export. */
 export const auditFilterQuery = {
-  type: z.string().max(64).optional(),
+  type: requestText(64).optional(),
   outcome: z.enum(outcomes).optional(),
   userId: rowId.optional(),
   appId: rowId.optional(),

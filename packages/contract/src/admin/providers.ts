@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant, nullableInstant, nullableString, userRefSchema } from '../api/common.js';
+import { instant, nullableInstant, nullableString, requestText, userRefSchema } from '../api/common.js';
 import { defineRoute } from '../route.js';
 import { sources } from './apps.js';
 
@@ -80,7 +80,7 @@ export interface ProviderDefinition {
 }
 
 const definitionBody = z.record(z.string(), z.unknown()).meta({ description: 'A provider definition, as a providers: entry in gatehouse.yaml' });
-const providerParams = z.object({ providerId: z.string().max(64) });
+const providerParams = z.object({ providerId: requestText(64) });
 
 /** `GET /api/admin/providers`: every provider (never a credential). */
 export const listProviders = defineRoute({
@@ -215,6 +215,6 @@ export const getProviderTest = defineRoute({
   access: 'admin',
   tag: 'admin',
   summary: 'The outcome of a test sign-in: the profile the provider sent and what the sign-in rules would decide',
-  params: z.object({ providerId: z.string().max(64), testId: z.string().max(64) }),
+  params: z.object({ providerId: requestText(64), testId: requestText(64) }),
   responses: { 200: providerTestSchema },
 });

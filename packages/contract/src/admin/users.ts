@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { identityViewSchema, instant, nullableInstant, pageQuery, rowId, sessionViewSchema } from '../api/common.js';
+import { identityViewSchema, instant, nullableInstant, pageQuery, requestText, rowId, sessionViewSchema } from '../api/common.js';
 import { defineRoute } from '../route.js';
 import { auditEventSchema } from './audit.js';
 
@@ -29,7 +29,7 @@ export const listUsers = defineRoute({
   access: 'admin',
   tag: 'admin',
   summary: 'Search and page through users',
-  query: z.object({ query: z.string().max(200).optional(), status: z.enum(userStatuses).optional(), ...pageQuery }),
+  query: z.object({ query: requestText(200).optional(), status: z.enum(userStatuses).optional(), ...pageQuery }),
   responses: { 200: z.object({ users: z.array(adminUserSchema), total: z.number().int(), page: z.number().int(), pageSize: z.number().int() }) },
 });
 export type UsersPage = z.output<(typeof listUsers.responses)[200]>;
@@ -56,7 +56,7 @@ export type UserDetail = z.output<(typeof getUser.responses)[200]>;
 
 const userParams = z.object({ userId: rowId });
 
-/** `POST /api/admin/users/:userId/suspend` (204): every session of the user ends at once. */
+/** `POST /api/admin/users/:userId/suspend` (204): every session of the user ends at once; 409 `last_admin` when no active admin would remain. */
 export const suspendUser = defineRoute({
   method: 'POST',
   path: '/api/admin/users/:userId/suspend',

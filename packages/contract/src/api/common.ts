@@ -20,8 +20,16 @@ export const instant = z.iso.datetime();
 export const nullableInstant = instant.nullable();
 export const nullableString = z.string().nullable();
 
+/**
+ * Text a request names that is looked up in the database (an id, a search): at most `max` characters
+ * and no NUL, which nothing legitimate contains and PostgreSQL's text refuses (a 500 there, where
+ * SQLite would look it up): such a request is malformed (400).
+ */
+// eslint-disable-next-line no-control-regex -- refusing NUL is the point
+export const requestText = (max: number) => z.string().max(max).regex(/^[^\u0000]*$/, 'must not contain a NUL character');
+
 /** A route parameter naming a stored row (a user, a session, an identity, an audit event). */
-export const rowId = z.string().max(64);
+export const rowId = requestText(64);
 
 export const providerRefSchema = z.object({ id: z.string(), name: z.string() });
 export type ProviderRef = z.output<typeof providerRefSchema>;

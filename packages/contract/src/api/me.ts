@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
-import { detailsSchema, identityViewSchema, instant, nullableString, outcomes, providerRefSchema, sessionViewSchema } from './common.js';
+import { detailsSchema, identityViewSchema, instant, nullableString, outcomes, providerRefSchema, requestText, sessionViewSchema } from './common.js';
 
-const idParam = z.string().min(1).max(64);
+const idParam = requestText(64).min(1);
 
 /** One of your sessions; `current` is the one this request is made with. */
 export const mySessionSchema = sessionViewSchema.extend({ current: z.boolean() });

@@ -37,6 +37,7 @@ export function mapClaims(
   userinfo: Record<string, unknown> = {},
 ): IdentityProfile {
   const claims: Record<string, unknown> = { ...idToken, ...userinfo, sub: idToken.sub };
+  refuseNul({ ...claims, sid: idToken.sid });
   const subject = claims.sub;
   if (typeof subject !== 'string' || subject.length === 0 || subject.length > 255) {
     throw new TypeError('the ID token has no usable sub claim');
@@ -58,6 +59,19 @@ export function mapClaims(
     sid: exactText(idToken.sid),
     extra: extraClaims(claims),
   };
+}
+
+/**
+ * Threat: a NUL character in a claim — the subject, an email, a name, a group, the IdP's sid, any
+ * other value kept. No identifier or name has one; PostgreSQL's text columns refuse it (a 500 there,
+ * where SQLite would store it), and a C-string reader further on (a header, a log tool, an app) would
+ * read "admins\0x" as "admins". Such an answer is refused whole, like any other that fails verification.
+ */
+function refuseNul(claims: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(claims)) {
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    if (values.some((item) => typeof item === 'string' && item.includes('\u0000'))) throw new TypeError(`the ${name} claim contains a NUL character`);
+  }
 }
 
 function extraClaims(claims: Record<string, unknown>): IdentityProfile['extra'] {

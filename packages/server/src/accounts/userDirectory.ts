@@ -6,7 +6,7 @@ import { identityGroups, type GroupTrustLookup, type IdentityGroups } from './ef
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
-import { serializeOn } from '../storage/dialect.js';
+import { inCodePointOrder, serializeOn } from '../storage/dialect.js';
 import type { User } from '../storage/schema.js';
 
 export interface UserSummary {
@@ -46,7 +46,7 @@ export class UserDirectory {
     }
     if (status) base = base.where('status', '=', status);
     const [rows, count] = await Promise.all([
-      base.selectAll().orderBy('email').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
+      base.selectAll().orderBy(inCodePointOrder(this.db, 'email')).orderBy(inCodePointOrder(this.db, 'id')).limit(pageSize).offset((page - 1) * pageSize).execute(),
       base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { users: await this.summaries(rows), total: Number(count.n) };
@@ -95,6 +95,24 @@ export class UserDirectory {
       // Counted after the change, inside the transaction: whoever is still an admin once it is made.
       if (user.admin && (await directory.adminCount()) === 0) throw new AppError('last_admin');
       return { before, after };
+    });
+  }
+
+  /**
+   * Suspends a user, unless that would leave no active admin: like removeAdminRole, and under the same
+   * lock, so a suspension and a removal of the admin role at once — on two nodes — cannot each count
+   * the other's admin as the one that remains. Throws AppError('last_admin') then. Returns the user as
+   * they were, or undefined when there is no such user. The caller ends their sessions.
+   */
+  async suspend(userId: string): Promise<UserSummary | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      await serializeOn(trx, ['admins']);
+      const directory = new UserDirectory(trx, this.admins, this.providers, this.now);
+      const user = await directory.get(userId);
+      if (!user) return undefined;
+      await trx.updateTable('users').set({ status: 'suspended', updated_at: this.now() }).where('id', '=', userId).execute();
+      if (user.admin && user.status === 'active' && (await directory.adminCount()) === 0) throw new AppError('last_admin');
+      return user;
     });
   }
 

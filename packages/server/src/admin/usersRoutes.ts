@@ -44,7 +44,12 @@ export async function usersRoutes(instance: FastifyInstance, { admin }: { admin:
     const actor = await actorOf(request);
     const before = await existingUser(userId);
     if (status === 'suspended' && before.id === actor.user.id) throw new AppError('bad_request', { params: { reason: 'you cannot suspend yourself' } });
-    await accounts.setStatus(before.id, status);
+    // Suspending takes the admins' turn: it must not leave nobody an active admin (see UserDirectory.suspend).
+    if (status === 'suspended') {
+      if (!(await directory.suspend(before.id))) throw new AppError('not_found');
+    } else {
+      await accounts.setStatus(before.id, status);
+    }
     // Suspending ends every session at once (their next request is signed out; caches are invalidated).
     const ended = status === 'suspended' ? await sessions.revokeAllForUser(before.id, 'suspended') : [];
     await audit.record({

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Db } from '../storage/database.js';
 import type { AuditEventRow } from '../storage/schema.js';
+import { storableText } from '../storage/text.js';
 
 /** What happened. Names are stable: the admin console filters on them and exports them. */
 export type AuditType =
@@ -96,7 +97,7 @@ export class AuditLog {
         provider_id: event.providerId ?? null,
         app_id: event.appId ?? null,
         ip: event.request?.ip ?? null,
-        user_agent: event.request?.headers['user-agent']?.slice(0, 512) ?? null,
+        user_agent: storableText(event.request?.headers['user-agent'], 512),
         details: JSON.stringify(event.details ?? {}),
       })
       .execute();

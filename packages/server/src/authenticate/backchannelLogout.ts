@@ -65,6 +65,11 @@ export function backchannelLogout(deps: AuthenticateDeps) {
     const event = events && typeof events === 'object' ? events[BACKCHANNEL_LOGOUT_EVENT] : undefined;
     if (!event || typeof event !== 'object' || Array.isArray(event)) throw new LogoutTokenError('no back-channel logout event');
     if ('nonce' in payload) throw new LogoutTokenError('a logout token must not contain a nonce');
+    // No IdP identifier has a NUL character, and PostgreSQL's text refuses one (a 500 there): malformed.
+    for (const claim of ['sub', 'sid', 'jti'] as const) {
+      const value: unknown = payload[claim];
+      if (typeof value === 'string' && value.includes('\u0000')) throw new LogoutTokenError(`a NUL character in ${claim}`);
+    }
     if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256) throw new LogoutTokenError('bad jti');
     return payload as JWTPayload & { sid?: string };
   }

@@ -4,6 +4,7 @@ import type { SignInSettingsStore } from '../accounts/signInSettings.js';
 import type { AuditLog } from '../audit/auditLog.js';
 import type { AppRegistry } from '../authorize/appRegistry.js';
 import type { Config } from '../config/schema.js';
+import type { NodeLimits } from '../http/clusterLimits.js';
 import type { SharedLimits } from '../http/sharedLimits.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
@@ -30,4 +31,6 @@ export interface AuthenticateDeps {
   isAdmin(current: CurrentSession): boolean;
   /** Redis for the sign-in rate limit when nodes share it (`cache.url`); without it each node counts alone. */
   sharedLimits?: Pick<SharedLimits, 'redis' | 'nameSpace'> | undefined;
+  /** Without Redis, in a worker of several (`workers:`): the node's primary counts for all its workers. */
+  nodeLimits?: Pick<NodeLimits, 'store'> | undefined;
 }

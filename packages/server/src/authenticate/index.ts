@@ -28,8 +28,10 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
 
   // Sign-in start and callback share one budget per client address (PRODUCT.md: 30 a minute), so the
   // limit holds whichever of the two endpoints is hammered. With `cache.url` the budget is counted in
-  // Redis, across every node; without it, each node counts on its own.
+  // Redis, across every node; without it, each node counts on its own — in its primary process when it
+  // runs several workers (http/clusterLimits.ts), so the budget is the node's, not each worker's.
   const shared = deps.sharedLimits;
+  const node = deps.nodeLimits;
   await app.register(async (signIn) => {
     await signIn.register(rateLimit, {
       global: true,
@@ -41,7 +43,14 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
             // logged by http/sharedLimits.ts). Nothing but this limit depends on Redis.
             skipOnError: true,
           }
-        : {}),
+        : node
+          ? {
+              store: node.store('sign-in'),
+              // The primary not answering: sign-ins go on, unlimited, rather than wait (logged by
+              // http/clusterLimits.ts).
+              skipOnError: true,
+            }
+          : {}),
       max: limit.max,
       timeWindow: limit.window,
       // The client address normalised (http/trustedProxies.ts), not request.ip's raw text: a proxy that

@@ -86,10 +86,14 @@ export class ProviderStore {
   async create(input: unknown): Promise<ProviderConfig> {
     const { provider } = await this.validate(input, undefined);
     const now = this.now();
-    await this.deps.db
+    // Checked against the registry in validate(), and again by the database: two creates of one id at
+    // once (two admins, two nodes) both pass the first check, and the second gets the answer a later one gets.
+    const inserted = await this.deps.db
       .insertInto('providers')
       .values({ id: provider.id, ...this.sealed(provider), created_at: now, updated_at: now })
-      .execute();
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new ProviderValidationError([idTaken(provider.id, '')]);
     await this.load();
     this.deps.changes?.publish({ type: 'providers-changed' });
     return provider;
@@ -172,7 +176,7 @@ export class ProviderStore {
 
     if (!current && this.deps.registry.find(provider.id)) {
       const where = this.deps.registry.source(provider.id) === 'config' ? ' in gatehouse.yaml' : '';
-      throw new ProviderValidationError([`id: another provider${where} already uses "${provider.id}"`]);
+      throw new ProviderValidationError([idTaken(provider.id, where)]);
     }
     if (provider.privateKey) {
       try {
@@ -202,4 +206,8 @@ function withOneCredential(provider: ProviderConfig): ProviderConfig {
 function definitionOf(provider: ProviderConfig): string {
   const { clientSecret: _secret, privateKey: _key, ...definition } = provider;
   return JSON.stringify(definition);
+}
+
+function idTaken(id: string, where: string): string {
+  return `id: another provider${where} already uses "${id}"`;
 }

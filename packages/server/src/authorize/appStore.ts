@@ -1,7 +1,7 @@
 import { appSchema, formatIssues } from '@gatehouse/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppRegistry } from './appRegistry.js';
-import { appSetIssues } from '../config/appSetIssues.js';
+import { appSetIssues, duplicateAppId } from '../config/appSetIssues.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { ChangeFeed } from '../storage/changes.js';
@@ -49,7 +49,14 @@ export class AppStore {
   async create(input: unknown): Promise<AppConfig> {
     const app = this.validate(input, undefined);
     const now = this.now();
-    await this.db.insertInto('apps').values({ id: app.id, definition: JSON.stringify(app), created_at: now, updated_at: now }).execute();
+    // Checked against the registry above, and again by the database: two creates of one id at once (two
+    // admins, two nodes) both pass the first check, and the second must get the answer a later one gets.
+    const inserted = await this.db
+      .insertInto('apps')
+      .values({ id: app.id, definition: JSON.stringify(app), created_at: now, updated_at: now })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new AppValidationError([`id: ${duplicateAppId(app.id)}`]);
     await this.load();
     this.changes?.publish({ type: 'apps-changed' });
     return app;

@@ -9,6 +9,11 @@ export interface AppSetIssue {
   message: string;
 }
 
+/** The words for an id already taken (also when the database finds it, in a race the set check missed). */
+export function duplicateAppId(id: string): string {
+  return `duplicate app id "${id}"`;
+}
+
 export function appSetIssues(portalUrl: string, apps: ReadonlyArray<{ id: string; publicUrl: string }>): AppSetIssue[] {
   // URLs that do not parse are reported by the schema itself; nothing to compare them with here.
   if (!URL.canParse(portalUrl)) return [];
@@ -19,7 +24,7 @@ export function appSetIssues(portalUrl: string, apps: ReadonlyArray<{ id: string
   apps.forEach((app, index) => {
     if (!URL.canParse(app.publicUrl)) return;
     const url = new URL(app.publicUrl);
-    if (ids.has(app.id)) issues.push({ index, field: 'id', message: `duplicate app id "${app.id}"` });
+    if (ids.has(app.id)) issues.push({ index, field: 'id', message: duplicateAppId(app.id) });
     if (hosts.has(url.host)) issues.push({ index, field: 'publicUrl', message: `another app already uses ${url.host}` });
     if (url.host === portal.host) issues.push({ index, field: 'publicUrl', message: 'must differ from the portal’s publicUrl' });
     if (url.protocol !== portal.protocol) issues.push({ index, field: 'publicUrl', message: 'must use the same scheme as the portal' });

@@ -1,6 +1,7 @@
 import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { Db } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
+import { storableText } from '../storage/text.js';
 import type { SessionRow } from '../storage/schema.js';
 import { hashSecret, isWellFormedSecret, newPublicId, newSecret } from './sessionToken.js';
 import type { TokenCipher } from './tokenCipher.js';
@@ -69,7 +70,7 @@ export class SessionStore {
       idle_expires_at: Math.min(now + this.timeouts.idleTimeout, now + this.timeouts.absoluteLifetime),
       absolute_expires_at: now + this.timeouts.absoluteLifetime,
       ip: input.ip?.slice(0, 64) ?? null,
-      user_agent: input.userAgent?.slice(0, 512) ?? null,
+      user_agent: storableText(input.userAgent, 512),
       revoked_at: null,
       revoked_reason: null,
       claims_checked_at: now,

@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -21,4 +21,15 @@ export async function serializeOn(trx: Kysely<Database>, keys: readonly string[]
   for (const key of [...new Set(keys)].sort()) {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`gatehouse/${key}`}, 0))`.execute(trx);
   }
+}
+
+/**
+ * A text column to sort by in code-point order on both databases. SQLite compares text byte by byte
+ * (BINARY) whatever the host; PostgreSQL uses the database's collation, which on a server created
+ * with a language's locale (en_US.UTF-8, an ICU locale) orders punctuation, digits and letters
+ * otherwise — and differently from one server to the next. `COLLATE "C"` is byte order there, which
+ * for UTF-8 is code-point order: the same list, page by page, on either database.
+ */
+export function inCodePointOrder(db: Pick<Kysely<unknown>, 'getExecutor'>, column: string): RawBuilder<string> {
+  return dialectOf(db) === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
 }

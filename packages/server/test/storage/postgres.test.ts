@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { storeSuite, type Opener } from './storeSuite.js';
+import { expectUsersInCodePointOrder, storeSuite, type Opener } from './storeSuite.js';
 
 /**
  * The storage contract on a real PostgreSQL server started for this file. Each test gets the database
@@ -38,3 +39,26 @@ const open: Opener = Object.assign(
 );
 
 storeSuite('PostgreSQL', open, { realConcurrency: true });
+
+/**
+ * Many PostgreSQL servers are created with a language's locale (en_US.UTF-8, or ICU's), which sorts
+ * text otherwise than SQLite and than each other: the console's user list must not depend on it.
+ */
+describe('on a database created with a language collation (ICU en-US)', () => {
+  it('lists users in the same order as on SQLite', async () => {
+    const name = 'collated_en_us';
+    const admin = new pg.Client({ connectionString: server.adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`create database ${name} template template0 encoding 'UTF8' locale_provider icu icu_locale 'en-US' locale 'C'`);
+    } finally {
+      await admin.end();
+    }
+    const handle = await openDatabase(config(url.replace(/\/[^/]+$/, `/${name}`)));
+    try {
+      await expectUsersInCodePointOrder(handle.db, () => 1_750_000_000_000);
+    } finally {
+      await handle.close();
+    }
+  });
+});

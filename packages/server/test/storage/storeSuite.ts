@@ -20,7 +20,7 @@ import { AppSessions } from '../../src/sessions/appSessions.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { hashSecret } from '../../src/sessions/sessionToken.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
-import type { DatabaseHandle } from '../../src/storage/database.js';
+import type { DatabaseHandle, Db } from '../../src/storage/database.js';
 import { purgeLogoutTokenJtis } from '../../src/storage/purge.js';
 
 /**
@@ -52,6 +52,33 @@ async function failure(call: Promise<unknown>): Promise<string> {
   }
   return 'no error';
 }
+
+/**
+ * Emails (and ids) that a language's collation orders otherwise than code points do: ICU's en-US puts
+ * `_` before `-` before `.` before `+` before `~` before digits; code points put `+`, `-`, `.`, digits,
+ * `_`, letters and then `~`.
+ */
+const ORDER_PROBES = ['a_b', 'a-b', 'a.b', 'a+b', 'a~', 'a0', 'aa'];
+
+/**
+ * The console's user list is in one order on every database and server: by email, then id, both in
+ * code points. Two users share an email here (the tie-breaker decides), with ids a collation reorders.
+ */
+export async function expectUsersInCodePointOrder(db: Db, now: () => number): Promise<void> {
+  const row = (id: string, email: string) => ({ id, email, name: email, picture: null, status: 'active' as const, roles: '[]', primary_identity_id: null, created_at: now(), updated_at: now(), last_sign_in_at: null });
+  await db.insertInto('users').values([...ORDER_PROBES.map((local, index) => row(`u${index}`, `${local}@corp.example`)), ...ORDER_PROBES.map((local) => row(`t${local}`, 'same@corp.example'))]).execute();
+  const directory = new UserDirectory(db, admins(), noGroups, now);
+  const { users } = await directory.search({}, 1, 100);
+  const expected = [...ORDER_PROBES.map((local) => `${local}@corp.example`), 'same@corp.example'].sort(byCodePoint);
+  expect([...new Set(users.map((user) => user.email))]).toEqual(expected);
+  expect(users.filter((user) => user.email === 'same@corp.example').map((user) => user.id)).toEqual(ORDER_PROBES.map((local) => `t${local}`).sort(byCodePoint));
+  // Paging walks the same order.
+  const paged = [];
+  for (let page = 1; page <= 5; page++) paged.push(...(await directory.search({}, page, 3)).users.map((user) => user.id));
+  expect(paged).toEqual(users.map((user) => user.id));
+}
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export interface SuiteOptions {
   /** Whether the concurrency cases mean something here (two connections racing). */
@@ -166,6 +193,10 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         expect(await directory.get('ghost')).toBeUndefined();
       });
 
+      it('lists users in code-point order of email, then id', async () => {
+        await expectUsersInCodePointOrder(handle.db, now);
+      });
+
       it('counts admins from roles and config, and removes the role only while another admin is left', async () => {
         const ann = await signUp('s1', 'ann@corp.example');
         const bob = await signUp('s2', 'bob@corp.example');
@@ -183,6 +214,18 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         const withConfig = new UserDirectory(handle.db, admins(['bob@corp.example']), noGroups, now);
         expect(await withConfig.adminCount()).toBe(2);
         expect(await withConfig.removeAdminRole(ann.user.id)).toEqual({ before: ['admin'], after: [] });
+      });
+
+      it('suspends a user only while another active admin is left', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const bob = await signUp('s2', 'bob@corp.example');
+        await accounts.setRoles(ann.user.id, ['admin']);
+        const directory = new UserDirectory(handle.db, admins(), noGroups, now);
+        expect(await directory.suspend(bob.user.id)).toMatchObject({ id: bob.user.id, status: 'active', admin: false });
+        expect((await directory.get(bob.user.id))?.status).toBe('suspended');
+        expect(await failure(directory.suspend(ann.user.id))).toBe('last_admin');
+        expect((await directory.get(ann.user.id))?.status).toBe('active');
+        expect(await directory.suspend('ghost')).toBeUndefined();
       });
     });
 
@@ -345,6 +388,17 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
     });
 
     describe('audit log', () => {
+      // Threat: a NUL character in a request's free text (a user agent) failing the write on PostgreSQL,
+      // whose text refuses it (SQLite would keep it): the session or the audit event must still be written.
+      it('keeps a user agent without its NUL characters, in sessions and audit events alike', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const { session } = await new SessionStore(handle.db, cipher, timeouts, now).create({ userId: ann.user.id, identityId: ann.identity.id, providerId: 'corp', userAgent: 'Mozilla/5.0\u0000 (X11)' });
+        expect(session.user_agent).toBe('Mozilla/5.0 (X11)');
+        const audit = new AuditLog(handle.db, now);
+        const id = await audit.record({ type: 'sign_in', targetUserId: ann.user.id, request: { ip: '10.0.0.1', headers: { 'user-agent': '\u0000curl\u0000' } }, details: { note: 'a\u0000b' } });
+        expect(await audit.get(id)).toMatchObject({ userAgent: 'curl', details: { note: 'a\u0000b' } });
+      });
+
       it('records, queries with filters and paging, streams, buckets, ranks denials, lists a user', async () => {
         const audit = new AuditLog(handle.db, now);
         const id = await audit.record({ type: 'sign_in', actorUserId: 'u1', targetUserId: 'u1', request: { ip: '10.0.0.1', headers: { 'user-agent': 'UA' } }, details: { via: 'corp' } });
@@ -472,6 +526,63 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
           expect(((outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError).code).toBe('last_admin');
           expect(await directories[0]!.adminCount()).toBe(1);
           // Leave no admin behind for the next round.
+          await accounts.setRoles(ann.user.id, []);
+          await accounts.setRoles(bob.user.id, []);
+        }
+      });
+
+      // Threat: two creates of one id at once (two admins, two nodes) both passing the registry check;
+      // the loser must get the duplicate-id refusal a later create gets, never a 500 from the database.
+      it('two console apps created with one id at once: one is created, the other refused as a duplicate', async () => {
+        const wiki = { id: 'wiki', name: 'Wiki', publicUrl: 'http://wiki.localhost:4180', upstream: 'http://127.0.0.1:9', policy: { allow: [{ domains: ['example.com'] }] } };
+        const nodes = [handle, second].map((db) => new AppStore(db.db, new AppRegistry([]), 'http://localhost:4180', now, log));
+        for (let round = 0; round < 3; round++) {
+          const app = { ...wiki, id: `wiki${round}`, publicUrl: `http://wiki${round}.localhost:4180` };
+          const outcomes = await Promise.allSettled(nodes.map((store) => store.create(app)));
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          const refused = (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError;
+          // The answer a sequential duplicate gets, from the node that already knows the app.
+          const later = await nodes[outcomes[0]!.status === 'fulfilled' ? 0 : 1]!.create(app).catch((error: unknown) => error as AppError);
+          expect([refused.code, later.code]).toEqual(['bad_request', 'bad_request']);
+          for (const answer of [refused, later]) expect(answer.message).toContain(`id: duplicate app id "wiki${round}"`);
+        }
+        expect(await handle.db.selectFrom('apps').select('id').execute()).toHaveLength(3);
+      });
+
+      it('two console providers created with one id at once: one is created, the other refused as a duplicate', async () => {
+        const registries = [0, 1].map(() => new ProviderRegistry([], log, () => new Promise(() => undefined)));
+        const nodes = [handle, second].map(
+          (db, index) => new ProviderStore({ db: db.db, registry: registries[index]!, cipher, accounts: new AccountStore(db.db, now), log }, async () => ({ pkce: 'S256' }) as DiscoveryPreview, now),
+        );
+        try {
+          for (let round = 0; round < 3; round++) {
+            const okta = { id: `okta${round}`, name: 'Okta', issuer: 'https://okta.example', clientId: 'g', clientSecret: 's' };
+            const outcomes = await Promise.allSettled(nodes.map((store) => store.create(okta)));
+            expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+            const refused = (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError;
+            const later = await nodes[outcomes[0]!.status === 'fulfilled' ? 0 : 1]!.create(okta).catch((error: unknown) => error as AppError);
+            expect([refused.code, refused.message]).toEqual(['bad_request', later.message]);
+            expect(refused.message).toContain(`another provider already uses "okta${round}"`);
+          }
+          expect(await handle.db.selectFrom('providers').select('id').execute()).toHaveLength(3);
+        } finally {
+          registries.forEach((registry) => registry.close());
+        }
+      });
+
+      // Threat: an admin suspending the other admin while that one removes their own admin role: each
+      // check saw the other still an active admin, and together they left none.
+      it('suspending one of the last two admins while the other drops the role: an active admin stays', async () => {
+        for (let round = 0; round < 4; round++) {
+          const ann = await signUp(`sa${round}`, `sann${round}@corp.example`);
+          const bob = await signUp(`sb${round}`, `sbob${round}@corp.example`);
+          await accounts.setRoles(ann.user.id, ['admin']);
+          await accounts.setRoles(bob.user.id, ['admin']);
+          const directories = [new UserDirectory(handle.db, admins(), noGroups, now), new UserDirectory(second.db, admins(), noGroups, now)];
+          const outcomes = await Promise.allSettled([directories[0]!.suspend(bob.user.id), directories[1]!.removeAdminRole(ann.user.id)]);
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          expect(((outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError).code).toBe('last_admin');
+          expect(await directories[0]!.adminCount()).toBe(1);
           await accounts.setRoles(ann.user.id, []);
           await accounts.setRoles(bob.user.id, []);
         }

@@ -27,6 +27,8 @@ export interface HostileIdp {
   refreshMode: RefreshMode;
   /** The IdP session id put into ID tokens (`sid`), for back-channel logout tests. */
   sid: string;
+  /** The subject of ID tokens and userinfo (`mallory`). */
+  subject: string;
   /** Claims added to (or replacing) the ID token's and userinfo's own, e.g. a hostile `email`. */
   extraClaims: Record<string, unknown>;
   /** Signs a logout token with the published key (or, with `impostor`, a key nobody published). */
@@ -52,6 +54,7 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
     mode: 'honest',
     refreshMode: 'honest',
     sid: 'sid-1',
+    subject: 'mallory',
     extraClaims: {},
     signLogoutToken: (claims, options = {}) =>
       new SignJWT(claims)
@@ -63,7 +66,7 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
     close: async () => {},
   };
 
-  const idToken = async (nonce: string | undefined, subject = 'mallory'): Promise<string> => {
+  const idToken = async (nonce: string | undefined, subject = state.subject): Promise<string> => {
     const mode = state.mode;
     const now = Math.floor(Date.now() / 1000);
     const claims = {
@@ -146,7 +149,7 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
       return;
     }
     if (url.pathname === '/userinfo') {
-      return json(200, { email: 'mallory@example.com', email_verified: true, ...state.extraClaims, sub: state.mode === 'userinfo-other-sub' ? 'someone-else' : 'mallory' });
+      return json(200, { email: 'mallory@example.com', email_verified: true, ...state.extraClaims, sub: state.mode === 'userinfo-other-sub' ? 'someone-else' : state.subject });
     }
     json(404, { error: 'not_found' });
   });

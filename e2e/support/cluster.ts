@@ -15,7 +15,8 @@ import { freePort } from './stack.js';
  * deployment runs them: each node is the built server (`dist/main.js start`) in production mode, from
  * the same configuration file but for the port it listens on — the same public URL (nginx's), the same
  * database, the same secrets. The development IdP and the demo app run as processes of their own, the
- * IdP configured on both nodes as an ordinary provider.
+ * IdP configured on both nodes as an ordinary provider. nginx runs the configuration of
+ * docs/deploy/high-availability.md.
  *
  * nginx picks a node per request. A request carrying the cookie `lb_node=a` (or `b`) goes to that node
  * only, so a test can say where each step happens (a browser sets the cookie on each host it visits);
@@ -25,6 +26,7 @@ import { freePort } from './stack.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const main = path.join(root, 'packages/server/dist/main.js');
 const demoMain = path.join(root, 'packages/demo-app/dist/main.js');
+const deployDir = path.join(root, 'docs/deploy');
 
 export type NodeName = 'a' | 'b';
 
@@ -64,6 +66,9 @@ export interface Cluster {
 
 /** The cookie that pins a request to one node (see the nginx configuration below). */
 export const NODE_COOKIE = 'lb_node';
+
+/** The app hosts nginx serves (besides the portal): the config's whoami, and one a test adds in the console. */
+const APP_IDS = ['whoami', 'reports'];
 
 /** Which node served an answer, from its `X-Served-By` header (the last one nginx tried). */
 export function servedBy(cluster: Pick<Cluster, 'nodes'>, header: string | null | undefined): NodeName | undefined {
@@ -157,9 +162,9 @@ export async function startCluster(): Promise<Cluster> {
     await nodes.a.start();
     await nodes.b.start();
 
-    const nginx = startNginx(dir, lbPort, portA, portB);
+    const nginx = startNginx(dir, lbPort, portA, portB, ['localhost', ...APP_IDS.map((id) => new URL(appUrl(id)).hostname)]);
     stops.push(() => stopChild(nginx));
-    await waitUntil(async () => (await fetch(`http://127.0.0.1:${lbPort}/healthz`)).ok, 'nginx', () => readFileSync(path.join(dir, 'nginx', 'error.log'), 'utf8'));
+    await waitUntil(async () => (await send(`${portalUrl}/healthz`)).status === 200, 'nginx', () => readIfThere(path.join(dir, 'nginx', 'error.log')));
 
     // The test's own connection drops when PostgreSQL is restarted; a dropped one is opened again.
     let connected: Promise<pg.Client> | undefined;
@@ -268,15 +273,26 @@ function startDemoApp(port: number, portalUrl: string, dir: string): ChildProces
 }
 
 /**
- * nginx in front of both nodes: every host name (the portal and the app hosts) to either node, the Host
- * header kept, WebSockets upgraded. A node that refuses connections (down) is skipped and marked failed
- * for a while; an idempotent request that fails on one node before an answer started is tried on the
- * other (nginx's defaults: `proxy_next_upstream error timeout`, never for POST, LOCK or PATCH).
+ * nginx in front of both nodes, configured from the files an operator copies: docs/deploy/nginx.conf
+ * (the default server that refuses unknown host names, and the WebSocket map) and the nodes' block of
+ * docs/deploy/high-availability.md, with only the addresses and names made local. What a test adds:
+ * the pin (`lb_node`) picks one node's upstream instead of both, and `X-Served-By` names the node.
  */
-function startNginx(dir: string, port: number, portA: number, portB: number): ChildProcess {
+function startNginx(dir: string, port: number, portA: number, portB: number, hosts: readonly string[]): ChildProcess {
   const home = path.join(dir, 'nginx');
   mkdirSync(home, { mode: 0o755 });
   const at = (name: string) => JSON.stringify(path.join(home, name));
+  const shared = replaceExactly(readFileSync(path.join(deployDir, 'nginx.conf'), 'utf8'), [['listen LISTEN default_server;', `listen 127.0.0.1:${port} default_server;`]]);
+  const guide = readFileSync(path.join(deployDir, 'high-availability.md'), 'utf8');
+  const block = /## Nodes behind nginx[\s\S]*?```nginx\n([\s\S]*?)```/.exec(guide)?.[1];
+  if (!block) throw new Error('docs/deploy/high-availability.md has no nginx block under "Nodes behind nginx"');
+  const nodes = replaceExactly(block, [
+    ['server 10.0.0.11:4180', `server 127.0.0.1:${portA}`],
+    ['server 10.0.0.12:4180', `server 127.0.0.1:${portB}`],
+    ['listen 443 ssl;', `listen 127.0.0.1:${port};`],
+    ['server_name auth.example.com wiki.example.com;', `server_name ${hosts.join(' ')};`],
+    ['proxy_pass http://gatehouse_nodes;', 'proxy_pass http://$gatehouse_pool;\n        add_header X-Served-By $upstream_addr always;'],
+  ]);
   writeFileSync(
     path.join(home, 'nginx.conf'),
     `worker_processes 1;
@@ -289,41 +305,17 @@ http {
     scgi_temp_path ${at('scgi')};
     access_log ${at('access.log')};
 
-    upstream gatehouse_nodes {
-        server 127.0.0.1:${portA} max_fails=1 fail_timeout=10s;
-        server 127.0.0.1:${portB} max_fails=1 fail_timeout=10s;
-        keepalive 16;
-    }
+    # The test's pin: one node's upstream, or both (round-robin) without the cookie.
     upstream gatehouse_node_a { server 127.0.0.1:${portA}; keepalive 4; }
     upstream gatehouse_node_b { server 127.0.0.1:${portB}; keepalive 4; }
-
     map $cookie_${NODE_COOKIE} $gatehouse_pool {
         default gatehouse_nodes;
         a       gatehouse_node_a;
         b       gatehouse_node_b;
     }
-    map $http_upgrade $gatehouse_connection {
-        default upgrade;
-        ''      '';
-    }
 
-    server {
-        listen 127.0.0.1:${port};
-        server_name _;
-        location / {
-            proxy_pass http://$gatehouse_pool;
-            proxy_http_version 1.1;
-            proxy_set_header Host $http_host;
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection $gatehouse_connection;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-            proxy_set_header X-Forwarded-Proto $scheme;
-            proxy_connect_timeout 2s;
-            proxy_read_timeout 1h;
-            proxy_buffering off;
-            add_header X-Served-By $upstream_addr always;
-        }
-    }
+${shared}
+${nodes}
 }
 `,
   );
@@ -336,6 +328,14 @@ http {
   );
 }
 
+/** Replaces each exact text once; one the documented file no longer has is an error (docs and tests must not drift). */
+function replaceExactly(text: string, replacements: ReadonlyArray<readonly [string, string]>): string {
+  for (const [from, to] of replacements) {
+    if (!text.includes(from)) throw new Error(`the documented nginx configuration no longer has "${from}"`);
+    text = text.replace(from, () => to);
+  }
+  return text;
+}
 
 async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -75,8 +75,11 @@ async function asBrowser(page: Page, url: string) {
   return { ...answer, node: servedBy(cluster, String(answer.headers['x-served-by'] ?? '')) };
 }
 
-/** On /account of `page`, revokes the other session of the same person (the one that is not this one). */
-async function revokeOtherSession(page: Page, node: NodeName): Promise<void> {
+/**
+ * On /account of `page`, revokes the other session of the same person (the one that is not this one);
+ * returns when the answer arrived (ms since the epoch).
+ */
+async function revokeOtherSession(page: Page, node: NodeName): Promise<number> {
   const response = await page.goto(accountUrl());
   expect(nodeOf(response)).toBe(node);
   const sessions = page.getByRole('region', { name: 'Sessions' }).getByRole('listitem');
@@ -84,9 +87,11 @@ async function revokeOtherSession(page: Page, node: NodeName): Promise<void> {
   const revoked = page.waitForResponse((answer) => answer.request().method() === 'DELETE' && new URL(answer.url()).pathname.startsWith('/api/me/sessions/'));
   await sessions.filter({ hasNotText: 'This session' }).getByRole('button', { name: /^Revoke session / }).click();
   const answer = await revoked;
+  const answeredAt = Date.now();
   expect(answer.status()).toBe(204);
   expect(nodeOf(answer)).toBe(node);
   await expect(sessions).toHaveCount(1);
+  return answeredAt;
 }
 
 /**
@@ -216,8 +221,7 @@ test('a WebSocket open through node B closes when its session is revoked on node
   );
   expect(echoed).toBe('echo from alice@example.com: hello');
 
-  await revokeOtherSession(admin, 'a');
-  const revokedAt = Date.now();
+  const revokedAt = await revokeOtherSession(admin, 'a');
 
   // Closed with 1008 (policy violation) at once. Without the change reaching node B, its periodic
   // re-check (once per session.touchInterval, a minute by default) would be the first to notice.
@@ -229,6 +233,8 @@ test('a WebSocket open through node B closes when its session is revoked on node
       ]),
   );
   expect(closed.code, 'the socket was still open 10 s after the revocation').toBe(1008);
-  test.info().annotations.push({ type: 'revocation to close', description: `${closed.at - revokedAt} ms (browser clock, through nginx)` });
+  // For the record (the bound the issue sets, 100 ms p99, is measured by the benchmark): browser and
+  // test share the clock; negative means it closed before the answer reached the test.
+  test.info().annotations.push({ type: 'revocation to close', description: `${closed.at - revokedAt} ms` });
   await signOutAll(admin, victim);
 });

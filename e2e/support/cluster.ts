@@ -76,7 +76,15 @@ export function servedBy(cluster: Pick<Cluster, 'nodes'>, header: string | null 
   return (['a', 'b'] as const).find((name) => last === `127.0.0.1:${cluster.nodes[name].port}`);
 }
 
-export async function startCluster(): Promise<Cluster> {
+export interface ClusterOptions {
+  /**
+   * The database URL the nodes are configured with, from the real one: e.g. through a relay the test
+   * controls. Both nodes get the same.
+   */
+  nodesDatabaseUrl?: (databaseUrl: string) => string | Promise<string>;
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const stops: Array<() => Promise<void> | void> = [];
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) {
@@ -91,6 +99,7 @@ export async function startCluster(): Promise<Cluster> {
     const postgres = await startPostgres();
     stops.push(() => postgres.stop());
     const databaseUrl = await postgres.createDatabase();
+    const nodesDatabaseUrl = (await options.nodesDatabaseUrl?.(databaseUrl)) ?? databaseUrl;
     const [lbPort, portA, portB, demoPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const portalUrl = `http://localhost:${lbPort}`;
     const appUrl = (app: string) => `http://${app}.localhost:${lbPort}`;
@@ -118,7 +127,7 @@ export async function startCluster(): Promise<Cluster> {
         publicUrl: portalUrl,
         listen: { host: '127.0.0.1', port },
         dataDir: path.join(dir, 'data'),
-        database: { url: databaseUrl },
+        database: { url: nodesDatabaseUrl },
         log: { level: 'info', format: 'json' },
         secrets: sharedSecrets,
         trustedProxies: ['127.0.0.1'],

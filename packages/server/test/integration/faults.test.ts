@@ -1,3 +1,4 @@
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { send, startCluster, type Cluster, type NodeName } from '../../../../e2e/support/cluster.js';
 import { formAction, ScriptedBrowser } from './support/browser.js';
@@ -6,19 +7,12 @@ import { formAction, ScriptedBrowser } from './support/browser.js';
  * Faults of a two-node deployment, with real processes (support: e2e/support/cluster.ts): two
  * Gatehouse nodes from the built server on one PostgreSQL, behind nginx round-robin. A node killed
  * with SIGKILL under load, PostgreSQL restarted under traffic, and the connection that listens for
- * the other nodes' changes cut. In each, Gatehouse may refuse (503) but never lets in what it should
- * not, loses nothing it said was done, and recovers without a restart.
+ * the other nodes' changes cut or gone silent. In each, Gatehouse may refuse (503) but never lets in
+ * what it should not, loses nothing it said was done, and recovers without a restart.
  */
 
+/** The cluster of the describe block running now (each starts its own). */
 let cluster: Cluster;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-}, 90_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
 
 // A failure report carries what nginx and both nodes logged.
 beforeEach(({ onTestFailed }) => onTestFailed(() => console.error(cluster.logs())));
@@ -111,6 +105,14 @@ async function waitFor(what: string, condition: () => Promise<boolean>, timeoutM
 const NODES: readonly NodeName[] = ['a', 'b'];
 
 describe('two nodes on one PostgreSQL, under faults', () => {
+  beforeAll(async () => {
+    cluster = await startCluster();
+  }, 90_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
   // Threat: a revocation made while a node's notification connection is down is never heard by it,
   // and its session cache lets the revoked session in until the entry expires (a stale allow).
   it('a cut notification connection flushes the caches: a session revoked meanwhile is refused on both nodes', async () => {
@@ -292,4 +294,98 @@ describe('two nodes on one PostgreSQL, under faults', () => {
     const revokedLogged = new Set(revocationEvents.map(({ details }) => (JSON.parse(details) as { sessionId?: string }).sessionId));
     expect(completedRevocations.filter((id) => !revokedLogged.has(id))).toEqual([]);
   }, 60_000);
+});
+
+/**
+ * A TCP relay between the nodes and PostgreSQL that can freeze the connections the nodes listen on
+ * (recognised by their application_name in the startup message): nothing is delivered either way, and
+ * no FIN or RST is sent — what a partition, or a NAT or firewall that forgot the connection, looks
+ * like to the node. Every other connection is relayed untouched.
+ */
+async function startListenerRelay() {
+  let target = 0;
+  let frozen = false;
+  const listening = new Set<Socket>();
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(target, '127.0.0.1');
+    let first = true;
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (first && chunk.includes('gatehouse-changes')) listening.add(client);
+      first = false;
+      if (!(frozen && listening.has(client))) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!(frozen && listening.has(client))) client.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    /** The database URL through the relay. */
+    via(databaseUrl: string): string {
+      const url = new URL(databaseUrl);
+      target = Number(url.port);
+      url.port = String((server.address() as AddressInfo).port);
+      return url.href;
+    },
+    freeze: () => void (frozen = true),
+    thaw: () => void (frozen = false),
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('two nodes whose notification connections go silent', () => {
+  let relay: Awaited<ReturnType<typeof startListenerRelay>>;
+
+  beforeAll(async () => {
+    relay = await startListenerRelay();
+    cluster = await startCluster({ nodesDatabaseUrl: (url) => relay.via(url) });
+  }, 90_000);
+
+  afterAll(async () => {
+    relay?.thaw();
+    await cluster?.stop();
+    await relay?.close();
+  });
+
+  // Threat: a listening connection that died without a word looks open while notifications no longer
+  // arrive; a node that went on trusting its cache would let a revoked session in for as long as the
+  // silence lasts. (Until the heartbeat finds the connection dead — its interval plus its timeout —
+  // the other node still answers from its cache: that window is the bound, not zero.)
+  it('is found dead by the heartbeat: caches flushed and bypassed, a session revoked meanwhile refused, listening again once it answers', async () => {
+    const admin = await mustSignIn('alice@example.com', 'alice', 'a');
+    const victim = await mustSignIn('alice@example.com', 'alice', 'a');
+    const bystander = await mustSignIn('bob@example.com', 'bob', 'b');
+    for (const node of NODES) for (const who of [victim, bystander]) expect((await asSession(who, node).app()).status).toBe(200);
+
+    relay.freeze();
+    expect((await revoke(admin, victim, 'a')).status).toBe(204);
+    // The node that revoked knows at once; the other one finds its connection dead, flushes and
+    // bypasses its caches until it listens again (its new connections stay silent too meanwhile).
+    for (const node of NODES) await waitFor(`node ${node} to find its listener dead`, async () => (await listenerStatus(node)) === 'reconnecting', 30_000);
+    for (const node of NODES) {
+      expect((await asSession(victim, node).api()).status).toBe(401);
+      expect((await asSession(victim, node).app()).status).toBe(401);
+      expect((await asSession(bystander, node).app()).status).toBe(200);
+    }
+
+    relay.thaw();
+    for (const node of NODES) await waitFor(`node ${node} to listen again`, async () => (await listenerStatus(node)) === 'listening', 40_000);
+    for (const node of NODES) {
+      expect((await asSession(victim, node).app()).status).toBe(401);
+      expect((await asSession(bystander, node).api()).status).toBe(200);
+    }
+  }, 90_000);
 });

@@ -264,3 +264,46 @@ describe('the original request from X-Forwarded-* (read only from trusted proxie
     expect(forwarded('https', 'app.example.com', { 'x-forwarded-uri': '/static,/../secret.txt' })?.uri).toBe('/static,/../secret.txt');
   });
 });
+
+/** ingress-nginx's `auth-url`: X-Original-URL ($scheme://$http_host$request_uri) and X-Original-Method. */
+describe('the original request from X-Original-URL (forwardAuth.uriHeader: X-Original-URL)', () => {
+  const original = (url: string | string[] | undefined, method: string | string[] | undefined, extra: Record<string, string> = {}) =>
+    forwardedRequest({ 'x-original-url': url, 'x-original-method': method, ...extra }, 'x-original-url');
+
+  it('reads origin, host, method and URI from the one URL, the way browsers spell an origin', () => {
+    expect(original('https://Wiki.Example.com:443/a/b?c=1', 'POST')).toEqual({ origin: 'https://wiki.example.com', host: 'wiki.example.com', method: 'POST', uri: '/a/b?c=1' });
+    expect(original('http://wiki.localhost:8080/', 'GET')).toEqual({ origin: 'http://wiki.localhost:8080', host: 'wiki.localhost:8080', method: 'GET', uri: '/' });
+    expect(original('https://wiki.example.com/static,/../secret.txt', 'GET')?.uri).toBe('/static,/../secret.txt');
+  });
+
+  // Threat: X-Forwarded-* made up by the client. ingress-nginx sends none of its own in the check (it
+  // clears X-Forwarded-Proto) but passes the client's on: in this mode they describe nothing.
+  it('never reads X-Forwarded-*', () => {
+    expect(original(undefined, 'GET', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'wiki.example.com', 'x-forwarded-uri': '/', 'x-forwarded-method': 'GET' })).toBeUndefined();
+    expect(original('https://wiki.example.com/', 'GET', { 'x-forwarded-host': 'evil.example' })?.origin).toBe('https://wiki.example.com');
+  });
+
+  // Threat: a URL read differently here and by the proxy or the app — a list, a second header, an
+  // authority that is not a plain host, a target that is not origin-form.
+  it.each<[string, string | string[] | undefined, string | string[] | undefined]>([
+    ['no URL', undefined, 'GET'],
+    ['no method', 'https://wiki.example.com/', undefined],
+    ['two URL headers, joined by Node', 'https://wiki.example.com/public, https://wiki.example.com/admin', 'GET'],
+    ['two URL headers, as an array', ['https://wiki.example.com/public', 'https://wiki.example.com/admin'], 'GET'],
+    ['a list of methods', 'https://wiki.example.com/', 'OPTIONS, GET'],
+    ['a padded URL', ' https://wiki.example.com/', 'GET'],
+    ['no path', 'https://wiki.example.com', 'GET'],
+    ['no host (HTTP/1.0 without Host)', 'http:///admin', 'GET'],
+    ['another scheme', 'javascript://wiki.example.com/', 'GET'],
+    ['a scheme in capitals (nginx writes $scheme in lower case)', 'HTTPS://wiki.example.com/', 'GET'],
+    ['userinfo', 'https://user@wiki.example.com/', 'GET'],
+    ['a host with a query', 'https://wiki.example.com?x=/admin', 'GET'],
+    ['a host followed by an absolute-form target', 'https://wiki.example.comhttp://evil.example/', 'GET'],
+    ['a fragment', 'https://wiki.example.com/public/#/../admin', 'GET'],
+    ['a space', 'https://wiki.example.com/public/ x', 'GET'],
+    ['a line break', 'https://wiki.example.com/public/\nx', 'GET'],
+    ['a port out of shape', 'https://wiki.example.com:123456/', 'GET'],
+  ])('%s is no request at all', (_name, url, method) => {
+    expect(original(url, method)).toBeUndefined();
+  });
+});

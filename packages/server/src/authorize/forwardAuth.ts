@@ -82,7 +82,7 @@ export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogg
     if (!app) return 'the auth URL names no known app';
     if (rewriteHeaderOf(headers, uriHeader)) return `the request carries a URI or URL-rewrite header other than ${uriHeader}`;
     const original = forwardedRequest(headers, uriHeader);
-    if (!original) return `X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-Method and ${uriHeader} must each be one well-formed value`;
+    if (!original) return uriHeader === 'x-original-url' ? 'X-Original-URL and X-Original-Method must each be one well-formed value' : `X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-Method and ${uriHeader} must each be one well-formed value`;
     if (original.origin !== originOf(app)) return "the forwarded host is not the named app's host";
     const access: AccessRequest = {
       app,
@@ -266,12 +266,33 @@ const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
  * "/secret"), and nothing is trimmed: a value is judged as the proxy will act on it.
  */
 export function forwardedRequest(headers: IncomingHttpHeaders, uriHeader: ForwardedUriHeader): ForwardedRequest | undefined {
+  if (uriHeader === 'x-original-url') return originalUrlRequest(headers);
   const proto = headers['x-forwarded-proto'];
   const host = headers['x-forwarded-host'];
   const uri = headers[uriHeader];
   const method = headers['x-forwarded-method'];
   if (typeof proto !== 'string' || typeof host !== 'string' || typeof uri !== 'string' || typeof method !== 'string') return undefined;
   if (!REQUEST_TARGET.test(uri) || !METHOD.test(method)) return undefined;
+  const parsed = forwardedOrigin(proto, host);
+  if (!parsed) return undefined;
+  return { origin: parsed.origin, host: parsed.host, method, uri };
+}
+
+/** `<scheme>://<host>` and the request target, as ingress-nginx writes `$scheme://$http_host$request_uri`. */
+const ORIGINAL_URL = /^(https?):\/\/([^/]*)(\/.*)$/s;
+
+/**
+ * The original request as ingress-nginx's external auth describes it: X-Original-URL, the scheme, the
+ * client's Host and the request target in one value, and X-Original-Method. The same rules as for
+ * X-Forwarded-*: each one exact value, the host judged as forwardedOrigin judges X-Forwarded-Host, the
+ * target as a request target, nothing split, trimmed or decoded.
+ */
+function originalUrlRequest(headers: IncomingHttpHeaders): ForwardedRequest | undefined {
+  const url = headers['x-original-url'];
+  const method = headers['x-original-method'];
+  if (typeof url !== 'string' || typeof method !== 'string' || !METHOD.test(method)) return undefined;
+  const [, proto, host, uri] = ORIGINAL_URL.exec(url) ?? [];
+  if (proto === undefined || host === undefined || uri === undefined || !REQUEST_TARGET.test(uri)) return undefined;
   const parsed = forwardedOrigin(proto, host);
   if (!parsed) return undefined;
   return { origin: parsed.origin, host: parsed.host, method, uri };

@@ -317,13 +317,15 @@ export const configSchema = z
       .object({
         /**
          * The one header a forward-auth request names the original URI in: X-Forwarded-Uri (the shipped
-         * nginx, Caddy and Traefik configs) or X-Original-URI (nginx's common idiom). Never both, never a
-         * fallback: the other one, sent by a client, is refused.
+         * nginx, Caddy and Traefik configs) or X-Original-URI (nginx's common idiom), beside
+         * X-Forwarded-Proto, -Host and -Method; or X-Original-URL, the whole original URL, with
+         * X-Original-Method (ingress-nginx's `auth-url`, which sends no X-Forwarded-* to read). Never two,
+         * never a fallback: another one, sent by a client, is refused.
          */
         uriHeader: z
           .string()
           .transform((name) => name.toLowerCase())
-          .pipe(z.enum(['x-forwarded-uri', 'x-original-uri'], { error: 'must be X-Forwarded-Uri or X-Original-URI' }))
+          .pipe(z.enum(['x-forwarded-uri', 'x-original-uri', 'x-original-url'], { error: 'must be X-Forwarded-Uri, X-Original-URI or X-Original-URL' }))
           .default('x-forwarded-uri'),
       })
       .strict()

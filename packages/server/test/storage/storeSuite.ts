@@ -542,7 +542,10 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
           expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
           const refused = (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError;
           // The answer a sequential duplicate gets, from the node that already knows the app.
-          const later = await nodes[outcomes[0]!.status === 'fulfilled' ? 0 : 1]!.create(app).catch((error: unknown) => error as AppError);
+          const later = await nodes[outcomes[0]!.status === 'fulfilled' ? 0 : 1]!.create(app).then(
+            () => expect.fail('a duplicate app was created'),
+            (error: unknown) => error as AppError,
+          );
           expect([refused.code, later.code]).toEqual(['bad_request', 'bad_request']);
           for (const answer of [refused, later]) expect(answer.message).toContain(`id: duplicate app id "wiki${round}"`);
         }
@@ -560,7 +563,10 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
             const outcomes = await Promise.allSettled(nodes.map((store) => store.create(okta)));
             expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
             const refused = (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError;
-            const later = await nodes[outcomes[0]!.status === 'fulfilled' ? 0 : 1]!.create(okta).catch((error: unknown) => error as AppError);
+            const later = await nodes[outcomes[0]!.status === 'fulfilled' ? 0 : 1]!.create(okta).then(
+              () => expect.fail('a duplicate provider was created'),
+              (error: unknown) => error as AppError,
+            );
             expect([refused.code, refused.message]).toEqual(['bad_request', later.message]);
             expect(refused.message).toContain(`another provider already uses "okta${round}"`);
           }

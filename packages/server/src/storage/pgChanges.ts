@@ -18,12 +18,16 @@ const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 30_000;
 
 /**
- * How often the listening connection is asked to answer. A connection that died without a word (a
- * network partition, a firewall forgetting it) would otherwise go on looking open while notifications
- * no longer arrive; this finds it within HEARTBEAT_MS + its timeout, flushes and reconnects.
+ * The listening connection is asked to answer every HEARTBEAT_MS. A connection that died without a word
+ * (a network partition, a firewall forgetting it) would otherwise go on looking open while notifications
+ * no longer arrive. A heartbeat unanswered after SUSPECT_AFTER_MS puts the feed out of sync (caches
+ * flushed and bypassed) until it is answered, so a silent connection is trusted for at most
+ * HEARTBEAT_MS + SUSPECT_AFTER_MS; unanswered after HEARTBEAT_TIMEOUT_MS, the connection is dropped and
+ * made again.
  */
-const HEARTBEAT_MS = 5_000;
-const HEARTBEAT_TIMEOUT_MS = 5_000;
+const HEARTBEAT_MS = 1_000;
+const SUSPECT_AFTER_MS = 1_000;
+const HEARTBEAT_TIMEOUT_MS = 10_000;
 
 type Log = {
   info(details: object, message: string): void;
@@ -122,8 +126,35 @@ export function postgresChangeTransport(options: PostgresChangesOptions): Change
     }
     if (closed || client !== connection) return;
     retryDelay = FIRST_RETRY_MS;
+    let waiting = false;
+    let suspect = false;
     heartbeat = setInterval(() => {
-      connection.query({ text: 'select 1', query_timeout: HEARTBEAT_TIMEOUT_MS } as pg.QueryConfig).catch((error: unknown) => dropped(connection, error));
+      if (waiting) return;
+      waiting = true;
+      const late = setTimeout(() => {
+        if (client !== connection || suspect) return;
+        suspect = true;
+        setConnected(false);
+        deliver({ type: 'everything' });
+        options.log.warn({ afterMs: SUSPECT_AFTER_MS }, 'the change notification connection to PostgreSQL does not answer: caches flushed and bypassed until it does');
+      }, SUSPECT_AFTER_MS);
+      late.unref();
+      connection.query({ text: 'select 1', query_timeout: HEARTBEAT_TIMEOUT_MS } as pg.QueryConfig).then(
+        () => {
+          clearTimeout(late);
+          waiting = false;
+          if (!suspect || client !== connection) return;
+          // Answered after all: listening again, and whatever may have been missed is read again.
+          suspect = false;
+          setConnected(true);
+          deliver({ type: 'everything' });
+          options.log.info({}, 'the change notification connection to PostgreSQL answers again: reading everything again');
+        },
+        (error: unknown) => {
+          clearTimeout(late);
+          dropped(connection, error);
+        },
+      );
     }, HEARTBEAT_MS);
     heartbeat.unref();
     // Listening: from here on nothing is missed. What may have been missed before is read again, the

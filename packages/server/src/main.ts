@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import cluster, { type Worker } from 'node:cluster';
+import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
@@ -186,10 +187,10 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   try {
     // In a cluster the primary runs the development IdPs and the demo app, once for all workers.
     devServices = config.mode === 'development' && cluster.isPrimary ? await startDevServices(config, log) : undefined;
-    services = await createServices(config, log);
-    // On SQLite, every change this worker makes reaches its siblings, and theirs reach it
-    // (storage/clusterChanges.ts); on PostgreSQL each worker listens to the database itself.
-    if (cluster.isWorker && services.database.dialect === 'sqlite') services.changes.attach(workerChangeTransport());
+    services = await createServices(config, log, { node: cluster.isWorker ? process.env.GATEHOUSE_NODE_ID : undefined });
+    // Every change this worker makes reaches its siblings at once, and theirs reach it
+    // (storage/clusterChanges.ts); the other nodes' come through PostgreSQL (storage/pgChanges.ts).
+    if (cluster.isWorker) services.changes.attach(workerChangeTransport());
   } catch (error) {
     return failedToStart(error, log, devServices);
   }
@@ -267,12 +268,14 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   }
 
   relayChangesBetweenWorkers(cluster);
+  const nodeId = randomUUID();
   countLimitsForWorkers(cluster);
   let stopping = false;
   let ready = 0;
   let restartDelay = 1_000;
   const fork = () => {
-    const worker = cluster.fork();
+    // The workers share one node id: they ignore each other's notifications, which reach them over IPC.
+    const worker = cluster.fork({ GATEHOUSE_NODE_ID: nodeId });
     worker.on('message', (message: { gatehouseReady?: boolean } | null) => {
       if (!message?.gatehouseReady) return;
       restartDelay = 1_000;

@@ -91,7 +91,12 @@ function reloader(log: FastifyBaseLogger) {
   };
 }
 
-export async function createServices(config: Config, log: FastifyBaseLogger): Promise<Services> {
+export interface ServiceOptions {
+  /** The node this process is a worker of (`workers:`), shared by its workers; see storage/pgChanges.ts. */
+  node?: string;
+}
+
+export async function createServices(config: Config, log: FastifyBaseLogger, options: ServiceOptions = {}): Promise<Services> {
   const secrets = loadSecrets(config);
   const database = await openDatabase(config, log);
   const providers = new ProviderRegistry(config.providers, log);
@@ -100,11 +105,11 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   const cipher = createTokenCipher(secrets);
   // What changed, here or on another worker or node (storage/changes.ts): the stores publish, caches listen.
   const changes = new ChangeFeed((error, change) => log.error({ err: error, change: change.type }, 'a listener failed on a change'));
-  // On PostgreSQL every process (each worker of each node) LISTENs on a connection of its own, so the
-  // changes of every other process reach it; on SQLite, one node, its workers relay them (main.ts).
+  // On PostgreSQL every process (each worker of each node) LISTENs on a connection of its own for the
+  // other nodes' changes; the workers of one node hear each other over cluster messaging (main.ts).
   const newClient = database.newClient;
   if (newClient) {
-    changes.attach(postgresChangeTransport({ client: newClient, notify: notifyThrough(database.db), log }));
+    changes.attach(postgresChangeTransport({ client: newClient, notify: notifyThrough(database.db), log, node: options.node }));
   }
   const sessions = new SessionStore(database.db, cipher, config.session);
   sessions.onRevoke((revoked) => changes.publish({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));

@@ -36,6 +36,12 @@ type Log = {
 };
 
 export interface PostgresChangesOptions {
+  /**
+   * The node this process is a worker of. Notifications from the same node are not delivered: its
+   * workers hear each other at once over cluster messaging (storage/clusterChanges.ts). Without it, a
+   * node of its own.
+   */
+  node?: string;
   /** A new client on the database, not connected yet: the listening connection is its own, not the pool's. */
   client(): pg.Client;
   /** Sends one notification (through the pool: sending must not wait for the listener to reconnect). */
@@ -43,7 +49,7 @@ export interface PostgresChangesOptions {
   log: Log;
 }
 
-/** What travels in a notification: the change, and which process sent it (so it ignores its own). */
+/** What travels in a notification: the change, and which node sent it (so that node ignores its own). */
 interface Envelope {
   from: string;
   change: Change;
@@ -59,7 +65,7 @@ interface Envelope {
  * A missed notification therefore costs a reload, never a stale allow.
  */
 export function postgresChangeTransport(options: PostgresChangesOptions): ChangeTransport {
-  const self = randomUUID();
+  const self = options.node ?? randomUUID();
   let client: pg.Client | undefined;
   let closed = false;
   let retryDelay = FIRST_RETRY_MS;

@@ -106,7 +106,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
   app.get(endpoints.apiDocs, { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes, { database: services.database, providers: services.providers });
+  await app.register(healthRoutes, { database: services.database, changes: services.changes, providers: services.providers });
   await app.register(authenticateArea, {
     config,
     portalOrigin: services.portalOrigin,

@@ -12,6 +12,7 @@ import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
+import { announceChange } from './storage/pgChanges.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { describeDatabase, openDatabase } from './storage/database.js';
 import { migrateToLatest, SchemaTooNewError } from './storage/migrate.js';
@@ -27,7 +28,7 @@ Commands:
   rotate-signing-key
                  make a new key sign identity assertions; the old one stays published in
                  /.gatehouse/jwks.json for 24 hours so assertions in flight still verify
-                 (restart or roll the nodes afterwards so all of them sign with the new key)
+                 (on PostgreSQL the running nodes switch at once; on SQLite, restart Gatehouse)
 
 The configuration file is --config, else $GATEHOUSE_CONFIG, else ./gatehouse.yaml if it exists,
 else the built-in development defaults.`;
@@ -82,6 +83,12 @@ async function main(argv: string[]): Promise<number> {
       const keys = new SigningKeys(database.db, createTokenCipher(loadSecrets(config)));
       await keys.load();
       console.log(`New assertion signing key: ${await keys.rotate()}`);
+      // On PostgreSQL the running nodes hear of it at once and sign with the new key; on SQLite (one
+      // node, which this process cannot reach) the node picks it up when it restarts.
+      if (database.dialect === 'postgres') {
+        await announceChange(database.db, { type: 'signing-keys-changed' });
+        console.log('The running nodes sign with it from now on.');
+      } else console.log('Restart Gatehouse so that it signs with the new key.');
     } finally {
       await database.close();
     }
@@ -137,8 +144,9 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     // In a cluster the primary runs the development IdPs and the demo app, once for all workers.
     devServices = config.mode === 'development' && cluster.isPrimary ? await startDevServices(config, log) : undefined;
     services = await createServices(config, log);
-    // Every change this worker makes reaches its siblings, and theirs reach it (storage/clusterChanges.ts).
-    if (cluster.isWorker) services.changes.attach(workerChangeTransport());
+    // On SQLite, every change this worker makes reaches its siblings, and theirs reach it
+    // (storage/clusterChanges.ts); on PostgreSQL each worker listens to the database itself.
+    if (cluster.isWorker && services.database.dialect === 'sqlite') services.changes.attach(workerChangeTransport());
   } catch (error) {
     return failedToStart(error, log, devServices);
   }

@@ -22,6 +22,7 @@ import { SessionStore } from './sessions/sessionStore.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
 import { ChangeFeed } from './storage/changes.js';
 import { openDatabase, type DatabaseHandle } from './storage/database.js';
+import { notifyThrough, postgresChangeTransport } from './storage/pgChanges.js';
 
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
 export interface Services {
@@ -95,6 +96,12 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
   const cipher = createTokenCipher(secrets);
   // What changed, here or on another worker or node (storage/changes.ts): the stores publish, caches listen.
   const changes = new ChangeFeed((error, change) => log.error({ err: error, change: change.type }, 'a listener failed on a change'));
+  // On PostgreSQL every process (each worker of each node) LISTENs on a connection of its own, so the
+  // changes of every other process reach it; on SQLite, one node, its workers relay them (main.ts).
+  const newClient = database.newClient;
+  if (newClient) {
+    changes.attach(postgresChangeTransport({ client: newClient, notify: notifyThrough(database.db), log }));
+  }
   const sessions = new SessionStore(database.db, cipher, config.session);
   sessions.onRevoke((revoked) => changes.publish({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
   const accounts = new AccountStore(database.db);

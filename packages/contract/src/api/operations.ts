@@ -16,6 +16,11 @@ const readiness = z.object({
   status: z.enum(['ready', 'unavailable']),
   checks: z.object({
     database: z.enum(['ok', 'unreachable']),
+    /**
+     * Whether changes made on other nodes reach this one: `local` (one node: nothing to listen to),
+     * `listening`, or `reconnecting` (caches bypassed meanwhile). Reported; it does not decide readiness.
+     */
+    changes: z.enum(['local', 'listening', 'reconnecting']),
     /** Each enabled provider's discovery status: reported, but it does not decide readiness. */
     providers: z.array(z.object({ id: z.string(), name: z.string(), status: z.enum(discoveryStatuses), error: z.string().optional() })),
   }),
@@ -27,7 +32,7 @@ export const getReadiness = defineRoute({
   path: '/readyz',
   access: 'public',
   tag: 'operations',
-  summary: 'Readiness: the database answers; IdP discovery is reported',
+  summary: 'Readiness: the database answers; the change listener and IdP discovery are reported',
   responses: { 200: readiness, 503: readiness },
 });
 

@@ -1,17 +1,20 @@
 import { routes, type DiscoveryStatus } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
+import type { ChangeFeed } from '../storage/changes.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { contractRoute, typed } from './contract.js';
 
-/** What health reports on: the database, and each provider's discovery (authenticate/providerRegistry.ts). */
+/** What health reports on: the database, the change listener, and each provider's discovery (authenticate/providerRegistry.ts). */
 export interface HealthDeps {
   database: Pick<DatabaseHandle, 'ping'>;
+  changes: Pick<ChangeFeed, 'status'>;
   providers: { statuses(): Array<{ id: string; name: string; status: DiscoveryStatus; error?: string }> };
 }
 
 /**
- * /healthz: the process answers. /readyz: the database answers; each IdP's discovery status is reported
- * but does not decide readiness (one IdP down must not take every node out of the load balancer).
+ * /healthz: the process answers. /readyz: the database answers. Reported without deciding readiness:
+ * each IdP's discovery (one IdP down must not take every node out of the load balancer), and whether
+ * changes made on other nodes reach this one (while they do not, caches are bypassed: slower, still correct).
  */
 export async function healthRoutes(instance: FastifyInstance, deps: HealthDeps) {
   const app = typed(instance);
@@ -24,7 +27,7 @@ export async function healthRoutes(instance: FastifyInstance, deps: HealthDeps) 
       const database = await deps.database.ping();
       return reply.status(database ? 200 : 503).send({
         status: database ? 'ready' : 'unavailable',
-        checks: { database: database ? 'ok' : 'unreachable', providers: deps.providers.statuses() },
+        checks: { database: database ? 'ok' : 'unreachable', changes: deps.changes.status(), providers: deps.providers.statuses() },
       });
     },
   });

@@ -42,8 +42,11 @@ export class SessionResolver {
       appSessions: AppSessions;
       /** Enabled providers: a session counts only while the provider it was signed in with does. */
       providers: { get(id: string): unknown };
-      /** Sessions ended or changed here or on another worker or node; claims refreshed here are told to them. */
-      changes: Pick<ChangeFeed, 'subscribe' | 'publish'>;
+      /**
+       * Sessions ended or changed here or on another worker or node; claims refreshed here are told to
+       * them. While it is out of sync (a dropped notification connection) nothing is cached.
+       */
+      changes: Pick<ChangeFeed, 'subscribe' | 'publish' | 'inSync'>;
     },
     private readonly now: () => number = Date.now,
   ) {
@@ -82,7 +85,7 @@ export class SessionResolver {
   cachedApp(token: string | undefined, appOrigin: string, now = this.now()): CurrentSession | undefined {
     // Only well-formed tokens are ever stored, so a hit needs no shape check; the length check keeps
     // junk from being hashed for the lookup.
-    if (token?.length !== SECRET_LENGTH) return undefined;
+    if (token?.length !== SECRET_LENGTH || !this.deps.changes.inSync) return undefined;
     const current = this.cache.get(token, appOrigin, now);
     if (!current || !isActive(current.session, now)) return undefined;
     if (this.deps.claims.isStale(current.session, now) || this.deps.sessions.isTouchDue(current.session, now)) return undefined;
@@ -90,7 +93,9 @@ export class SessionResolver {
   }
 
   private async resolve(credential: string, scope: string, request: ResolveContext, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
-    let current = this.cache.get(credential, scope) ?? (await this.loadAndCache(credential, scope, loadSession));
+    // Out of sync, a revocation made elsewhere may not have reached the cache: read from the store.
+    const cached = this.deps.changes.inSync ? this.cache.get(credential, scope) : undefined;
+    let current = cached ?? (await this.loadAndCache(credential, scope, loadSession));
     if (!current) return undefined;
     if (!isActive(current.session, this.now())) {
       this.cache.invalidate(current.sessionId);
@@ -124,7 +129,8 @@ export class SessionResolver {
   private async loadAndCache(credential: string, scope: string, loadSession: () => Promise<Session | undefined>): Promise<Cached | undefined> {
     const generation = this.cache.generation;
     const loaded = await this.load(loadSession);
-    if (!loaded || this.cache.set(credential, scope, loaded, generation)) return loaded;
+    if (!loaded || !this.deps.changes.inSync) return loaded;
+    if (this.cache.set(credential, scope, loaded, generation)) return loaded;
     return this.load(loadSession);
   }
 

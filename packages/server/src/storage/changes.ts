@@ -25,17 +25,30 @@ export type Change =
 export type ChangeOrigin = 'here' | 'elsewhere';
 export type ChangeListener = (change: Change, origin: ChangeOrigin) => void;
 
+/**
+ * Whether the changes made elsewhere reach this process now: `local` with no transport that can drop
+ * (one node), `listening` while every transport is connected, `reconnecting` while one is not.
+ */
+export type ChangeFeedStatus = 'local' | 'listening' | 'reconnecting';
+
 /** Carries changes to the other workers and nodes, and brings theirs (cluster messaging, PostgreSQL LISTEN/NOTIFY). */
 export interface ChangeTransport {
   send(change: Change): void;
-  /** Starts delivering the changes made elsewhere. */
-  start(deliver: (change: Change) => void): void;
+  /**
+   * Starts delivering the changes made elsewhere. A transport whose connection can drop reports it
+   * through `connected`: false as soon as changes may be missed (before anything else), true once
+   * they reach this process again; it starts out disconnected when it can drop at all.
+   */
+  start(deliver: (change: Change) => void, connected?: (isConnected: boolean) => void): void;
   close(): Promise<void>;
 }
 
 export class ChangeFeed {
   private readonly listeners = new Set<ChangeListener>();
   private readonly transports: ChangeTransport[] = [];
+  /** The transports that can drop, and the ones of them that are disconnected now. */
+  private readonly droppable = new Set<ChangeTransport>();
+  private readonly disconnected = new Set<ChangeTransport>();
 
   /** `onListenerError` hears about a subscriber that threw; the others are still told. */
   constructor(private readonly onListenerError: (error: unknown, change: Change) => void = () => {}) {}
@@ -55,11 +68,35 @@ export class ChangeFeed {
   /** Sends this feed's changes elsewhere through the transport, and delivers the changes it brings. */
   attach(transport: ChangeTransport): void {
     this.transports.push(transport);
-    transport.start((change) => this.notify(change, 'elsewhere'));
+    transport.start(
+      (change) => this.notify(change, 'elsewhere'),
+      (isConnected) => {
+        this.droppable.add(transport);
+        if (isConnected) this.disconnected.delete(transport);
+        else this.disconnected.add(transport);
+      },
+    );
+  }
+
+  /**
+   * Whether every change made elsewhere reaches this process now. While not, a cached copy of revocable
+   * state (a session) may be stale without anyone knowing: caches are bypassed, so that a missed
+   * revocation never becomes an allow.
+   */
+  get inSync(): boolean {
+    return this.disconnected.size === 0;
+  }
+
+  /** For /readyz. */
+  status(): ChangeFeedStatus {
+    if (this.disconnected.size > 0) return 'reconnecting';
+    return this.droppable.size > 0 ? 'listening' : 'local';
   }
 
   async close(): Promise<void> {
     await Promise.all(this.transports.splice(0).map((transport) => transport.close()));
+    this.droppable.clear();
+    this.disconnected.clear();
     this.listeners.clear();
   }
 

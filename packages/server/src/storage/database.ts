@@ -15,6 +15,11 @@ export interface DatabaseHandle {
   dialect: DialectName;
   /** Answers whether the database can run a query now (for /readyz). */
   ping(): Promise<boolean>;
+  /**
+   * On PostgreSQL: a new connection of its own, outside the pool, configured like the pool's (for the
+   * change notifications' LISTEN, storage/pgChanges.ts). Undefined on SQLite.
+   */
+  newClient?: () => pg.Client;
   close(): Promise<void>;
 }
 
@@ -97,20 +102,23 @@ const gatehouseTypes = {
 
 function openPostgres(config: Config, log: Log | undefined): DatabaseHandle {
   const { url, password, pool: poolOptions, statementTimeout } = config.database;
-  const pool = new pg.Pool({
+  const connection = {
     connectionString: url,
     ...(password !== undefined ? { password } : {}),
-    max: poolOptions.max,
     statement_timeout: statementTimeout,
-    application_name: 'gatehouse',
     connectionTimeoutMillis: 10_000,
     types: gatehouseTypes,
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: poolOptions.max, application_name: 'gatehouse' });
   // A connection the server drops while idle in the pool is replaced on the next query; without a
   // listener the error would end the process.
   pool.on('error', (error) => log?.warn({ err: error.message }, 'a PostgreSQL connection in the pool failed'));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return handleOf(db, 'postgres');
+  return {
+    ...handleOf(db, 'postgres'),
+    // TCP keepalive too: a connection that only listens must notice a peer that vanished.
+    newClient: () => new pg.Client({ ...connection, application_name: 'gatehouse-changes', keepAlive: true, keepAliveInitialDelayMillis: 10_000 }),
+  };
 }
 
 function handleOf(db: Db, dialect: DialectName): DatabaseHandle {

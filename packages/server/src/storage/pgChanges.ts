@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type pg from 'pg';
+import type { Change, ChangeTransport } from './changes.js';
+import type { Db } from './database.js';
+
+/** The channel every Gatehouse node on one database listens on. */
+export const CHANGES_CHANNEL = 'gatehouse_changes';
+
+/**
+ * PostgreSQL refuses a notification payload of 8,000 bytes or more; a change is split into several
+ * (sessions in batches) to stay well under it.
+ */
+const MAX_PAYLOAD_BYTES = 7_000;
+
+/** Between a dropped connection's reconnection attempts: doubling, with jitter, up to the last. */
+const FIRST_RETRY_MS = 250;
+const LAST_RETRY_MS = 30_000;
+
+/**
+ * How often the listening connection is asked to answer. A connection that died without a word (a
+ * network partition, a firewall forgetting it) would otherwise go on looking open while notifications
+ * no longer arrive; this finds it within HEARTBEAT_MS + its timeout, flushes and reconnects.
+ */
+const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_TIMEOUT_MS = 5_000;
+
+type Log = {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+};
+
+export interface PostgresChangesOptions {
+  /** A new client on the database, not connected yet: the listening connection is its own, not the pool's. */
+  client(): pg.Client;
+  /** Sends one notification (through the pool: sending must not wait for the listener to reconnect). */
+  notify(channel: string, payload: string): Promise<void>;
+  log: Log;
+}
+
+/** What travels in a notification: the change, and which process sent it (so it ignores its own). */
+interface Envelope {
+  from: string;
+  change: Change;
+}
+
+/**
+ * The change feed between nodes on one PostgreSQL database: every change is sent with NOTIFY, and a
+ * dedicated connection LISTENs for the other nodes' (and this node's other workers').
+ *
+ * A notification sent while the listening connection is down is lost. So the moment it drops, the feed
+ * is told it is out of sync (caches of revocable state are bypassed, storage/changes.ts) and everything
+ * cached is dropped; it reconnects with backoff, and once it LISTENs again, everything is read afresh.
+ * A missed notification therefore costs a reload, never a stale allow.
+ */
+export function postgresChangeTransport(options: PostgresChangesOptions): ChangeTransport {
+  const self = randomUUID();
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retryDelay = FIRST_RETRY_MS;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let deliver: (change: Change) => void = () => {};
+  let setConnected: (isConnected: boolean) => void = () => {};
+  /** Whether this transport has listened before: reconnecting then means changes may have been missed. */
+  let listenedBefore = false;
+
+  const receive = (message: pg.Notification): void => {
+    if (message.channel !== CHANGES_CHANNEL) return;
+    const envelope = parseEnvelope(message.payload);
+    if (envelope?.from === self) return;
+    if (!envelope) {
+      // From a newer or older version of Gatehouse, or damaged: whatever it was, nothing cached is trusted.
+      options.log.warn({ payload: message.payload?.slice(0, 200) }, 'a change notification could not be read: reading everything again');
+      deliver({ type: 'everything' });
+      return;
+    }
+    deliver(envelope.change);
+  };
+
+  const dropped = (connection: pg.Client, error: unknown): void => {
+    if (connection !== client) return;
+    client = undefined;
+    clearInterval(heartbeat);
+    connection.removeListener('notification', receive);
+    // The client is done with; its errors from here on are of no interest (and must not crash the process).
+    connection.on('error', () => {});
+    void connection.end().catch(() => undefined);
+    if (closed) return;
+    // Out of sync before anything else, so nothing is cached between now and the flush.
+    setConnected(false);
+    deliver({ type: 'everything' });
+    options.log.warn(
+      { err: error instanceof Error ? error.message : String(error), retryInMs: retryDelay },
+      'the change notification connection to PostgreSQL dropped: caches flushed and bypassed until it is back',
+    );
+    scheduleConnect();
+  };
+
+  const scheduleConnect = (): void => {
+    const delay = Math.round(retryDelay * (0.75 + Math.random() * 0.5));
+    retryDelay = Math.min(retryDelay * 2, LAST_RETRY_MS);
+    retryTimer = setTimeout(() => void connect(), delay);
+    retryTimer.unref();
+  };
+
+  const connect = async (): Promise<void> => {
+    if (closed) return;
+    const connection = options.client();
+    client = connection;
+    connection.on('error', (error) => dropped(connection, error));
+    connection.on('end', () => dropped(connection, new Error('connection ended')));
+    connection.on('notification', receive);
+    try {
+      await connection.connect();
+      await connection.query(`LISTEN ${CHANGES_CHANNEL}`);
+    } catch (error) {
+      if (closed) return;
+      if (client === connection) dropped(connection, error);
+      return;
+    }
+    if (closed || client !== connection) return;
+    retryDelay = FIRST_RETRY_MS;
+    heartbeat = setInterval(() => {
+      connection.query({ text: 'select 1', query_timeout: HEARTBEAT_TIMEOUT_MS } as pg.QueryConfig).catch((error: unknown) => dropped(connection, error));
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+    // Listening: from here on nothing is missed. What may have been missed before is read again, the
+    // first time too (a read that began before LISTEN must not be cached after it: the flush refuses it).
+    setConnected(true);
+    if (listenedBefore) options.log.info({}, 'the change notification connection to PostgreSQL is back: reading everything again');
+    listenedBefore = true;
+    deliver({ type: 'everything' });
+  };
+
+  return {
+    send(change) {
+      for (const payload of envelopesOf(self, change)) void sendWithRetry(options, payload);
+    },
+    start(onChange, connected) {
+      deliver = onChange;
+      setConnected = connected ?? (() => {});
+      // Until the first LISTEN, changes from elsewhere could be missed: out of sync from the start.
+      setConnected(false);
+      void connect();
+    },
+    async close() {
+      closed = true;
+      clearTimeout(retryTimer);
+      clearInterval(heartbeat);
+      const connection = client;
+      client = undefined;
+      await connection?.end().catch(() => undefined);
+    },
+  };
+}
+
+/** Sends a notification on one of the pool's connections (`pg_notify`: the channel and payload are values, not SQL). */
+export function notifyThrough(db: Db): PostgresChangesOptions['notify'] {
+  return async (channel, payload) => {
+    await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+  };
+}
+
+/**
+ * Tells the running nodes about a change made by a one-off command (`gatehouse rotate-signing-key`),
+ * which has no feed of its own: they act on it as on any other node's.
+ */
+export async function announceChange(db: Db, change: Change): Promise<void> {
+  const notify = notifyThrough(db);
+  for (const payload of envelopesOf(randomUUID(), change)) await notify(CHANGES_CHANNEL, payload);
+}
+
+/**
+ * Sends a notification, retrying briefly: a change written but never announced would leave the other
+ * nodes' caches stale until their expiry. What still fails is logged as an error.
+ */
+async function sendWithRetry(options: PostgresChangesOptions, payload: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await options.notify(CHANGES_CHANNEL, payload);
+      return;
+    } catch (error) {
+      if (attempt >= 3) {
+        options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'a change could not be announced to the other nodes');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
+/** The notifications one change travels in: a long list of sessions is split into several. */
+export function envelopesOf(from: string, change: Change): string[] {
+  const whole = JSON.stringify({ from, change } satisfies Envelope);
+  if (Buffer.byteLength(whole) <= MAX_PAYLOAD_BYTES || !('sessionIds' in change)) return [whole];
+  const payloads: string[] = [];
+  let batch: string[] = [];
+  const flush = () => {
+    if (batch.length > 0) payloads.push(JSON.stringify({ from, change: { type: change.type, sessionIds: batch } }));
+    batch = [];
+  };
+  // Session ids are short and fixed in length; the envelope's own overhead is far below the margin.
+  let size = 0;
+  for (const id of change.sessionIds) {
+    const bytes = Buffer.byteLength(id) + 3;
+    if (size + bytes > MAX_PAYLOAD_BYTES - 200) {
+      flush();
+      size = 0;
+    }
+    batch.push(id);
+    size += bytes;
+  }
+  flush();
+  return payloads;
+}
+
+const SIMPLE_CHANGES = new Set(['apps-changed', 'providers-changed', 'signing-keys-changed', 'everything']);
+
+/** A notification's envelope, or undefined when it is not one this version knows. */
+export function parseEnvelope(payload: string | undefined): Envelope | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload ?? '');
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { from, change } = value as { from?: unknown; change?: unknown };
+  if (typeof from !== 'string' || typeof change !== 'object' || change === null) return undefined;
+  const { type, sessionIds } = change as { type?: unknown; sessionIds?: unknown };
+  if (typeof type !== 'string') return undefined;
+  if (SIMPLE_CHANGES.has(type)) return { from, change: { type } as Change };
+  if ((type === 'sessions-ended' || type === 'sessions-changed') && Array.isArray(sessionIds) && sessionIds.every((id) => typeof id === 'string')) {
+    return { from, change: { type, sessionIds } };
+  }
+  return undefined;
+}

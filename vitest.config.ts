@@ -31,7 +31,14 @@ export default defineConfig({
           environment: 'node',
         },
       },
-      { test: { name: 'integration', ...integration } },
+      {
+        test: {
+          name: 'integration',
+          ...integration,
+          // It is about PostgreSQL itself (the command line against a server it starts): it runs once, below.
+          exclude: ['**/node_modules/**', 'packages/server/test/integration/cliPostgres.test.ts'],
+        },
+      },
       {
         test: {
           name: 'integration-postgres',

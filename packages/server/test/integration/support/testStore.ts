@@ -14,7 +14,7 @@ import { createDatabaseOn, dropDatabaseOn } from '../../support/postgres.js';
  */
 export type TestDatabase = 'sqlite' | 'postgres';
 
-/** Set by the project; anything else than the two names stops the run rather than quietly testing SQLite. */
+/** Set by the project; any value but these two stops the run rather than quietly testing SQLite. */
 export const DATABASE_VARIABLE = 'GATEHOUSE_TEST_DATABASE';
 /** Set by postgresSetup.ts: the run's server, as JSON `{ adminUrl, template }`. */
 export const POSTGRES_VARIABLE = 'GATEHOUSE_TEST_POSTGRES';

@@ -4,9 +4,20 @@ import { defineConfig } from 'vitest/config';
 /** Tests run on the contract's sources, so they need no build of it first. */
 const contract = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
 
+/** The integration tests: real processes (the development IdP, a hostile IdP, the server listening on loopback). */
+const integration = {
+  include: ['packages/*/test/integration/**/*.test.ts'],
+  environment: 'node',
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+
 /**
- * Two projects: `unit` (in-process, fast) and `integration` (real processes: the development IdP, a
- * hostile IdP, the server listening on loopback). Browser end-to-end tests are Playwright's (e2e/).
+ * Three projects: `unit` (in-process, fast), and the integration tests twice — a matrix over the
+ * storage backend: `integration` on SQLite (the embedded default) and `integration-postgres` on a
+ * throwaway PostgreSQL server started for the run (test/integration/support/postgresSetup.ts; each
+ * Gatehouse gets a database of its own, test/integration/support/testStore.ts). Browser end-to-end
+ * tests are Playwright's (e2e/).
  */
 export default defineConfig({
   resolve: { alias: { '@gatehouse/contract': contract } },
@@ -23,10 +34,17 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['packages/*/test/integration/**/*.test.ts'],
-          environment: 'node',
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          ...integration,
+          // It is about PostgreSQL itself (the command line against a server it starts): it runs once, below.
+          exclude: ['**/node_modules/**', 'packages/server/test/integration/cliPostgres.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'integration-postgres',
+          ...integration,
+          env: { GATEHOUSE_TEST_DATABASE: 'postgres' },
+          globalSetup: ['packages/server/test/integration/support/postgresSetup.ts'],
         },
       },
     ],

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -11,6 +8,7 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { createServices, type Services } from '../../src/services.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { freePort } from './support/freePort.js';
+import { createTestStore, removeTestStore, storeConfig } from './support/testStore.js';
 
 /**
  * The sign-in rate limit counted in a shared Redis (cache.url): two Gatehouse nodes, one budget; Redis
@@ -30,9 +28,9 @@ interface Node {
 /** A Gatehouse node like startGatehouse's, with its log kept for the assertions. */
 async function startNode(input: Partial<ConfigInput>): Promise<Node> {
   const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'gatehouse-test-'));
+  const store = await createTestStore();
   const config = parseConfig(
-    { publicUrl: `http://localhost:${port}`, listen: { host: '127.0.0.1', port }, dataDir, ...input },
+    { publicUrl: `http://localhost:${port}`, listen: { host: '127.0.0.1', port }, ...input, ...storeConfig(store) },
     { env: {} },
   );
   const logs: Node['logs'] = [];
@@ -48,7 +46,7 @@ async function startNode(input: Partial<ConfigInput>): Promise<Node> {
     async close() {
       await app.close();
       await services.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await removeTestStore(store);
     },
   };
 }

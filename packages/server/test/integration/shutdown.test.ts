@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { get, type IncomingMessage } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { freePort } from './support/freePort.js';
 import { startUpstream, type Upstream } from './support/upstream.js';
+import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 
 /**
  * The built server as an operator runs it (`node packages/server/dist/main.js start`), stopped the way a
@@ -17,7 +17,8 @@ import { startUpstream, type Upstream } from './support/upstream.js';
 const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 let upstream: Upstream;
-let dataDir: string;
+/** The data of the servers the tests start, one after the other. */
+let store: TestStore | undefined;
 /** Started by a test; killed here if a failing test left it running. */
 let server: ChildProcess | undefined;
 /** What it has written lately (JSON log lines). */
@@ -25,13 +26,13 @@ let output = '';
 
 beforeAll(async () => {
   upstream = await startUpstream();
-  dataDir = mkdtempSync(path.join(tmpdir(), 'gatehouse-shutdown-'));
+  store = await createTestStore();
 });
 
 afterAll(async () => {
   if (server?.exitCode === null) server.kill('SIGKILL');
   await upstream?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  if (store) await removeTestStore(store);
 });
 
 async function startServer(port: number): Promise<ChildProcess> {
@@ -39,11 +40,11 @@ async function startServer(port: number): Promise<ChildProcess> {
     publicUrl: `http://localhost:${port}`,
     // Both loopback addresses, as `localhost` listens in production too.
     listen: { host: 'localhost', port },
-    dataDir,
+    ...storeConfig(store!),
     log: { level: 'warn', format: 'json' },
     apps: [{ id: 'pub', name: 'Public socket', publicUrl: 'http://pub.localhost:8443', upstream: upstream.url, websockets: true, publicPaths: ['/ws', '/stream'], policy: { allow: [{ anyUser: true }] } }],
   };
-  const file = path.join(dataDir, 'gatehouse.yaml');
+  const file = path.join(store!.dataDir, 'gatehouse.yaml');
   writeFileSync(file, JSON.stringify(config));
   server = spawn(process.execPath, [main, 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   output = '';

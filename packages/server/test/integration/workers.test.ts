@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
+import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -49,6 +50,7 @@ describe('a node with two workers', () => {
   let dev: DevIdpProcess;
   let gatehouse: ChildProcess;
   let dir: string;
+  let store: TestStore | undefined;
   let portal: string;
   let output = '';
 
@@ -57,6 +59,7 @@ describe('a node with two workers', () => {
     portal = `http://localhost:${port}`;
     dev = await startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/dev`], postLogoutRedirectUris: [`${portal}/signed-out`] });
     dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-workers-'));
+    store = await createTestStore();
     const file = path.join(dir, 'gatehouse.yaml');
     writeFileSync(
       file,
@@ -64,7 +67,7 @@ describe('a node with two workers', () => {
         mode: 'production',
         publicUrl: portal,
         listen: { host: '127.0.0.1', port },
-        dataDir: path.join(dir, 'data'),
+        ...storeConfig(store),
         workers: 2,
         log: { level: 'info' },
         secrets: { cookieKey: randomBytes(32).toString('base64url'), encryptionKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] },
@@ -90,6 +93,7 @@ describe('a node with two workers', () => {
     }
     await dev?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (store) await removeTestStore(store);
   });
 
   const sessionCookie = (browser: ScriptedBrowser) => `gatehouse_session=${browser.cookie('localhost', 'gatehouse_session')}`;

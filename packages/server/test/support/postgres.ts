@@ -43,7 +43,39 @@ export function postgresBinDir(): string | undefined {
 const running = new Set<TestPostgres>();
 let exitHook = false;
 
-export async function startPostgres(): Promise<TestPostgres> {
+export interface PostgresOptions {
+  /** The server's max_connections (60 unless told): a run of many Gatehouse pools needs more. */
+  maxConnections?: number;
+}
+
+/** Creates a new database on the server of `adminUrl`, empty or a copy of `template` (a database name); its URL. */
+export async function createDatabaseOn(adminUrl: string, template?: string): Promise<string> {
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}${template ? ` template ${pg.escapeIdentifier(template)}` : ''} strategy file_copy`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+/** Drops the database of `databaseUrl` (made by createDatabaseOn), ending any connection still open to it. */
+export async function dropDatabaseOn(adminUrl: string, databaseUrl: string): Promise<void> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startPostgres(settings: PostgresOptions = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql; scripts/test.sh does it when run as root)');
   const asRoot = process.getuid?.() === 0;
@@ -80,7 +112,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       '-c fsync=off',
       '-c synchronous_commit=off',
       '-c full_page_writes=off',
-      '-c max_connections=60',
+      `-c max_connections=${settings.maxConnections ?? 60}`,
       '-c shared_buffers=16MB',
     ].join(' ');
     try {
@@ -99,17 +131,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   const server: TestPostgres = {
     adminUrl,
     port,
-    async createDatabase(template?: string) {
-      const name = `test_${randomBytes(6).toString('hex')}`;
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`create database ${name}${template ? ` template ${pg.escapeIdentifier(template)}` : ''} strategy file_copy`);
-      } finally {
-        await client.end();
-      }
-      return `postgres://gatehouse@127.0.0.1:${port}/${name}`;
-    },
+    createDatabase: (template?: string) => createDatabaseOn(adminUrl, template),
     async pause() {
       await runInBackground('pg_ctl', ['stop', '-w', '-m', 'fast', '-D', data]);
       paused = true;

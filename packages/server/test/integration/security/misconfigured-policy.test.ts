@@ -108,13 +108,12 @@ describe('a console app whose stored definition is corrupt', () => {
   });
 
   it('does not stop Gatehouse from starting with it left out', async () => {
-    const restarted = await startGatehouse({ dataDir: rig.gatehouse.services.config.dataDir, providers: [] });
+    const restarted = await startGatehouse({ store: rig.gatehouse.store, providers: [] });
     try {
       for (const id of ['broken', 'emptied', 'fresh']) expect(restarted.services.apps.get(id), id).toBeUndefined();
       expect(restarted.services.apps.get('tighten')).toBeDefined();
     } finally {
-      await restarted.app.close();
-      await restarted.services.close();
+      await restarted.close();
     }
   });
 });
@@ -125,7 +124,7 @@ describe('a provider that disappeared', () => {
     expect((await open(mallory.browser, `${rig.apps.any}/`)).status).toBe(200);
     // The same data, the hostile provider removed from the configuration (claims are fresh: no check is due).
     const restarted = await startGatehouse({
-      dataDir: rig.gatehouse.services.config.dataDir,
+      store: rig.gatehouse.store,
       providers: rig.gatehouse.services.config.providers.filter((provider) => provider.id !== 'hostile') as never,
     });
     try {
@@ -138,8 +137,7 @@ describe('a provider that disappeared', () => {
       const bobs = await fetch(`${restarted.url}/api/session`, { headers: { cookie: `gatehouse_session=${bob.browser.cookie('localhost', 'gatehouse_session')}` } });
       expect(bobs.status).toBe(200);
     } finally {
-      await restarted.app.close();
-      await restarted.services.close();
+      await restarted.close();
     }
   });
 });

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../../../src/app.js';
@@ -8,45 +5,74 @@ import { parseConfig } from '../../../src/config/load.js';
 import type { ConfigInput } from '../../../src/config/schema.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { freePort } from './freePort.js';
+import { createTestStore, removeTestStore, storeConfig, type TestStore } from './testStore.js';
 
 export interface RunningGatehouse {
   url: string;
   port: number;
   app: FastifyInstance;
   services: Services;
+  /** Where it keeps its data: give it to another startGatehouse to start on the same data. */
+  store: TestStore;
+  /** Stops it, and removes its store unless the store was handed in. */
   close(): Promise<void>;
 }
 
-/** The real server, listening on loopback with its own data folder, configured like an operator would. */
-export async function startGatehouse(overrides: Partial<ConfigInput> & { port?: number } = {}): Promise<RunningGatehouse> {
-  const { port: wanted, ...input } = overrides;
+export interface StartOptions extends Partial<Omit<ConfigInput, 'dataDir' | 'database'>> {
+  port?: number;
+  /**
+   * The store of an earlier Gatehouse (its `store`), to start on the same data — a restart; it stays
+   * that Gatehouse's to remove. Without it, a new empty store on this run's database (testStore.ts).
+   */
+  store?: TestStore;
+}
+
+/**
+ * The real server, listening on loopback with a store of its own (SQLite or PostgreSQL, as the test
+ * project says), configured like an operator would.
+ */
+export async function startGatehouse(overrides: StartOptions = {}): Promise<RunningGatehouse> {
+  const { port: wanted, store: given, ...input } = overrides;
   const port = wanted ?? (await freePort());
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'gatehouse-test-'));
-  const config = parseConfig(
-    {
-      publicUrl: `http://localhost:${port}`,
-      listen: { host: '127.0.0.1', port },
-      dataDir,
-      // Suites sign in dozens of times a minute from one address; the rate-limit suite sets its own.
-      signIn: { rateLimit: { max: 10_000 } },
-      ...input,
-    },
-    { env: {} },
-  );
-  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const services = await createServices(config, log);
-  const app = await buildApp(services, { loggerInstance: log });
-  await app.listen({ host: '127.0.0.1', port });
-  services.providers.start();
-  return {
-    url: `http://localhost:${port}`,
-    port,
-    app,
-    services,
-    async close() {
-      await app.close();
+  const store = given ?? (await createTestStore());
+  const owned = given === undefined;
+  try {
+    const config = parseConfig(
+      {
+        publicUrl: `http://localhost:${port}`,
+        listen: { host: '127.0.0.1', port },
+        // Suites sign in dozens of times a minute from one address; the rate-limit suite sets its own.
+        signIn: { rateLimit: { max: 10_000 } },
+        ...input,
+        ...storeConfig(store),
+      },
+      { env: {} },
+    );
+    const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    const services = await createServices(config, log);
+    let app: FastifyInstance;
+    try {
+      app = await buildApp(services, { loggerInstance: log });
+      await app.listen({ host: '127.0.0.1', port });
+    } catch (error) {
       await services.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+      throw error;
+    }
+    services.providers.start();
+    return {
+      url: `http://localhost:${port}`,
+      port,
+      app,
+      services,
+      store,
+      async close() {
+        await app.close();
+        await services.close();
+        if (owned) await removeTestStore(store);
+      },
+    };
+  } catch (error) {
+    if (owned) await removeTestStore(store);
+    throw error;
+  }
 }

@@ -1,9 +1,8 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { ConfigInput } from '../../../src/config/schema.js';
 import { formAction, ScriptedBrowser, type Hop } from './browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './devIdpProcess.js';
 import { freePort } from './freePort.js';
-import { startGatehouse, type RunningGatehouse } from './gatehouse.js';
+import { startGatehouse, type RunningGatehouse, type StartOptions } from './gatehouse.js';
 import { startHostileIdp, type HostileIdp } from './hostileIdp.js';
 import { startUpstream, type Upstream } from './upstream.js';
 
@@ -29,7 +28,7 @@ export interface SecurityRig {
 
 const CONTROL = 'security-suite-control-token';
 
-export async function startSecurityRig(overrides: Partial<ConfigInput> = {}): Promise<SecurityRig> {
+export async function startSecurityRig(overrides: Omit<StartOptions, 'port' | 'store'> = {}): Promise<SecurityRig> {
   const port = await freePort();
   const portal = `http://localhost:${port}`;
   const [dev, hostile, upstream] = await Promise.all([

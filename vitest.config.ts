@@ -35,8 +35,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           ...integration,
-          // It is about PostgreSQL itself (the command line against a server it starts): it runs once, below.
-          exclude: ['**/node_modules/**', 'packages/server/test/integration/cliPostgres.test.ts'],
+          // These are about PostgreSQL itself (servers they start, restart and cut): they run once, below.
+          exclude: ['**/node_modules/**', 'packages/server/test/integration/cliPostgres.test.ts', 'packages/server/test/integration/faults.test.ts'],
         },
       },
       {

@@ -272,7 +272,11 @@ describe('copy-database', () => {
     const from = sqliteAt('with-nul.db');
     await populate(from, async (services) => {
       for (let index = 0; index < 5; index++) await services.audit.record({ type: 'sign_in', targetUserId: 'u', request: { headers: { 'user-agent': `agent ${index}` } } });
-      await services.audit.record({ type: 'sign_in', targetUserId: 'u', request: { headers: { 'user-agent': 'agent\u0000with a NUL' } } });
+      // A value SQLite keeps and PostgreSQL refuses (the stores no longer write one: written here directly).
+      await services.database.db
+        .insertInto('audit_events')
+        .values({ id: 'zz-last', time: Date.now(), type: 'sign_in', outcome: 'success', actor_user_id: null, target_user_id: 'u', session_id: null, provider_id: null, app_id: null, ip: null, user_agent: 'agent\u0000with a NUL', details: '{}' })
+        .execute();
     });
     const to = await newPostgres();
 

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startDevIdpProcess, type DevIdpProcess } from '../../packages/server/test/integration/support/devIdpProcess.js';
 import { startPostgres, type TestPostgres } from '../../packages/server/test/support/postgres.js';
+import { nginxMainConfig } from './nginxConfig.js';
 import { freePort } from './stack.js';
 
 /**
@@ -290,7 +291,6 @@ function startDemoApp(port: number, portalUrl: string, dir: string): ChildProces
 function startNginx(dir: string, port: number, portA: number, portB: number, hosts: readonly string[]): ChildProcess {
   const home = path.join(dir, 'nginx');
   mkdirSync(home, { mode: 0o755 });
-  const at = (name: string) => JSON.stringify(path.join(home, name));
   const shared = replaceExactly(readFileSync(path.join(deployDir, 'nginx.conf'), 'utf8'), [['listen LISTEN default_server;', `listen 127.0.0.1:${port} default_server;`]]);
   const guide = readFileSync(path.join(deployDir, 'high-availability.md'), 'utf8');
   const block = /## Nodes behind nginx[\s\S]*?```nginx\n([\s\S]*?)```/.exec(guide)?.[1];
@@ -304,16 +304,9 @@ function startNginx(dir: string, port: number, portA: number, portB: number, hos
   ]);
   writeFileSync(
     path.join(home, 'nginx.conf'),
-    `worker_processes 1;
-events { worker_connections 1024; }
-http {
-    client_body_temp_path ${at('client_body')};
-    proxy_temp_path ${at('proxy')};
-    fastcgi_temp_path ${at('fastcgi')};
-    uwsgi_temp_path ${at('uwsgi')};
-    scgi_temp_path ${at('scgi')};
-    access_log ${at('access.log')};
-
+    nginxMainConfig(
+      home,
+      `
     # The test's pin: one node's upstream, or both (round-robin) without the cookie.
     upstream gatehouse_node_a { server 127.0.0.1:${portA}; keepalive 4; }
     upstream gatehouse_node_b { server 127.0.0.1:${portB}; keepalive 4; }
@@ -324,9 +317,9 @@ http {
     }
 
 ${shared}
-${nodes}
-}
-`,
+${nodes}`,
+      1024,
+    ),
   );
   const out = openSync(path.join(home, 'nginx.out'), 'a');
   const nginx = process.env.NGINX_PATH ?? ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate)) ?? 'nginx';

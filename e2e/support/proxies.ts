@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, type Page } from '@playwright/test';
+import { nginxMainConfig } from './nginxConfig.js';
 import { freePort } from './stack.js';
 
 export { freePort };
@@ -96,22 +97,7 @@ export async function startNginx(options: ProxyOptions): Promise<RunningProxy> {
   writeFileSync(path.join(dir, 'gatehouse.conf'), site);
   // Everything nginx writes stays in the temporary folder; nginx creates the temp paths itself (and,
   // as root, hands them to its worker user).
-  const at = (name: string) => JSON.stringify(path.join(dir, name));
-  writeFileSync(
-    path.join(dir, 'nginx.conf'),
-    `worker_processes 1;
-events { worker_connections 256; }
-http {
-    client_body_temp_path ${at('client_body')};
-    proxy_temp_path ${at('proxy')};
-    fastcgi_temp_path ${at('fastcgi')};
-    uwsgi_temp_path ${at('uwsgi')};
-    scgi_temp_path ${at('scgi')};
-    access_log ${at('access.log')};
-    include ${at('gatehouse.conf')};
-}
-`,
-  );
+  writeFileSync(path.join(dir, 'nginx.conf'), nginxMainConfig(dir, `    include ${JSON.stringify(path.join(dir, 'gatehouse.conf'))};`));
   const errorLog = path.join(dir, 'error.log');
   const child = launch(
     nginx,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_ORGANIZATION } from '../../../src/accounts/signInRules.js';
+import { nginxMainConfig } from '../../../../../e2e/support/nginxConfig.js';
 import { freePort } from '../support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from '../support/gatehouse.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
@@ -62,16 +63,9 @@ beforeAll(async () => {
   const identity = ['User', 'Email', 'Name', 'Groups', 'Assertion'];
   writeFileSync(
     at('nginx.conf'),
-    `${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
-events { worker_connections 64; }
-http {
-    client_body_temp_path ${at('client_body')};
-    proxy_temp_path ${at('proxy')};
-    fastcgi_temp_path ${at('fastcgi')};
-    uwsgi_temp_path ${at('uwsgi')};
-    scgi_temp_path ${at('scgi')};
-    access_log ${at('access.log')};
-    server {
+    `${process.getuid?.() === 0 ? 'user root;\n' : ''}${nginxMainConfig(
+      dir,
+      `    server {
         listen 127.0.0.1:${port};
         server_name wiki.localhost;
 
@@ -113,9 +107,8 @@ ${identity.map((name, index) => `            auth_request_set    $authHeader${in
             proxy_set_header    Host $http_host;
             proxy_pass ${upstream.url};
         }
-    }
-}
-`,
+    }`,
+    )}`,
   );
   nginx = spawn(NGINX, ['-p', `${dir}/`, '-e', at('error.log'), '-c', at('nginx.conf'), '-g', `daemon off; pid ${at('nginx.pid')};`], { stdio: 'ignore' });
   for (let waited = 0; ; waited += 50) {

@@ -36,7 +36,11 @@ export function postgresBinDir(): string | undefined {
 const running = new Set<TestPostgres>();
 let exitHook = false;
 
-export async function startPostgres(): Promise<TestPostgres> {
+/**
+ * `settings` are extra `-c name=value` server settings, after (and so over) the ones below: the
+ * benchmark gives PostgreSQL its default shared_buffers and room for more connections.
+ */
+export async function startPostgres(input: { settings?: Record<string, string> } = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql; scripts/test.sh does it when run as root)');
   const asRoot = process.getuid?.() === 0;
@@ -65,6 +69,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       '-c full_page_writes=off',
       '-c max_connections=60',
       '-c shared_buffers=16MB',
+      ...Object.entries(input.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
     ].join(' ');
     try {
       run('pg_ctl', ['start', '-w', '-t', '30', '-D', data, '-l', path.join(folder, 'log'), '-o', options]);

@@ -48,9 +48,9 @@ export interface Scenario {
   /**
    * Processes that work for each request and are not one server process of this harness's (PostgreSQL:
    * its server and the backends of Gatehouse's connections), each group's CPU reported apart like a
-   * helper's, under its name.
+   * helper's, under its name: `cpuSeconds` reads the group's CPU time so far.
    */
-  helperGroups?: Array<{ name: string; pids: () => number[] }>;
+  helperGroups?: Array<{ name: string; cpuSeconds: () => number | undefined }>;
 }
 
 export interface LoadSettings {
@@ -114,19 +114,18 @@ export async function measure(scenario: Scenario, round: number, settings: LoadS
   if (settings.warmup > 0) await run(scenario, settings, settings.warmup);
 
   const helpers = [
-    ...(scenario.helpers ?? []).map((helper) => ({ name: helper.name, pids: () => [helper.pid] })),
+    ...(scenario.helpers ?? []).map((helper) => ({ name: helper.name, cpuSeconds: () => cpuSeconds(helper.pid) })),
     ...(scenario.helperGroups ?? []),
   ];
   const serverPids = scenario.serverPids?.() ?? [scenario.server.pid];
-  const helperPids = helpers.map((helper) => helper.pids());
   const partsBefore = serverPids.map((pid) => cpuSeconds(pid));
   const serverBefore = cpuOf(serverPids);
-  const helpersBefore = helperPids.map(cpuOf);
+  const helpersBefore = helpers.map((helper) => helper.cpuSeconds());
   const machineBefore = machineBusySeconds();
   const result = await run(scenario, settings, settings.duration);
   const serverAfter = cpuOf(serverPids);
   const partsAfter = serverPids.map((pid) => cpuSeconds(pid));
-  const helpersAfter = helperPids.map(cpuOf);
+  const helpersAfter = helpers.map((helper) => helper.cpuSeconds());
   const machineAfter = machineBusySeconds();
 
   const { requests } = result;

@@ -149,6 +149,20 @@ export function cpuSeconds(pid: number): number | undefined {
 }
 
 /**
+ * CPU seconds of a server that starts and ends processes of its own (PostgreSQL's backends): its own,
+ * its ended children's (counted in its /proc/<pid>/stat once it has waited for them) and its running
+ * children's. A child that ends between two readings moves from the third sum to the second, so the
+ * difference of two readings is the whole group's CPU in between. Undefined where there is no /proc.
+ */
+export function cpuSecondsWithChildren(pid: number): number | undefined {
+  const own = statSeconds(`/proc/${pid}/stat`, 11);
+  const ended = statSeconds(`/proc/${pid}/stat`, 13);
+  if (own === undefined || ended === undefined) return undefined;
+  // A child may end between listing and reading it: it is then counted as ended, if at all (a few ticks).
+  return own + ended + childPids(pid).reduce((sum, child) => sum + (cpuSeconds(child) ?? 0), 0);
+}
+
+/**
  * CPU seconds (user + system) used so far by this process's children that have ended and been waited
  * for (/proc/self/stat fields 16 and 17): a load generator run as a child process is counted here once
  * it exits. Undefined where there is no /proc.

@@ -9,7 +9,7 @@ import { signInToApp } from './browser.js';
 import { launchGatehouse, prepareGatehouse, startGatehouse, type GatehouseOptions, type RunningGatehouse, type SharedSecrets } from './gatehouse.js';
 import type { Scenario, ScenarioName } from './load.js';
 import { measurePropagation, type PropagationResult } from './propagation.js';
-import { childPids, findProcesses, type ProcessGroup, type ServerProcess } from './processes.js';
+import { cpuSecondsWithChildren, findProcesses, type ProcessGroup, type ServerProcess } from './processes.js';
 import { fillSessions, openSeeder } from './seed.js';
 import { percentile } from './stats.js';
 
@@ -174,10 +174,11 @@ export async function setUpScale(input: {
     pgServer = await startPostgres({ settings: { shared_buffers: '128MB', max_connections: '200' } });
     const server = pgServer;
     // PostgreSQL's CPU is the database's share of each request (SQLite's is in Gatehouse's own process):
-    // its server process and every backend (one per connection of Gatehouse's pools), read around each run.
+    // its server process and every backend (one per connection of Gatehouse's pools, and those that
+    // ended), read around each run.
     const postmaster = findProcesses((args) => (args[0]?.endsWith('/postgres') ?? false) && args.includes('-p') && args[args.indexOf('-p') + 1] === String(server.port))[0];
     if (postmaster === undefined) throw new Error(`the PostgreSQL server on port ${server.port} was not found among the processes`);
-    const database = [{ name: 'postgres', pids: () => [postmaster, ...childPids(postmaster)] }];
+    const database = [{ name: 'postgres', cpuSeconds: () => cpuSecondsWithChildren(postmaster) }];
     const mainUrl = await server.createDatabase();
     const nodeA = await startGatehouse(processes, { ...base, name: 'gatehouse-pg', databaseUrl: mainUrl });
     const nodeB = await startGatehouse(processes, { ...base, name: 'gatehouse-pg-b', databaseUrl: mainUrl, site: { portalOrigin: nodeA.portalOrigin, appOrigin: nodeA.appOrigin } });

@@ -8,7 +8,7 @@ import { percentile } from './stats.js';
  * API, as its user would from the account page (`DELETE /api/me/sessions/<id>` with the portal cookie,
  * Origin and CSRF token), while node B is asked for that session's forward-auth check back to back, one
  * request at a time on a kept-alive connection. B has the session cached (it answered the check twice
- * before), so it refuses only once A's change notification reached it: without it, B's cache would
+ * before), so it refuses (401) only once A's change notification reached it: without it, B's cache would
  * answer 200 until the entry's expiry (a minute). The time is from the moment the DELETE is sent to the
  * moment B's first refusal arrives, so it includes A's own work (the revoking UPDATE and the NOTIFY)
  * and one poll's round trip at most of waiting; each sample is a session of its own.
@@ -74,10 +74,13 @@ export async function measurePropagation(input: {
           const answer = await forwardAuth(session.token);
           const at = performance.now();
           count++;
-          if (answer.status !== 200) return { at, count };
+          if (answer.status === 401) return { at, count };
+          if (answer.status !== 200) throw new Error(`propagation: node B answered ${answer.status} while the session was being revoked (expected 200, then 401)`);
           if (stop) return { at: Number.NaN, count };
         }
       })();
+      // Its failure is thrown where it is awaited, below, not as an unhandled rejection meanwhile.
+      poll.catch(() => undefined);
       // The poller is on its way: revoke on node A.
       revokedAt = performance.now();
       const revoke = await send(agentA, input.nodeA.port, 'DELETE', `/api/me/sessions/${encodeURIComponent(session.id)}`, {

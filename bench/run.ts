@@ -138,8 +138,13 @@ function cleanup(): Promise<void> {
 }
 
 process.on('exit', () => processes.killAllNow());
+// Every signal is handled, not only the first: Ctrl-C reaches this process twice (from the terminal, and
+// relayed by tsx), and an unhandled second one would end it at once, leaving the servers running.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
     console.error(`\n${signal}: stopping the servers`);
     void cleanup().finally(() => process.exit(130));
   });

@@ -91,10 +91,10 @@ export class ProcessGroup {
         killGroup(server, 'SIGKILL');
         await server.exited;
       }
-    } else {
-      // It died on its own: whatever it started may still be running in its group.
-      killGroup(server, 'SIGTERM');
     }
+    // Whatever it started may still be running in its group: it died on its own, or was stopped while
+    // starting (Gatehouse stopped before its signal handlers are in place leaves its development IdP).
+    killGroup(server, 'SIGTERM');
     this.servers.delete(server);
   }
 

@@ -118,7 +118,7 @@ export async function signInToApp(input: {
   providerId: string;
   login: string;
   password: string;
-}): Promise<{ cookieName: string; token: string; trail: string[] }> {
+}): Promise<{ cookieName: string; token: string; trail: string[]; portalCookie: string | undefined }> {
   const appHost = new URL(input.appOrigin).hostname;
   const browser = new ScriptedBrowser([appHost, 'localhost']);
   const trail: string[] = [];
@@ -150,5 +150,7 @@ export async function signInToApp(input: {
   const cookieName = 'gatehouse_app';
   const token = browser.cookie(appHost, cookieName);
   if (!token) fail(`landed on the app, but no ${cookieName} cookie was set for ${appHost}`);
-  return { cookieName, token: token!, trail };
+  // The portal's own session cookie (not the app's): what the account page sends, e.g. to revoke a session.
+  const portalCookie = browser.cookie(new URL(input.portalOrigin).hostname, 'gatehouse_session');
+  return { cookieName, token: token!, trail, portalCookie: portalCookie && `gatehouse_session=${portalCookie}` };
 }

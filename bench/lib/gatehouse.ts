@@ -2,20 +2,73 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { httpGet } from './http.js';
-import { freePort, type ProcessGroup, type ServerProcess } from './processes.js';
+import { childPids, commandLine, freePort, type ProcessGroup, type ServerProcess } from './processes.js';
 
 export interface RunningGatehouse {
   server: ServerProcess;
   port: number;
-  /** http://localhost:<port> */
+  /** http://localhost:<port> (or the site's, for a node of several) */
   portalOrigin: string;
-  /** http://bench.localhost:<port> */
+  /** http://bench.localhost:<port> (or the site's, for a node of several) */
   appOrigin: string;
   /** bench.localhost:<port>, the Host header of the app. */
   appHost: string;
   /** The app's id: forward-auth checks name it (/.gatehouse/auth/<app id>). */
   appId: string;
   providerId: string;
+  /** Its data folder (the SQLite database, the development IdP's data). */
+  dataDir: string;
+  /** Its configuration file. */
+  file: string;
+  /**
+   * The processes that answer requests: the one process, or with several workers the primary and its
+   * workers (not the development IdP, which the primary runs too). Their CPU time is the server's.
+   */
+  answeringPids(): number[];
+}
+
+/** Keys shared by the nodes of one site (several nodes must have the same ones: docs/configuration.md). */
+export interface SharedSecrets {
+  cookieKey: string;
+  encryptionKeys: Array<{ id: string; key: string }>;
+}
+
+export interface GatehouseOptions {
+  root: string;
+  workDir: string;
+  upstreamPort: number;
+  nodeArgs?: readonly string[];
+  /** A name for its folder and its process (default "gatehouse", whose folder is the work folder's "data", as before). */
+  name?: string;
+  /** PostgreSQL; SQLite in its own data folder without it. */
+  databaseUrl?: string;
+  /** Worker processes (`workers:`); 1 by default. */
+  workers?: number;
+  secrets?: SharedSecrets;
+  /**
+   * The site this node is one of: its public URL and the app's (a node of several answers for the same
+   * names as the others, on a port of its own). Without it, the node's own port names both.
+   */
+  site?: { portalOrigin: string; appOrigin: string };
+  /** `session:` settings, when not the defaults. */
+  session?: Record<string, string>;
+}
+
+/** A node's configuration, written to its folder, and the ports it will listen on. */
+export interface PreparedGatehouse {
+  name: string;
+  /** Its configuration file (JSON, which is YAML). */
+  file: string;
+  port: number;
+  portalOrigin: string;
+  appOrigin: string;
+  appHost: string;
+  appId: string;
+  providerId: string;
+  dataDir: string;
+  workers: number;
+  nodeArgs: readonly string[];
+  root: string;
 }
 
 /**
@@ -23,35 +76,79 @@ export interface RunningGatehouse {
  * logs at warn), with the real development IdP as its child process and one app, "bench", in front of
  * the benchmark's upstream.
  */
-export async function startGatehouse(
-  processes: ProcessGroup,
-  input: { root: string; workDir: string; upstreamPort: number; nodeArgs?: readonly string[] },
-): Promise<RunningGatehouse> {
+export async function startGatehouse(processes: ProcessGroup, input: GatehouseOptions): Promise<RunningGatehouse> {
+  return launchGatehouse(processes, await prepareGatehouse(input));
+}
+
+/** Writes a node's configuration (and makes its data folder) without starting it. */
+export async function prepareGatehouse(input: GatehouseOptions): Promise<PreparedGatehouse> {
   const main = path.join(input.root, 'packages/server/dist/main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+  const name = input.name ?? 'gatehouse';
+  const folder = name === 'gatehouse' ? input.workDir : path.join(input.workDir, name);
   const port = await freePort();
   const idpPort = await freePort();
   const providerId = 'dev';
-  const portalOrigin = `http://localhost:${port}`;
-  const appHost = `bench.localhost:${port}`;
-  const appOrigin = `http://${appHost}`;
+  const portalOrigin = input.site?.portalOrigin ?? `http://localhost:${port}`;
+  const appOrigin = input.site?.appOrigin ?? `http://bench.localhost:${port}`;
   const config = {
     mode: 'development',
     publicUrl: portalOrigin,
     listen: { host: '127.0.0.1', port },
-    dataDir: path.join(input.workDir, 'data'),
+    dataDir: path.join(folder, 'data'),
     log: { level: 'warn', format: 'json' },
     trustedProxies: ['127.0.0.1/8'],
+    ...(input.databaseUrl ? { database: { url: input.databaseUrl } } : {}),
+    ...(input.workers && input.workers > 1 ? { workers: input.workers } : {}),
+    ...(input.secrets ? { secrets: input.secrets } : {}),
+    ...(input.session ? { session: input.session } : {}),
     development: { idps: [{ port: idpPort, providerId, name: 'Development IdP', users: 'default', trustGroups: true }], demoApp: false },
     apps: [{ id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, policy: { allow: [{ groups: ['staff'] }] } }],
   };
-  await mkdir(config.dataDir, { recursive: true });
-  const file = path.join(input.workDir, 'gatehouse.yaml');
+  // Private, as Gatehouse asks of its data folder (it warns otherwise).
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(folder, 'gatehouse.yaml');
   // JSON is YAML.
   await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
-  const server = processes.start('gatehouse', [...(input.nodeArgs ?? []), main, 'start', '--config', file], { cwd: input.root });
+  return {
+    name,
+    file,
+    port,
+    portalOrigin,
+    appOrigin,
+    appHost: new URL(appOrigin).host,
+    appId: config.apps[0]!.id,
+    providerId,
+    dataDir: config.dataDir,
+    workers: input.workers ?? 1,
+    nodeArgs: input.nodeArgs ?? [],
+    root: input.root,
+  };
+}
+
+/** Starts a prepared node and waits until it is ready (every worker of it, with several). */
+export async function launchGatehouse(processes: ProcessGroup, prepared: PreparedGatehouse): Promise<RunningGatehouse> {
+  const { name, port, workers } = prepared;
+  const main = path.join(prepared.root, 'packages/server/dist/main.js');
+  const server = processes.start(name, [...prepared.nodeArgs, main, 'start', '--config', prepared.file], { cwd: prepared.root });
   await waitUntilReady(server, port, 60_000);
-  return { server, port, portalOrigin, appOrigin, appHost, appId: config.apps[0]!.id, providerId };
+  const answeringPids = () => (workers > 1 ? [server.pid, ...workerPids(server.pid)] : [server.pid]);
+  // /readyz answers once one worker listens: wait for all of them (each then has its first start behind it).
+  for (let waited = 0; workers > 1 && answeringPids().length !== workers + 1; waited += 100) {
+    if (waited > 20_000) throw new Error(`${name}: expected ${workers} worker processes, found ${answeringPids().length - 1}:\n${server.tail()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (workers > 1) await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const { portalOrigin, appOrigin, appHost, appId, providerId, dataDir, file } = prepared;
+  return { server, port, portalOrigin, appOrigin, appHost, appId, providerId, dataDir, file, answeringPids };
+}
+
+/** The node:cluster workers of a primary: its child processes but the development IdP and demo app it runs beside them. */
+function workerPids(primary: number): number[] {
+  return childPids(primary).filter((pid) => {
+    const command = commandLine(pid).join(' ');
+    return command !== '' && !command.includes('dev-idp') && !command.includes('demo-app');
+  });
 }
 
 /** Polls /readyz until the database is reachable and every provider's discovery is `ready`. */
@@ -59,7 +156,7 @@ async function waitUntilReady(server: ServerProcess, port: number, timeoutMs: nu
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer yet';
   while (Date.now() < deadline) {
-    if (!server.running) throw new Error(`Gatehouse exited during start:\n${server.tail()}`);
+    if (!server.running) throw new Error(`${server.name} exited during start:\n${server.tail()}`);
     try {
       const response = await httpGet({ port, path: '/readyz', timeoutMs: 2_000 });
       last = `${response.status} ${response.body}`;
@@ -72,5 +169,5 @@ async function waitUntilReady(server: ServerProcess, port: number, timeoutMs: nu
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`Gatehouse not ready after ${timeoutMs} ms (last /readyz: ${last}):\n${server.tail()}`);
+  throw new Error(`${server.name} not ready after ${timeoutMs} ms (last /readyz: ${last}):\n${server.tail()}`);
 }

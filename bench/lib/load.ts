@@ -7,7 +7,25 @@ import { percentile, Samples } from './stats.js';
 
 const execFileAsync = promisify(execFile);
 
-export type ScenarioName = 'bare' | 'bare-identity' | 'forward-auth' | 'direct' | 'proxy' | 'plain-proxy' | 'fastify-proxy' | 'caddy-proxy';
+export type ScenarioName =
+  | 'bare'
+  | 'bare-identity'
+  | 'forward-auth'
+  | 'direct'
+  | 'proxy'
+  | 'plain-proxy'
+  | 'fastify-proxy'
+  | 'caddy-proxy'
+  // At scale (bench/lib/scale.ts): PostgreSQL beside SQLite, two workers beside one, many sessions.
+  | 'forward-auth-1w'
+  | 'forward-auth-2w'
+  | 'forward-auth-pg'
+  | 'proxy-sqlite'
+  | 'proxy-pg'
+  | 'forward-auth-100k'
+  | 'forward-auth-100k-pg'
+  | 'forward-auth-100k-1m'
+  | 'forward-auth-100k-1m-pg';
 
 export interface Scenario {
   name: ScenarioName;
@@ -17,6 +35,22 @@ export interface Scenario {
   server: ServerProcess;
   /** Other processes that work for each request (the upstream behind the proxy); their CPU is reported apart. */
   helpers?: ServerProcess[];
+  /**
+   * The processes whose CPU time is the server's, when not the server's one process (a primary and its
+   * workers): read when the measured run starts, summed.
+   */
+  serverPids?: () => number[];
+  /**
+   * A file of `Cookie` header values, one a line: each request takes the next one, round the list (wrk
+   * only, through wrk-rotate.lua), instead of the one cookie in `headers`.
+   */
+  rotateCookies?: string;
+  /**
+   * Processes that work for each request and are not one server process of this harness's (PostgreSQL:
+   * its server and the backends of Gatehouse's connections), each group's CPU reported apart like a
+   * helper's, under its name: `cpuSeconds` reads the group's CPU time so far.
+   */
+  helperGroups?: Array<{ name: string; cpuSeconds: () => number | undefined }>;
 }
 
 export interface LoadSettings {
@@ -46,7 +80,13 @@ export interface Measurement {
   non2xx: number;
   statusCodes: Record<string, number>;
   /** CPU time per request, in microseconds. */
-  cpu: { server: number | undefined; helpers: Record<string, number | undefined>; loadGenerator: number };
+  cpu: {
+    server: number | undefined;
+    /** With several server processes (a primary and its workers), each one's share, in the order of `serverPids`. */
+    serverParts?: Array<number | undefined>;
+    helpers: Record<string, number | undefined>;
+    loadGenerator: number;
+  };
   /**
    * CPUs' worth of work done meanwhile by everything else on the machine (other jobs, and kernel work
    * charged to no process), averaged over the run: 0.5 means about half a core was taken from the benchmark.
@@ -73,13 +113,19 @@ export async function measure(scenario: Scenario, round: number, settings: LoadS
   const run = settings.generator === 'wrk' ? runWrk : runAutocannon;
   if (settings.warmup > 0) await run(scenario, settings, settings.warmup);
 
-  const helpers = scenario.helpers ?? [];
-  const serverBefore = cpuSeconds(scenario.server.pid);
-  const helpersBefore = helpers.map((helper) => cpuSeconds(helper.pid));
+  const helpers = [
+    ...(scenario.helpers ?? []).map((helper) => ({ name: helper.name, cpuSeconds: () => cpuSeconds(helper.pid) })),
+    ...(scenario.helperGroups ?? []),
+  ];
+  const serverPids = scenario.serverPids?.() ?? [scenario.server.pid];
+  const partsBefore = serverPids.map((pid) => cpuSeconds(pid));
+  const serverBefore = cpuOf(serverPids);
+  const helpersBefore = helpers.map((helper) => helper.cpuSeconds());
   const machineBefore = machineBusySeconds();
   const result = await run(scenario, settings, settings.duration);
-  const serverAfter = cpuSeconds(scenario.server.pid);
-  const helpersAfter = helpers.map((helper) => cpuSeconds(helper.pid));
+  const serverAfter = cpuOf(serverPids);
+  const partsAfter = serverPids.map((pid) => cpuSeconds(pid));
+  const helpersAfter = helpers.map((helper) => helper.cpuSeconds());
   const machineAfter = machineBusySeconds();
 
   const { requests } = result;
@@ -101,6 +147,7 @@ export async function measure(scenario: Scenario, round: number, settings: LoadS
     statusCodes: result.statusCodes,
     cpu: {
       server: perRequest(serverBefore, serverAfter),
+      ...(serverPids.length > 1 ? { serverParts: serverPids.map((_pid, index) => perRequest(partsBefore[index], partsAfter[index])) } : {}),
       helpers: Object.fromEntries(helpers.map((helper, index) => [helper.name, perRequest(helpersBefore[index], helpersAfter[index])])),
       loadGenerator: requests === 0 ? Number.NaN : (result.loadCpu * 1e6) / requests,
     },
@@ -108,8 +155,17 @@ export async function measure(scenario: Scenario, round: number, settings: LoadS
   };
 }
 
+/** The CPU seconds of several processes together; undefined when one of them cannot be read. */
+function cpuOf(pids: readonly number[]): number | undefined {
+  return pids.reduce<number | undefined>((sum, pid) => {
+    const seconds = cpuSeconds(pid);
+    return sum === undefined || seconds === undefined ? undefined : sum + seconds;
+  }, 0);
+}
+
 /** autocannon in this process; latencies from every 2xx response's own time (its histogram rounds to whole ms). */
 async function runAutocannon(scenario: Scenario, settings: LoadSettings, seconds: number): Promise<LoadRun> {
+  if (scenario.rotateCookies) throw new Error(`${scenario.name}: rotating cookies needs wrk`);
   const loadBefore = process.cpuUsage();
   const latencies = new Samples();
   const instance = autocannon({ url: scenario.url, headers: scenario.headers, connections: settings.connections, pipelining: settings.pipelining, timeout: 10, duration: seconds });
@@ -139,6 +195,7 @@ async function runAutocannon(scenario: Scenario, settings: LoadSettings, seconds
 }
 
 const wrkReport = fileURLToPath(new URL('wrk-report.lua', import.meta.url));
+const wrkRotate = fileURLToPath(new URL('wrk-rotate.lua', import.meta.url));
 
 /** The JSON line wrk-report.lua prints. */
 interface WrkReport {
@@ -164,11 +221,12 @@ interface WrkReport {
 async function runWrk(scenario: Scenario, settings: LoadSettings, seconds: number): Promise<LoadRun> {
   // wrk takes whole seconds only.
   const duration = Math.max(1, Math.round(seconds));
-  const args = ['--threads', String(settings.wrkThreads), '--connections', String(settings.connections), '--duration', `${duration}s`, '--timeout', '10s', '--script', wrkReport];
+  const args = ['--threads', String(settings.wrkThreads), '--connections', String(settings.connections), '--duration', `${duration}s`, '--timeout', '10s', '--script', scenario.rotateCookies ? wrkRotate : wrkReport];
   // wrk adds `Host: <the URL's host>` unless its headers hold "Host" in exactly that case: a lower-case
   // "host" would make it send two Host lines (which Gatehouse answers with 400).
   for (const [name, value] of Object.entries(scenario.headers)) args.push('--header', `${name.toLowerCase() === 'host' ? 'Host' : name}: ${value}`);
   args.push(scenario.url);
+  if (scenario.rotateCookies) args.push('--', scenario.rotateCookies);
   const before = endedChildrenCpuSeconds();
   const { stdout } = await execFileAsync('wrk', args, { encoding: 'utf8', timeout: (duration + 30) * 1000 });
   const after = endedChildrenCpuSeconds();

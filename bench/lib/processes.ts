@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /**
@@ -79,22 +79,23 @@ export class ProcessGroup {
 
   /** SIGTERM to each server, then SIGKILL to its whole process group if it has not exited in time. */
   async stopAll(graceMs = 5_000): Promise<void> {
-    await Promise.all(
-      [...this.servers].map(async (server) => {
-        if (server.running) {
-          server.child.kill('SIGTERM');
-          const stopped = await Promise.race([server.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), graceMs).unref())]);
-          if (!stopped) {
-            killGroup(server, 'SIGKILL');
-            await server.exited;
-          }
-        } else {
-          // It died on its own: whatever it started may still be running in its group.
-          killGroup(server, 'SIGTERM');
-        }
-        this.servers.delete(server);
-      }),
-    );
+    await Promise.all([...this.servers].map((server) => this.stop(server, graceMs)));
+  }
+
+  /** SIGTERM to one server, then SIGKILL to its whole process group if it has not exited in time. */
+  async stop(server: ServerProcess, graceMs = 5_000): Promise<void> {
+    if (server.running) {
+      server.child.kill('SIGTERM');
+      const stopped = await Promise.race([server.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), graceMs).unref())]);
+      if (!stopped) {
+        killGroup(server, 'SIGKILL');
+        await server.exited;
+      }
+    }
+    // Whatever it started may still be running in its group: it died on its own, or was stopped while
+    // starting (Gatehouse stopped before its signal handlers are in place leaves its development IdP).
+    killGroup(server, 'SIGTERM');
+    this.servers.delete(server);
   }
 
   /** Last resort on process exit: no time left to be graceful. */
@@ -148,6 +149,20 @@ export function cpuSeconds(pid: number): number | undefined {
 }
 
 /**
+ * CPU seconds of a server that starts and ends processes of its own (PostgreSQL's backends): its own,
+ * its ended children's (counted in its /proc/<pid>/stat once it has waited for them) and its running
+ * children's. A child that ends between two readings moves from the third sum to the second, so the
+ * difference of two readings is the whole group's CPU in between. Undefined where there is no /proc.
+ */
+export function cpuSecondsWithChildren(pid: number): number | undefined {
+  const own = statSeconds(`/proc/${pid}/stat`, 11);
+  const ended = statSeconds(`/proc/${pid}/stat`, 13);
+  if (own === undefined || ended === undefined) return undefined;
+  // A child may end between listing and reading it: it is then counted as ended, if at all (a few ticks).
+  return own + ended + childPids(pid).reduce((sum, child) => sum + (cpuSeconds(child) ?? 0), 0);
+}
+
+/**
  * CPU seconds (user + system) used so far by this process's children that have ended and been waited
  * for (/proc/self/stat fields 16 and 17): a load generator run as a child process is counted here once
  * it exits. Undefined where there is no /proc.
@@ -189,4 +204,41 @@ export function machineBusySeconds(): number | undefined {
   const [user, nice, system, , , irq, softirq, steal] = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
   const busy = [user, nice, system, irq, softirq, steal].reduce<number>((sum, value) => sum + (value ?? 0), 0);
   return Number.isFinite(busy) ? busy / ticksPerSecond() : undefined;
+}
+
+/** A process's children (from /proc/<pid>/task/<tid>/children); empty where there is no /proc. */
+export function childPids(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((task) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The command line of a process, its arguments apart; empty when it is gone. */
+export function commandLine(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** The processes whose command line satisfies `match`. */
+export function findProcesses(match: (args: string[]) => boolean): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries.filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => match(commandLine(pid)));
 }

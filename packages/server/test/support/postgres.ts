@@ -46,6 +46,11 @@ let exitHook = false;
 export interface PostgresOptions {
   /** The server's max_connections (60 unless told): a run of many Gatehouse pools needs more. */
   maxConnections?: number;
+  /**
+   * Extra `-c name=value` server settings, after (and so over) the ones below: the benchmark gives
+   * PostgreSQL its default shared_buffers and room for more connections.
+   */
+  settings?: Record<string, string>;
 }
 
 /** Creates a new database on the server of `adminUrl`, empty or a copy of `template` (a database name); its URL. */
@@ -75,7 +80,7 @@ export async function dropDatabaseOn(adminUrl: string, databaseUrl: string): Pro
   }
 }
 
-export async function startPostgres(settings: PostgresOptions = {}): Promise<TestPostgres> {
+export async function startPostgres(wanted: PostgresOptions = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql; scripts/test.sh does it when run as root)');
   const asRoot = process.getuid?.() === 0;
@@ -112,8 +117,9 @@ export async function startPostgres(settings: PostgresOptions = {}): Promise<Tes
       '-c fsync=off',
       '-c synchronous_commit=off',
       '-c full_page_writes=off',
-      `-c max_connections=${settings.maxConnections ?? 60}`,
+      `-c max_connections=${wanted.maxConnections ?? 60}`,
       '-c shared_buffers=16MB',
+      ...Object.entries(wanted.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
     ].join(' ');
     try {
       run('pg_ctl', startArgs());

@@ -1,0 +1,144 @@
+import { sql } from 'kysely';
+import { loadConfig } from '../../packages/server/dist/config/load.js';
+import { loadSecrets } from '../../packages/server/dist/secrets.js';
+import { AppSessions } from '../../packages/server/dist/sessions/appSessions.js';
+import { SessionStore } from '../../packages/server/dist/sessions/sessionStore.js';
+import { createTokenCipher } from '../../packages/server/dist/sessions/tokenCipher.js';
+import { openDatabase, type DatabaseHandle, type Db } from '../../packages/server/dist/storage/database.js';
+
+/**
+ * Sessions made for the measurements at scale, written by Gatehouse's own stores (the built server's
+ * SessionStore and AppSessions, from packages/server/dist) on the database a node uses, read from that
+ * node's own configuration file: the secret hashes, the app tokens' hashes and the encrypted ID token
+ * are exactly what a sign-in writes. What the stores do not do is the sign-in itself (the IdP round
+ * trip): that is measured nowhere here.
+ */
+export interface SeededSessions {
+  /** The app-host cookie values (`gatehouse_app`), one per session. */
+  tokens: string[];
+  /** The sessions' public ids (what the account page's revoke names). */
+  sessionIds: string[];
+}
+
+export interface Seeder {
+  db: Db;
+  dialect: DatabaseHandle['dialect'];
+  /** Signed-in sessions of one user, each with its app-host token for one app, in one transaction per batch. */
+  sessions(input: { email: string; appId: string; appOrigin: string; count: number }): Promise<SeededSessions>;
+  /** Rows in the sessions table. */
+  countSessions(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** An ID token's size (a real one from the development IdP is about this long): rows as wide as a sign-in's. */
+const ID_TOKEN_STANDIN = 'x'.repeat(900);
+
+export async function openSeeder(configFile: string): Promise<Seeder> {
+  const { config } = loadConfig({ file: configFile });
+  const database = await openDatabase(config, undefined, { migrate: false });
+  const cipher = createTokenCipher(loadSecrets(config));
+  const { db } = database;
+  return {
+    db,
+    dialect: database.dialect,
+    async sessions({ email, appId, appOrigin, count }) {
+      const user = await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+      const identity = await db.selectFrom('identities').selectAll().where('user_id', '=', user.id).executeTakeFirstOrThrow();
+      const tokens: string[] = [];
+      const sessionIds: string[] = [];
+      const batch = 2_500;
+      const batches = Array.from({ length: Math.ceil(count / batch) }, (_, index) => index * batch);
+      // On PostgreSQL several transactions at once (each a connection of the pool), to overlap the round
+      // trips; SQLite has one connection.
+      const lanes = database.dialect === 'postgres' ? 4 : 1;
+      const lane = async () => {
+        for (let done = batches.shift(); done !== undefined; done = batches.shift()) {
+          const start = done;
+          await db.transaction().execute(async (trx) => {
+            const sessions = new SessionStore(trx, cipher, config.session);
+            const appSessions = new AppSessions(trx);
+            for (let i = start; i < Math.min(count, start + batch); i++) {
+              const { session } = await sessions.create({
+                userId: user.id,
+                identityId: identity.id,
+                providerId: identity.provider_id,
+                idToken: ID_TOKEN_STANDIN,
+                ip: '127.0.0.1',
+                userAgent: 'gatehouse-bench',
+              });
+              tokens.push(await appSessions.create(session.id, appId, appOrigin));
+              sessionIds.push(session.id);
+            }
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: lanes }, lane));
+      return { tokens, sessionIds };
+    },
+    async countSessions() {
+      const row = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    close: () => database.close(),
+  };
+}
+
+/**
+ * Filler: `count` more sessions, each with an app-host token, of `users` other users, written with SQL
+ * in one statement per table (PostgreSQL's generate_series, a recursive CTE on SQLite). Their ids and
+ * hashes are random strings of the real ones' lengths, so they spread over the indexes as real ones do;
+ * no cookie opens them. Then the planner's statistics are brought up to date, as autovacuum would.
+ */
+export async function fillSessions(seeder: Seeder, input: { count: number; users: number; appId: string; appOrigin: string }): Promise<void> {
+  const { db, dialect } = seeder;
+  // Whole numbers as literals: a bound JavaScript number may arrive as a real (`'filler-' || 3.0`).
+  const now = sql.lit(Date.now());
+  const later = sql.lit(Date.now() + 7 * 86_400_000);
+  const users = sql.lit(input.users);
+  const count = sql.lit(input.count);
+  if (dialect === 'postgres') {
+    const random = (length: number) => sql.raw(`substr(md5(random()::text) || md5(random()::text), 1, ${length})`);
+    await db.transaction().execute(async (trx) => {
+      // A million rows in one statement take longer than a request may (database.statementTimeout).
+      await sql`set local statement_timeout = 0`.execute(trx);
+      await sql`insert into users (id, email, name, status, roles, created_at, updated_at)
+        select 'filler-' || n, 'filler-' || n || '@example.com', 'Filler ' || n, 'active', '[]', ${now}, ${now}
+        from generate_series(1, ${users}) as n`.execute(trx);
+      await sql`insert into sessions (id, secret_hash, user_id, identity_id, provider_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, claims_checked_at, ip, user_agent)
+        select ${random(22)}, ${random(43)}, 'filler-' || (n % ${users} + 1), 'filler', 'dev', ${now}, ${now}, ${later}, ${later}, ${now}, '127.0.0.1', 'gatehouse-bench'
+        from generate_series(1, ${count}) as n`.execute(trx);
+      await sql`insert into app_sessions (token_hash, session_id, app_id, app_origin, created_at)
+        select ${random(43)}, id, ${input.appId}, ${input.appOrigin}, ${now} from sessions where user_id like 'filler-%'`.execute(trx);
+    });
+    await db.transaction().execute(async (trx) => {
+      await sql`set local statement_timeout = 0`.execute(trx);
+      await sql`analyze`.execute(trx);
+    });
+  } else {
+    const random = (length: number) => sql.raw(`substr(lower(hex(randomblob(32))), 1, ${length})`);
+    // Room for the indexes in this connection's page cache while they grow (random keys touch every
+    // page), and no waiting for the disk: a copy that a crash would lose is made again by the next run.
+    await sql`pragma cache_size = -1000000`.execute(db);
+    await sql`pragma synchronous = off`.execute(db);
+    await db.transaction().execute(async (trx) => {
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${users})
+        insert into users (id, email, name, status, roles, created_at, updated_at)
+        select 'filler-' || i, 'filler-' || i || '@example.com', 'Filler ' || i, 'active', '[]', ${now}, ${now} from n`.execute(trx);
+      // In slices, each its own statement: better-sqlite3 runs a statement synchronously, and this process
+      // has other work meanwhile (HTTP requests with time limits).
+      const slice = 50_000;
+      for (let from = 1; from <= input.count; from += slice) {
+        const first = sql.lit(from);
+        const last = sql.lit(Math.min(input.count, from + slice - 1));
+        await sql`with recursive n(i) as (select ${first} union all select i + 1 from n where i < ${last})
+          insert into sessions (id, secret_hash, user_id, identity_id, provider_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, claims_checked_at, ip, user_agent)
+          select ${random(22)}, ${random(43)}, 'filler-' || (i % ${users} + 1), 'filler', 'dev', ${now}, ${now}, ${later}, ${later}, ${now}, '127.0.0.1', 'gatehouse-bench' from n`.execute(trx);
+        await sql`insert into app_sessions (token_hash, session_id, app_id, app_origin, created_at)
+          select ${random(43)}, id, ${input.appId}, ${input.appOrigin}, ${now} from sessions
+          where rowid > (select coalesce(max(rowid), 0) from sessions) - ${sql.lit(Math.min(input.count, from + slice - 1) - from + 1)}`.execute(trx);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    await sql`analyze`.execute(db);
+  }
+}

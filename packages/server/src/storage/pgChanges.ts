@@ -57,7 +57,7 @@ interface Envelope {
 
 /**
  * The change feed between nodes on one PostgreSQL database: every change is sent with NOTIFY, and a
- * dedicated connection LISTENs for the other nodes' (and this node's other workers').
+ * dedicated connection LISTENs for the other nodes' (this node's workers hear each other over IPC).
  *
  * A notification sent while the listening connection is down is lost. So the moment it drops, the feed
  * is told it is out of sync (caches of revocable state are bypassed, storage/changes.ts) and everything
@@ -73,7 +73,7 @@ export function postgresChangeTransport(options: PostgresChangesOptions): Change
   let heartbeat: NodeJS.Timeout | undefined;
   let deliver: (change: Change) => void = () => {};
   let setConnected: (isConnected: boolean) => void = () => {};
-  /** Whether this transport has listened before: reconnecting then means changes may have been missed. */
+  /** Whether this transport has listened before (the log then says the connection is back). */
   let listenedBefore = false;
 
   const receive = (message: pg.Notification): void => {

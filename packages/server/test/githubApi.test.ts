@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubApiError, gitHubSite, readGitHubAccount, scopeList, type GitHubSite } from '../src/authenticate/providers/githubApi.js';
 import { startGitHubStandIn, type GitHubStandIn } from './integration/support/githubStandIn.js';
 
-/** The API's root as the stand-in serves it, in the shape the client reads it. */
+/** GitHub Enterprise Server's API is found from its base URL; github.com's lives elsewhere (here: the stand-in's API port). */
 function siteOf(standIn: GitHubStandIn): GitHubSite {
-  return { ...gitHubSite(standIn.webBase), apiBase: standIn.apiBase };
+  return standIn.layout === 'ghes' ? gitHubSite(standIn.webBase) : gitHubSite(standIn.webBase, standIn.apiBase);
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<GitHubApiError> {
@@ -33,6 +33,14 @@ describe('where GitHub lives', () => {
       tokenEndpoint: 'https://github.example.com/login/oauth/access_token',
       apiBase: 'https://github.example.com/api/v3',
     });
+  });
+
+  it('GitHub Enterprise Cloud with data residency keeps it on api.<subdomain>.ghe.com', () => {
+    expect(gitHubSite('https://octocorp.ghe.com').apiBase).toBe('https://api.octocorp.ghe.com');
+  });
+
+  it('an apiUrl says where the API is when it is elsewhere', () => {
+    expect(gitHubSite('http://127.0.0.1:8080', 'http://127.0.0.1:8081/').apiBase).toBe('http://127.0.0.1:8081');
   });
 
   it('reads scope headers with the scopes each one includes', () => {

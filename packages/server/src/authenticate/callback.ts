@@ -76,7 +76,7 @@ export function callback(deps: AuthenticateDeps) {
       codeVerifier: attempt.code_verifier,
       clockSkewSeconds: config.signIn.clockSkew / 1000,
     });
-    return { ...verified.profile, idToken: verified.idToken, refreshToken: verified.refreshToken, accessToken: keptAccessToken(deps, verified.accessToken) };
+    return { ...verified.profile, idToken: verified.idToken, refreshToken: verified.refreshToken, accessToken: keptAccessToken(deps, verified.accessToken, connection.recheck !== undefined) };
   }
 
   async function completeSignIn(request: FastifyRequest, reply: FastifyReply, provider: ProviderConfig, attempt: SignInAttempt, profile: VerifiedProfile) {
@@ -149,8 +149,11 @@ type VerifiedProfile = IdentityProfile & {
   accessToken: NewSession['accessToken'];
 };
 
-/** The access token is kept only when an app is configured to receive it (passAccessToken). */
-export function keptAccessToken(deps: Pick<AuthenticateDeps, 'apps'>, token: VerifiedSignIn['accessToken']): NewSession['accessToken'] {
-  if (!deps.apps.passesAccessTokens) return undefined;
+/**
+ * The access token is kept only when an app is configured to receive it (passAccessToken), or when the
+ * provider re-checks claims with it (`recheck`: GitHub's OAuth apps, which give no refresh token).
+ */
+export function keptAccessToken(deps: Pick<AuthenticateDeps, 'apps'>, token: VerifiedSignIn['accessToken'], rechecks = false): NewSession['accessToken'] {
+  if (!deps.apps.passesAccessTokens && !rechecks) return undefined;
   return { value: token.value, expiresAt: token.expiresIn ? Date.now() + token.expiresIn * 1000 : undefined };
 }

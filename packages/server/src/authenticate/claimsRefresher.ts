@@ -57,24 +57,34 @@ export class ClaimsRefresher {
     if (!(await sessions.beginClaimsCheck(session, startedAt))) return 'kept';
 
     const provider = providers.get(session.provider_id);
+    // A disabled provider's sessions end.
+    if (!provider) return this.end(session, 'provider disabled', log, request);
     const refreshToken = sessions.refreshToken(session);
-    if (!provider || !refreshToken) {
-      // A disabled provider's sessions end; without a refresh token the claims from sign-in stand
-      // until the session expires (the IdP gave no way to re-check them).
-      if (!provider) return this.end(session, 'provider disabled', log, request);
-      return 'kept';
-    }
 
     try {
       const connection = await providers.connection(provider.id);
-      // The runtime checks that the refreshed claims are about the same person (OIDC Core §12.2).
-      const tokens = await connection.refresh(refreshToken, { subject: identity.subject, sid: session.idp_sid ?? undefined });
+      const identityRef = { subject: identity.subject, sid: session.idp_sid ?? undefined };
+      let tokens;
+      if (refreshToken) {
+        // The runtime checks that the refreshed claims are about the same person (OIDC Core §12.2).
+        tokens = await connection.refresh(refreshToken, identityRef);
+      } else if (connection.recheck) {
+        // No refresh token (GitHub's OAuth apps): the claims are re-read with the kept access token.
+        // Without one (lost, or unreadable after a key was retired) nothing can be re-checked: fail closed.
+        const accessToken = sessions.accessToken(session);
+        if (!accessToken) return await this.end(session, 'no access token to re-check the claims with', log, request);
+        tokens = await connection.recheck(accessToken, identityRef);
+      } else {
+        // Without a refresh token the claims from sign-in stand until the session expires (the IdP gave
+        // no way to re-check them).
+        return 'kept';
+      }
       const profile = tokens.profile;
       await accounts.updateClaims(identity, profile);
       await sessions.storeRefreshedTokens(session, {
         idToken: tokens.idToken,
         refreshToken: tokens.refreshToken,
-        accessToken: keptAccessToken(this.deps, tokens.accessToken),
+        accessToken: keptAccessToken(this.deps, tokens.accessToken, connection.recheck !== undefined),
         checkedAt: startedAt,
       });
       log.debug({ sessionId: session.id, provider: provider.id }, 'claims refreshed');

@@ -36,24 +36,21 @@ export interface GitHubSite {
 }
 
 /**
- * github.com keeps its API on its own host; GitHub Enterprise Server under `/api/v3` of its base URL
- * (GitHub docs: "Authorizing OAuth apps"; "Getting started with the REST API", GHES).
+ * github.com keeps its API on a host of its own, and so does GitHub Enterprise Cloud with data residency
+ * (`<sub>.ghe.com` → `api.<sub>.ghe.com`); GitHub Enterprise Server keeps it under `/api/v3` of its base
+ * URL (GitHub docs: "Authorizing OAuth apps"; "Getting started with the REST API"). `apiUrl` overrides
+ * where the API is, for any other layout.
  */
-export function gitHubSite(baseUrl?: string): GitHubSite {
-  if (baseUrl === undefined) {
-    return {
-      webBase: 'https://github.com',
-      authorizationEndpoint: 'https://github.com/login/oauth/authorize',
-      tokenEndpoint: 'https://github.com/login/oauth/access_token',
-      apiBase: 'https://api.github.com',
-    };
-  }
-  const webBase = baseUrl.replace(/\/+$/, '');
+export function gitHubSite(baseUrl?: string, apiUrl?: string): GitHubSite {
+  const webBase = (baseUrl ?? 'https://github.com').replace(/\/+$/, '');
+  const web = new URL(webBase);
+  const derivedApi =
+    baseUrl === undefined ? 'https://api.github.com' : web.hostname.endsWith('.ghe.com') && web.pathname === '/' ? `${web.protocol}//api.${web.host}` : `${webBase}/api/v3`;
   return {
     webBase,
     authorizationEndpoint: `${webBase}/login/oauth/authorize`,
     tokenEndpoint: `${webBase}/login/oauth/access_token`,
-    apiBase: `${webBase}/api/v3`,
+    apiBase: (apiUrl ?? derivedApi).replace(/\/+$/, ''),
   };
 }
 

@@ -27,6 +27,7 @@
  * subjects live in (its base URL), since identities are (provider, subject).
  */
 import type { ProviderConfig, ProviderKind, ProviderOf } from '../../config/schema.js';
+import { connectGithub } from './github.js';
 import { connectOidc } from './oidc.js';
 import type { Connect, ProviderConnection } from './types.js';
 
@@ -35,6 +36,7 @@ export { connectOidc, type OidcQuirks } from './oidc.js';
 
 const runtimes: { [K in ProviderKind]: Connect<ProviderOf<K>> } = {
   oidc: connectOidc(),
+  github: connectGithub,
 };
 
 /** Prepares a provider with its kind's runtime (the registry's default). */

@@ -28,6 +28,13 @@ export interface ProviderConnection {
    * same subject (else invalid_response). A refusal of the grant is sign_in_denied or invalid_response.
    */
   refresh(refreshToken: string, identity: { subject: string; sid: string | undefined }): Promise<VerifiedSignIn>;
+  /**
+   * For kinds that give no refresh token (GitHub's OAuth apps): re-reads the claims with the access
+   * token kept from sign-in, at the same times a refresh would run. A kind that has it keeps the
+   * access token (encrypted, like a refresh token) whether or not an app receives it. A token the IdP
+   * no longer accepts is sign_in_denied (the session ends); an IdP that asks to wait, provider_unavailable.
+   */
+  recheck?(accessToken: string, identity: { subject: string; sid: string | undefined }): Promise<VerifiedSignIn>;
   /** The IdP's end-session URL (RP-Initiated Logout), when it has one. */
   logoutUrl?(request: { postLogoutRedirectUri: string; idToken: string | undefined }): URL | undefined;
   /** How to verify its logout tokens (OpenID Connect Back-Channel Logout), when it sends them. */

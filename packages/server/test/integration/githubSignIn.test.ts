@@ -179,6 +179,28 @@ describe('GitHub: rules, policies and claims re-checks', () => {
     expect(JSON.parse(events[0]!.details)).toMatchObject({ by: 'system', reason: 'refresh-failed', detail: 'sign_in_denied' });
   });
 
+  it('GitHub App user tokens: the refresh token is redeemed at each re-check, and a refused one ends the session', async () => {
+    github.expiringTokens = true;
+    try {
+      github.addUser({ login: 'app-user', orgs: ['acme'], teams: [{ org: 'acme', slug: 'platform' }] });
+      const { secret } = await signIn(gatehouse, 'github', 'app-user', github);
+      const session = await gatehouse.services.sessions.findActive(secret!);
+      const firstRefreshToken = gatehouse.services.sessions.refreshToken(session!);
+      expect(firstRefreshToken).toMatch(/^ghr_/);
+      github.users.get('app-user')!.teams = [];
+      await pastTheInterval();
+      expect(await platformCheck(secret!)).toBe(403);
+      // Redeemed once (the stand-in, like GitHub, accepts a refresh token once) and the new one kept.
+      const refreshed = await gatehouse.services.sessions.findActive(secret!);
+      expect(gatehouse.services.sessions.refreshToken(refreshed!)).not.toBe(firstRefreshToken);
+      github.revokeTokens('app-user');
+      await pastTheInterval();
+      expect(await platformCheck(secret!)).toBe(401);
+    } finally {
+      github.expiringTokens = false;
+    }
+  });
+
   it.each(['rate-limited', 'secondary-rate-limit'] as const)('%s at GitHub keeps the session until the next try', async (failure) => {
     const { secret } = await signIn(gatehouse, 'github', 'octocat', github);
     github.apiFailure = failure;

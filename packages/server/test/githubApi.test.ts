@@ -142,7 +142,7 @@ describe.each(['github.com', 'ghes'] as const)('the REST client against the %s l
   it.each([
     ['rate-limited', 'the primary rate limit (403, x-ratelimit-remaining: 0)'],
     ['secondary-rate-limit', 'a secondary rate limit (429, retry-after)'],
-  ] as const)('%s: %s is `rate-limited`, with when to try again', async (failure) => {
+  ] as const)('%s: %s is `rate-limited`, with when to try again', async (failure, _what) => {
     github.apiFailure = failure;
     try {
       const error = await failureOf(readGitHubAccount(site, github.tokenFor('octocat'), { groups: true }));

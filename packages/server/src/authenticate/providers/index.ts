@@ -27,6 +27,8 @@
  * subjects live in (its base URL), since identities are (provider, subject).
  */
 import type { ProviderConfig, ProviderKind, ProviderOf } from '../../config/schema.js';
+import { connectEntra } from './entra.js';
+import { connectGoogle } from './google.js';
 import { connectOidc } from './oidc.js';
 import type { Connect, ProviderConnection } from './types.js';
 
@@ -35,6 +37,8 @@ export { connectOidc, type OidcQuirks } from './oidc.js';
 
 const runtimes: { [K in ProviderKind]: Connect<ProviderOf<K>> } = {
   oidc: connectOidc(),
+  google: connectGoogle,
+  entra: connectEntra,
 };
 
 /** Prepares a provider with its kind's runtime (the registry's default). */

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { entraPreset, entraProviderSchema } from './entra.js';
+import { googlePreset, googleProviderSchema } from './google.js';
 import { oidcPreset, oidcProviderSchema } from './oidc.js';
 import type { claimMapping, privateKeyJwk } from './common.js';
 import type { ProviderPreset } from './preset.js';
@@ -15,9 +17,9 @@ export { claimMapping, groupPrefix, issuerUrl, privateKeyJwk } from './common.js
  * `CommonProviderConfig`) plus its own options, its `ProviderPreset` for the console, both listed
  * below; and its runtime in authenticate/providers/ (see the comment at the top of its index.ts).
  */
-const kinds = [oidcProviderSchema] as const;
+const kinds = [oidcProviderSchema, googleProviderSchema, entraProviderSchema] as const;
 
-export const providerPresets: readonly ProviderPreset[] = [oidcPreset];
+export const providerPresets: readonly ProviderPreset[] = [oidcPreset, googlePreset, entraPreset];
 
 export const providerKinds = providerPresets.map((preset) => preset.kind);
 

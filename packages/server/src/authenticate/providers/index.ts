@@ -39,6 +39,12 @@ const runtimes: { [K in ProviderKind]: Connect<ProviderOf<K>> } = {
   oidc: connectOidc(),
   google: connectGoogle,
   entra: connectEntra,
+  // Okta, Keycloak, Auth0 and GitLab are OpenID Connect as specified: their presets are defaults only
+  // (issuer, scopes, the groups claim), config/providers/<kind>.ts.
+  okta: connectOidc(),
+  keycloak: connectOidc(),
+  auth0: connectOidc(),
+  gitlab: connectOidc(),
 };
 
 /** Prepares a provider with its kind's runtime (the registry's default). */

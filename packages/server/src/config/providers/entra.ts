@@ -9,7 +9,7 @@ export const ENTRA_AUTHORITIES = ['https://login.microsoftonline.com', 'https://
 export const GRAPH_URLS = ['https://graph.microsoft.com', 'https://graph.microsoft.us', 'https://dod-graph.microsoft.us', 'https://microsoftgraph.chinacloudapi.cn'] as const;
 const MULTI_TENANT = ['organizations', 'common'] as const;
 
-const tenantId = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a tenant id (a GUID, lower case)');
+const tenantId = z.string().toLowerCase().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a tenant id (a GUID)');
 const tenant = z
   .string()
   .transform((value) => value.toLowerCase())

@@ -34,7 +34,7 @@ describe('provider kinds (config/providers/)', () => {
   });
 
   it('every kind has a preset for the console: label, docs page, its own fields', () => {
-    expect(providerPresets.map((preset) => preset.kind)).toEqual(['oidc', 'google', 'entra', 'okta', 'keycloak', 'auth0', 'gitlab']);
+    expect(providerPresets.map((preset) => preset.kind)).toEqual(['oidc', 'google', 'entra', 'okta', 'keycloak', 'auth0', 'gitlab', 'github']);
     for (const preset of providerPresets) {
       expect(preset.label.length).toBeGreaterThan(0);
       expect(preset.docs).toMatch(/^docs\//);

@@ -1,14 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import * as client from 'openid-client';
 import type { AccountStore } from '../accounts/accountStore.js';
-import { mapClaims } from '../accounts/identityProfile.js';
 import type { AuditLog, RequestContext } from '../audit/auditLog.js';
 import { AppError } from '../errors.js';
 import type { Identity } from '../storage/schema.js';
 import type { Session, SessionStore } from '../sessions/sessionStore.js';
 import type { AppRegistry } from '../authorize/appRegistry.js';
 import { keptAccessToken } from './callback.js';
-import { fromOidcError } from './oidcErrors.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 
 /** A kept access token is renewed when it has less than this left (apps must never get a dead one). */
@@ -60,36 +57,34 @@ export class ClaimsRefresher {
     if (!(await sessions.beginClaimsCheck(session, startedAt))) return 'kept';
 
     const provider = providers.get(session.provider_id);
+    // A disabled provider's sessions end.
+    if (!provider) return this.end(session, 'provider disabled', log, request);
     const refreshToken = sessions.refreshToken(session);
-    if (!provider || !refreshToken) {
-      // A disabled provider's sessions end; without a refresh token the claims from sign-in stand
-      // until the session expires (the IdP gave no way to re-check them).
-      if (!provider) return this.end(session, 'provider disabled', log, request);
-      return 'kept';
-    }
 
     try {
-      const configuration = await providers.configuration(provider.id);
-      const tokens = await client.refreshTokenGrant(configuration, refreshToken).catch((error: unknown) => {
-        throw fromOidcError(error, provider);
-      });
-      const idClaims = tokens.claims();
-      // openid-client checks a refreshed ID token's signature, iss and aud; that it is about the same
-      // person is ours to check (OIDC Core §12.2).
-      if (idClaims && (idClaims.sub !== identity.subject || idClaims.iss !== configuration.serverMetadata().issuer)) {
-        throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('refreshed ID token for another subject or issuer') });
+      const connection = await providers.connection(provider.id);
+      const identityRef = { subject: identity.subject, sid: session.idp_sid ?? undefined };
+      let tokens;
+      if (refreshToken) {
+        // The runtime checks that the refreshed claims are about the same person (OIDC Core §12.2).
+        tokens = await connection.refresh(refreshToken, identityRef);
+      } else if (connection.recheck) {
+        // No refresh token (GitHub's OAuth apps): the claims are re-read with the kept access token.
+        // Without one (lost, or unreadable after a key was retired) nothing can be re-checked: fail closed.
+        const accessToken = sessions.accessToken(session);
+        if (!accessToken) return await this.end(session, 'no access token to re-check the claims with', log, request);
+        tokens = await connection.recheck(accessToken, identityRef);
+      } else {
+        // Without a refresh token the claims from sign-in stand until the session expires (the IdP gave
+        // no way to re-check them).
+        return 'kept';
       }
-      const userinfo = configuration.serverMetadata().userinfo_endpoint
-        ? await client.fetchUserInfo(configuration, tokens.access_token, identity.subject).catch((error: unknown) => {
-            throw fromOidcError(error, provider);
-          })
-        : {};
-      const profile = mapClaims(provider, { ...(idClaims ?? {}), sub: identity.subject, sid: idClaims?.sid ?? session.idp_sid ?? undefined }, userinfo);
+      const profile = tokens.profile;
       await accounts.updateClaims(identity, profile);
       await sessions.storeRefreshedTokens(session, {
-        idToken: tokens.id_token,
-        refreshToken: tokens.refresh_token,
-        accessToken: keptAccessToken(this.deps, tokens),
+        idToken: tokens.idToken,
+        refreshToken: tokens.refreshToken,
+        accessToken: keptAccessToken(this.deps, tokens.accessToken, connection.recheck !== undefined),
         checkedAt: startedAt,
       });
       log.debug({ sessionId: session.id, provider: provider.id }, 'claims refreshed');

@@ -1,6 +1,5 @@
 import { pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import * as client from 'openid-client';
 import type { AuthenticateDeps } from './deps.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { signedIn } from '../sessions/guard.js';
@@ -31,9 +30,6 @@ export function signOut(deps: AuthenticateDeps) {
 /** The IdP's end-session URL for a session (RP-Initiated Logout), when the IdP has one. */
 export async function idpLogoutUrl(deps: Pick<AuthenticateDeps, 'providers' | 'portalOrigin'>, providerId: string, idToken: string | undefined): Promise<string | undefined> {
   if (!deps.providers.get(providerId)) return undefined;
-  const configuration = await deps.providers.configuration(providerId);
-  if (!configuration.serverMetadata().end_session_endpoint) return undefined;
-  const parameters: Record<string, string> = { post_logout_redirect_uri: `${deps.portalOrigin}${pages.signedOut.path}` };
-  if (idToken) parameters.id_token_hint = idToken;
-  return client.buildEndSessionUrl(configuration, parameters).href;
+  const connection = await deps.providers.connection(providerId);
+  return connection.logoutUrl?.({ postLogoutRedirectUri: `${deps.portalOrigin}${pages.signedOut.path}`, idToken })?.href;
 }

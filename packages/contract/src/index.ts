@@ -35,6 +35,7 @@ export * from './definitions/policy.js';
 export * from './definitions/urls.js';
 export * from './definitions/app.js';
 export * from './definitions/issues.js';
+export * from './definitions/signInRefusal.js';
 
 /** The routes of each area, as the server registers them. */
 export const routes = {

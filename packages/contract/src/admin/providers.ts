@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { instant, nullableInstant, nullableString, requestText, userRefSchema } from '../api/common.js';
 import { defineRoute } from '../route.js';
 import { sources } from './apps.js';
+import { signInRefusalReason } from '../definitions/signInRefusal.js';
 
 export const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
 export type ClientAuthMethod = (typeof clientAuthMethods)[number];
@@ -191,7 +192,9 @@ export const providerTestSchema = z.object({
   /** The catalogue code and sentence people would get (refused, failed). */
   code: nullableString,
   message: nullableString,
-  /** Which rule refused (for admins). */
+  /** Why it is refused (refused, and failed when a provider's own check refused): one of signInRefusalReasons. */
+  reason: signInRefusalReason.nullable(),
+  /** Which rule refused, in words (for admins). */
   why: nullableString,
   /** The user the person would be signed in as (existing, link). */
   user: z.object({ id: z.string(), email: z.string(), name: z.string() }).nullable(),

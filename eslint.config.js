@@ -83,6 +83,11 @@ export default tseslint.config(
   },
   ...AREAS.map(zone),
   {
+    // The provider kinds' schemas (config/providers/) may import the rest of config/, nothing above it.
+    files: [`${SERVER}/config/providers/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns: OWN.config.map((wall) => ({ ...wall, regex: '^\\.\\./\\.\\./' })) }] },
+  },
+  {
     files: [`${SERVER}/*.ts`],
     ignores: COMPOSITION_ROOT,
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./(services\\.js$|admin/|api/)', message: ONLY_THE_ROOT }] }] },

@@ -1,4 +1,4 @@
-import type * as client from 'openid-client';
+import type { ProviderConnection } from '../src/authenticate/providers/index.js';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ProviderRegistry } from '../src/authenticate/providerRegistry.js';
@@ -11,11 +11,11 @@ const provider = (id: string, extra: Record<string, unknown> = {}): ProviderConf
 /** A discovery stand-in: counts calls per provider and answers with a fresh object each time. */
 function fakeDiscovery() {
   const calls: string[] = [];
-  const pending = new Map<string, Array<(value: client.Configuration) => void>>();
+  const pending = new Map<string, Array<(value: ProviderConnection) => void>>();
   let hold = false;
-  const discover = (config: ProviderConfig): Promise<client.Configuration> => {
+  const discover = (config: ProviderConfig): Promise<ProviderConnection> => {
     calls.push(`${config.id}:${config.clientId}`);
-    const configuration = { id: config.id, clientId: config.clientId } as unknown as client.Configuration;
+    const configuration = { id: config.id, clientId: config.clientId } as unknown as ProviderConnection;
     if (!hold) return Promise.resolve(configuration);
     return new Promise((resolve) => pending.set(config.id, [...(pending.get(config.id) ?? []), () => resolve(configuration)]));
   };
@@ -23,7 +23,7 @@ function fakeDiscovery() {
     discover,
     calls,
     hold: () => (hold = true),
-    release: (id: string) => pending.get(id)?.forEach((resolve) => resolve({} as client.Configuration)),
+    release: (id: string) => pending.get(id)?.forEach((resolve) => resolve({} as ProviderConnection)),
   };
 }
 
@@ -52,18 +52,18 @@ describe('provider registry: config and console providers', () => {
     const discovery = fakeDiscovery();
     const registry = new ProviderRegistry([], log, discovery.discover);
     registry.setConsoleProviders([provider('corp')]);
-    const first = await registry.configuration('corp');
+    const first = await registry.connection('corp');
     expect(registry.status('corp')?.status).toBe('ready');
 
     registry.setConsoleProviders([provider('corp', { enabled: false })]);
     registry.setConsoleProviders([provider('corp')]);
-    expect(await registry.configuration('corp')).toBe(first);
+    expect(await registry.connection('corp')).toBe(first);
     expect(discovery.calls).toEqual(['corp:gatehouse']);
 
     // A new client id (or secret, issuer, ...) is another client: the old configuration is dropped.
     registry.setConsoleProviders([provider('corp', { clientId: 'other' })]);
     expect(registry.status('corp')?.status).toBe('pending');
-    const second = await registry.configuration('corp');
+    const second = await registry.connection('corp');
     expect(second).not.toBe(first);
     expect(discovery.calls).toEqual(['corp:gatehouse', 'corp:other']);
   });
@@ -71,10 +71,10 @@ describe('provider registry: config and console providers', () => {
   it('a removed provider is gone at once: not offered, no configuration, 404 for sign-in', async () => {
     const registry = new ProviderRegistry([], log, fakeDiscovery().discover);
     registry.setConsoleProviders([provider('corp')]);
-    await registry.configuration('corp');
+    await registry.connection('corp');
     registry.setConsoleProviders([]);
     expect(registry.find('corp')).toBeUndefined();
-    await expect(registry.configuration('corp')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(registry.connection('corp')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   // Threat: a discovery of the old definition finishing after a change must not be used for the new one.
@@ -83,12 +83,12 @@ describe('provider registry: config and console providers', () => {
     const registry = new ProviderRegistry([], log, discovery.discover);
     registry.setConsoleProviders([provider('corp')]);
     discovery.hold();
-    const old = registry.configuration('corp');
+    const old = registry.connection('corp');
     registry.setConsoleProviders([provider('corp', { clientId: 'rotated' })]);
     discovery.release('corp');
     await old;
     expect(registry.status('corp')?.status).toBe('pending');
-    const fresh = registry.configuration('corp');
+    const fresh = registry.connection('corp');
     discovery.release('corp');
     await fresh;
     expect(discovery.calls).toEqual(['corp:gatehouse', 'corp:rotated']);
@@ -109,7 +109,7 @@ describe('provider registry: config and console providers', () => {
   it('a failing discovery is reported with its reason and answers provider_unavailable', async () => {
     const registry = new ProviderRegistry([], log, () => Promise.reject(new Error('connect ECONNREFUSED')));
     registry.setConsoleProviders([provider('corp')]);
-    await expect(registry.configuration('corp')).rejects.toMatchObject({ code: 'provider_unavailable' });
+    await expect(registry.connection('corp')).rejects.toMatchObject({ code: 'provider_unavailable' });
     expect(registry.status('corp')).toMatchObject({ status: 'unavailable', lastError: 'connect ECONNREFUSED' });
   });
 });

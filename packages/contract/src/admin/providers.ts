@@ -23,6 +23,8 @@ export type ClaimMapping = z.output<typeof claimMappingSchema>;
 export const adminProviderSchema = z.object({
   id: z.string(),
   name: z.string(),
+  /** Which kind of provider: `oidc` (any OpenID Connect issuer) or a preset (`google`, `entra`, ...). */
+  kind: z.string(),
   issuer: z.string(),
   clientId: z.string(),
   clientAuthMethod: z.enum(clientAuthMethods),
@@ -59,6 +61,8 @@ export type AdminProvider = z.output<typeof adminProviderSchema>;
 export interface ProviderDefinition {
   id: string;
   name: string;
+  /** Left out: `oidc`. A preset's own options go beside the common fields. */
+  kind?: string;
   issuer: string;
   clientId: string;
   clientSecret?: string;

@@ -14,6 +14,7 @@ export function providerView(provider: ProviderConfig, registry: ProviderRegistr
   return {
     id: provider.id,
     name: provider.name,
+    kind: provider.kind,
     issuer: provider.issuer,
     clientId: provider.clientId,
     clientAuthMethod: provider.clientAuthMethod,

@@ -2,7 +2,6 @@ import { endpoints } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import type { ProviderConfig } from '../config/schema.js';
-import { AppError } from '../errors.js';
 import type { AuthenticateDeps } from './deps.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
@@ -30,7 +29,7 @@ export async function redirectToProvider(
   { provider, returnTo, purpose, userId, sessionId }: AuthorizationIntent,
 ): Promise<FastifyReply> {
   const { providers, attempts, cookies, secureCookies, portalOrigin, config } = deps;
-  const configuration = await providers.configuration(provider.id);
+  const connection = await providers.connection(provider.id);
 
   // One binding secret per browser serves parallel attempts in several tabs.
   const existingBinding = request.cookies[cookies.signInBinding];
@@ -39,29 +38,16 @@ export async function redirectToProvider(
   const state = client.randomState();
   const nonce = client.randomNonce();
   const codeVerifier = client.randomPKCECodeVerifier();
-  const parameters: Record<string, string> = {
-    ...provider.authorizationParams,
-    redirect_uri: `${portalOrigin}${endpoints.callbackUrl(provider.id)}`,
-    scope: provider.scopes.join(' '),
-    state,
-    nonce,
-    code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
-    code_challenge_method: 'S256',
-  };
 
   await attempts.create({ state, bindingSecret, providerId: provider.id, nonce, codeVerifier, returnTo, purpose, userId, sessionId });
 
-  const usePar =
-    provider.pushedAuthorizationRequests === 'always' ||
-    (provider.pushedAuthorizationRequests === 'auto' && Boolean(configuration.serverMetadata().pushed_authorization_request_endpoint));
-  let authorizationUrl: URL;
-  try {
-    authorizationUrl = usePar
-      ? await client.buildAuthorizationUrlWithPAR(configuration, parameters)
-      : client.buildAuthorizationUrl(configuration, parameters);
-  } catch (error) {
-    throw new AppError('provider_unavailable', { params: { provider: provider.name }, cause: error });
-  }
+  // The provider's runtime adds its parameters and chooses PAR (authenticate/providers/).
+  const authorizationUrl = await connection.authorizationUrl({
+    redirectUri: `${portalOrigin}${endpoints.callbackUrl(provider.id)}`,
+    state,
+    nonce,
+    codeChallenge: await client.calculatePKCECodeChallenge(codeVerifier),
+  });
 
   return reply
     .setCookie(cookies.signInBinding, bindingSecret, cookieOptions(secureCookies, Math.ceil(config.signIn.attemptLifetime / 1000)))

@@ -27,20 +27,20 @@ export function backchannelLogout(deps: AuthenticateDeps) {
   const jwks = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
   async function validate(provider: ProviderConfig, logoutToken: string): Promise<JWTPayload & { sid?: string }> {
-    const configuration = await providers.configuration(provider.id).catch((error: unknown) => {
+    const connection = await providers.connection(provider.id).catch((error: unknown) => {
       throw new LogoutTokenError('provider metadata unavailable', { cause: error });
     });
-    const metadata = configuration.serverMetadata();
-    if (!metadata.jwks_uri) throw new LogoutTokenError('the provider publishes no JWKS');
+    const metadata = connection.backchannelLogout;
+    if (!metadata) throw new LogoutTokenError('the provider publishes no JWKS');
     // Keyed by the JWKS URL, not the provider id: a console provider may be replaced by another IdP.
-    let keys = jwks.get(metadata.jwks_uri);
+    let keys = jwks.get(metadata.jwksUri);
     if (!keys) {
-      keys = createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: 5000 });
-      jwks.set(metadata.jwks_uri, keys);
+      keys = createRemoteJWKSet(new URL(metadata.jwksUri), { timeoutDuration: 5000 });
+      jwks.set(metadata.jwksUri, keys);
     }
     // Step 2-3: signature with the IdP's published keys, an asymmetric algorithm it announces (never
     // "none", never an HMAC keyed by the client secret), iss, aud, iat and exp.
-    const algorithms = (metadata.id_token_signing_alg_values_supported ?? ['RS256']).filter((alg) => alg !== 'none' && !alg.startsWith('HS'));
+    const { algorithms } = metadata;
     let payload: JWTPayload;
     let typ: string | undefined;
     try {

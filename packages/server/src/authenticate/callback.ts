@@ -1,14 +1,13 @@
 import { endpoints, pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import * as client from 'openid-client';
-import { mapClaims, type IdentityProfile } from '../accounts/identityProfile.js';
+import type { IdentityProfile } from '../accounts/identityProfile.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { AuthenticateDeps } from './deps.js';
 import type { SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import type { NewSession } from '../sessions/sessionStore.js';
-import { fromOidcError } from './oidcErrors.js';
+import type { VerifiedSignIn } from './providers/index.js';
 import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
 import { completeTest } from './testSignIn.js';
 
@@ -62,54 +61,24 @@ export function callback(deps: AuthenticateDeps) {
   };
 
   /**
-   * openid-client validates the authorization response (state, RFC 9207 iss), redeems the code with the
-   * PKCE verifier, checks the ID token (signature, iss, aud, exp, nonce) and userinfo `sub`.
+   * The provider's runtime (authenticate/providers/) validates the authorization response, redeems the
+   * code with the PKCE verifier and verifies the profile: for OpenID Connect, openid-client checks state,
+   * RFC 9207 iss, the ID token (signature, iss, aud, exp, nonce) and userinfo `sub`, then the preset's quirks.
    */
-  async function verifiedProfile(request: FastifyRequest, provider: ProviderConfig, attempt: SignInAttempt) {
-    const configuration = await providers.configuration(provider.id);
+  async function verifiedProfile(request: FastifyRequest, provider: ProviderConfig, attempt: SignInAttempt): Promise<VerifiedProfile> {
+    const connection = await providers.connection(provider.id);
     // The response is read at our own redirect URI, never at whatever host or absolute-form URL the
     // request line claimed: only the query string comes from the request.
     const currentUrl = new URL(endpoints.callbackUrl(provider.id), portalOrigin);
     const queryStart = request.url.indexOf('?');
     if (queryStart !== -1) currentUrl.search = request.url.slice(queryStart);
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
-    try {
-      tokens = await client.authorizationCodeGrant(configuration, currentUrl, {
-        pkceCodeVerifier: attempt.code_verifier,
-        expectedState: currentUrl.searchParams.get('state') ?? '',
-        expectedNonce: attempt.nonce,
-        idTokenExpected: true,
-      });
-    } catch (error) {
-      throw fromOidcError(error, provider);
-    }
-
-    const idClaims = tokens.claims();
-    if (!idClaims) throw new AppError('invalid_response', { params: { provider: provider.name } });
-    // openid-client checks exp, nbf and "too far in the past", not an iat in the future: we do.
-    const skewSeconds = config.signIn.clockSkew / 1000;
-    if (typeof idClaims.iat !== 'number' || idClaims.iat > Date.now() / 1000 + skewSeconds) {
-      throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('ID token issued in the future') });
-    }
-
-    let userinfo: Record<string, unknown> = {};
-    if (configuration.serverMetadata().userinfo_endpoint) {
-      try {
-        userinfo = await client.fetchUserInfo(configuration, tokens.access_token, idClaims.sub);
-      } catch (error) {
-        throw fromOidcError(error, provider);
-      }
-    }
-    try {
-      return {
-        ...mapClaims(provider, idClaims, userinfo),
-        idToken: tokens.id_token,
-        refreshToken: tokens.refresh_token,
-        accessToken: keptAccessToken(deps, tokens),
-      };
-    } catch (error) {
-      throw new AppError('invalid_response', { params: { provider: provider.name }, cause: error });
-    }
+    const verified = await connection.signIn(currentUrl, {
+      expectedState: currentUrl.searchParams.get('state') ?? '',
+      nonce: attempt.nonce,
+      codeVerifier: attempt.code_verifier,
+      clockSkewSeconds: config.signIn.clockSkew / 1000,
+    });
+    return { ...verified.profile, idToken: verified.idToken, refreshToken: verified.refreshToken, accessToken: keptAccessToken(deps, verified.accessToken) };
   }
 
   async function completeSignIn(request: FastifyRequest, reply: FastifyReply, provider: ProviderConfig, attempt: SignInAttempt, profile: VerifiedProfile) {
@@ -183,7 +152,7 @@ type VerifiedProfile = IdentityProfile & {
 };
 
 /** The access token is kept only when an app is configured to receive it (passAccessToken). */
-export function keptAccessToken(deps: Pick<AuthenticateDeps, 'apps'>, tokens: { access_token: string; expires_in?: number | undefined }): NewSession['accessToken'] {
+export function keptAccessToken(deps: Pick<AuthenticateDeps, 'apps'>, token: VerifiedSignIn['accessToken']): NewSession['accessToken'] {
   if (!deps.apps.passesAccessTokens) return undefined;
-  return { value: tokens.access_token, expiresAt: tokens.expires_in ? Date.now() + tokens.expires_in * 1000 : undefined };
+  return { value: token.value, expiresAt: token.expiresIn ? Date.now() + token.expiresIn * 1000 : undefined };
 }

@@ -1,14 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import * as client from 'openid-client';
 import type { AccountStore } from '../accounts/accountStore.js';
-import { mapClaims } from '../accounts/identityProfile.js';
 import type { AuditLog, RequestContext } from '../audit/auditLog.js';
 import { AppError } from '../errors.js';
 import type { Identity } from '../storage/schema.js';
 import type { Session, SessionStore } from '../sessions/sessionStore.js';
 import type { AppRegistry } from '../authorize/appRegistry.js';
 import { keptAccessToken } from './callback.js';
-import { fromOidcError } from './oidcErrors.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 
 /** A kept access token is renewed when it has less than this left (apps must never get a dead one). */
@@ -69,27 +66,15 @@ export class ClaimsRefresher {
     }
 
     try {
-      const configuration = await providers.configuration(provider.id);
-      const tokens = await client.refreshTokenGrant(configuration, refreshToken).catch((error: unknown) => {
-        throw fromOidcError(error, provider);
-      });
-      const idClaims = tokens.claims();
-      // openid-client checks a refreshed ID token's signature, iss and aud; that it is about the same
-      // person is ours to check (OIDC Core §12.2).
-      if (idClaims && (idClaims.sub !== identity.subject || idClaims.iss !== configuration.serverMetadata().issuer)) {
-        throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('refreshed ID token for another subject or issuer') });
-      }
-      const userinfo = configuration.serverMetadata().userinfo_endpoint
-        ? await client.fetchUserInfo(configuration, tokens.access_token, identity.subject).catch((error: unknown) => {
-            throw fromOidcError(error, provider);
-          })
-        : {};
-      const profile = mapClaims(provider, { ...(idClaims ?? {}), sub: identity.subject, sid: idClaims?.sid ?? session.idp_sid ?? undefined }, userinfo);
+      const connection = await providers.connection(provider.id);
+      // The runtime checks that the refreshed claims are about the same person (OIDC Core §12.2).
+      const tokens = await connection.refresh(refreshToken, { subject: identity.subject, sid: session.idp_sid ?? undefined });
+      const profile = tokens.profile;
       await accounts.updateClaims(identity, profile);
       await sessions.storeRefreshedTokens(session, {
-        idToken: tokens.id_token,
-        refreshToken: tokens.refresh_token,
-        accessToken: keptAccessToken(this.deps, tokens),
+        idToken: tokens.idToken,
+        refreshToken: tokens.refreshToken,
+        accessToken: keptAccessToken(this.deps, tokens.accessToken),
         checkedAt: startedAt,
       });
       log.debug({ sessionId: session.id, provider: provider.id }, 'claims refreshed');

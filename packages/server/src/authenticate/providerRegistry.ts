@@ -1,8 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type * as client from 'openid-client';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { discoverProvider } from './oidcClient.js';
+import { connect, type ProviderConnection } from './providers/index.js';
 
 export type DiscoveryStatus = 'pending' | 'ready' | 'unavailable';
 
@@ -22,8 +21,9 @@ interface Slot extends ProviderStatus {
   source: ProviderSource;
   /** Everything discovery depends on (the definition but `enabled`): a change means discovering anew. */
   fingerprint: string;
-  configuration?: client.Configuration | undefined;
-  inflight?: Promise<client.Configuration> | undefined;
+  /** The provider prepared by its kind's runtime (discovered, for OpenID Connect). */
+  connection?: ProviderConnection | undefined;
+  inflight?: Promise<ProviderConnection> | undefined;
 }
 
 const RETRY_MIN_MS = 2_000;
@@ -48,13 +48,14 @@ export class ProviderRegistry {
   constructor(
     configProviders: readonly ProviderConfig[],
     private readonly log: FastifyBaseLogger,
-    private readonly discover: (provider: ProviderConfig) => Promise<client.Configuration> = discoverProvider,
+    /** Prepares a provider with its kind's runtime (authenticate/providers/); replaced in unit tests. */
+    private readonly discover: (provider: ProviderConfig) => Promise<ProviderConnection> = connect,
   ) {
     for (const config of configProviders) this.slots.set(config.id, newSlot(config, 'config'));
   }
 
   /**
-   * Replaces the console's providers. An unchanged definition keeps its discovered configuration; a new
+   * Replaces the console's providers. An unchanged definition keeps its prepared connection; a new
    * or changed one is discovered afresh; a removed or disabled one is no longer offered from the next
    * request on. Config providers win a clash (the console refuses clashes anyway).
    */
@@ -71,7 +72,7 @@ export class ProviderRegistry {
       next.set(config.id, unchanged ? Object.assign(previous, { config }) : newSlot(config, 'console'));
     }
     this.slots = next;
-    if (this.started) for (const slot of next.values()) if (slot.config.enabled && !slot.configuration) this.discoverInBackground(slot, RETRY_MIN_MS);
+    if (this.started) for (const slot of next.values()) if (slot.config.enabled && !slot.connection) this.discoverInBackground(slot, RETRY_MIN_MS);
   }
 
   /** Enabled providers, config ones first, each in its own order: what the sign-in page offers. */
@@ -122,11 +123,11 @@ export class ProviderRegistry {
     for (const slot of this.slots.values()) if (slot.config.enabled) this.discoverInBackground(slot, RETRY_MIN_MS);
   }
 
-  /** Discovered configuration for a sign-in; throws provider_unavailable when the IdP cannot be reached. */
-  async configuration(id: string): Promise<client.Configuration> {
+  /** The prepared provider for a sign-in; throws provider_unavailable when the IdP cannot be reached. */
+  async connection(id: string): Promise<ProviderConnection> {
     const slot = this.slots.get(id);
     if (!slot) throw new AppError('not_found');
-    if (slot.configuration) return slot.configuration;
+    if (slot.connection) return slot.connection;
     try {
       return await this.discoverNow(slot);
     } catch (error) {
@@ -140,14 +141,14 @@ export class ProviderRegistry {
     this.timers.clear();
   }
 
-  private discoverNow(slot: Slot): Promise<client.Configuration> {
+  private discoverNow(slot: Slot): Promise<ProviderConnection> {
     if (slot.inflight) return slot.inflight;
     const id = slot.config.id;
     const attempt = this.discover(slot.config)
-      .then((configuration) => {
-        Object.assign(slot, { configuration, status: 'ready', lastError: undefined, checkedAt: Date.now() });
+      .then((connection) => {
+        Object.assign(slot, { connection, status: 'ready', lastError: undefined, checkedAt: Date.now() });
         this.log.info({ provider: id }, 'provider discovered');
-        return configuration;
+        return connection;
       })
       .catch((error: unknown) => {
         Object.assign(slot, { status: 'unavailable', lastError: describe(error), checkedAt: Date.now() });
@@ -167,7 +168,7 @@ export class ProviderRegistry {
       const timer = setTimeout(() => {
         this.timers.delete(timer);
         // Retry only what is still current, enabled and undiscovered.
-        if (this.slots.get(slot.config.id) === slot && slot.config.enabled && !slot.configuration) {
+        if (this.slots.get(slot.config.id) === slot && slot.config.enabled && !slot.connection) {
           this.discoverInBackground(slot, Math.min(delay * 2, RETRY_MAX_MS));
         }
       }, delay);

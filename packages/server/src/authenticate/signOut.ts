@@ -47,12 +47,10 @@ export async function idpLogoutUrl(
   idToken: string | undefined,
 ): Promise<{ url: string; state: string } | undefined> {
   if (!deps.providers.get(providerId)) return undefined;
-  const configuration = await deps.providers.configuration(providerId);
-  if (!configuration.serverMetadata().end_session_endpoint) return undefined;
+  const connection = await deps.providers.connection(providerId);
   const state = client.randomState();
-  const parameters: Record<string, string> = { post_logout_redirect_uri: `${deps.portalOrigin}${pages.signedOut.path}`, state };
-  if (idToken) parameters.id_token_hint = idToken;
-  return { url: client.buildEndSessionUrl(configuration, parameters).href, state };
+  const url = connection.logoutUrl?.({ postLogoutRedirectUri: `${deps.portalOrigin}${pages.signedOut.path}`, idToken, state });
+  return url ? { url: url.href, state } : undefined;
 }
 
 /**

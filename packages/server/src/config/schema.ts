@@ -1,6 +1,6 @@
-import { appSchema, emailDomainSchema, emailSchema, httpUrl, idSchema, originUrl, parsedUrl } from '@gatehouse/contract';
+import { appSchema, emailSchema, idSchema, originUrl } from '@gatehouse/contract';
 import { z } from 'zod';
-import { isLoopbackHost } from './loopback.js';
+import { groupPrefix, providerSchema } from './providers/index.js';
 import { appSetIssues } from './appSetIssues.js';
 import { parseDuration } from './duration.js';
 
@@ -13,25 +13,6 @@ const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   }
   return ms;
 });
-
-const claimMapping = z
-  .object({
-    email: z.string().min(1).default('email'),
-    emailVerified: z.string().min(1).default('email_verified'),
-    name: z.string().min(1).default('name'),
-    picture: z.string().min(1).default('picture'),
-    groups: z.string().min(1).default('groups'),
-  })
-  .strict()
-  .prefault({});
-
-/**
- * A group prefix: printable ASCII without spaces or commas (X-Gatehouse-Groups is a comma-separated
- * list), ending with ":" or "/", so a prefixed group can never read as a bare one or as another prefix.
- */
-export const groupPrefix = z
-  .string()
-  .regex(/^[\x21-\x2b\x2d-\x7e]{1,63}[:/]$/, 'must be 2-64 printable ASCII characters without spaces or commas, ending with ":" or "/" (e.g. "partner:")');
 
 const adminGroupEntry = z
   .object({
@@ -56,81 +37,6 @@ const adminGroup = z.unknown().transform((value, ctx) => {
   }
   return parsed.data;
 });
-
-const privateKeyJwk = z
-  .object({ kty: z.enum(['RSA', 'EC', 'OKP']), d: z.string().min(1), kid: z.string().optional(), alg: z.string().optional() })
-  .loose();
-
-/** An OpenID Connect issuer: https, or plain http to a loopback development IdP; no query or fragment. */
-export const issuerUrl = httpUrl.superRefine((value, ctx) => {
-  const issuer = parsedUrl(value);
-  if (issuer && issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
-    ctx.addIssue({ code: 'custom', message: 'must be https (plain http is accepted only for loopback development IdPs)' });
-  }
-  if (issuer && (issuer.search || issuer.hash)) {
-    ctx.addIssue({ code: 'custom', message: 'must not have a query or fragment' });
-  }
-});
-
-export const providerSchema = z
-  .object({
-    id: idSchema,
-    name: z.string().min(1).max(80),
-    kind: z.literal('oidc').default('oidc'),
-    issuer: issuerUrl,
-    clientId: z.string().min(1),
-    clientSecret: z.string().min(1).optional(),
-    privateKey: privateKeyJwk.optional(),
-    clientAuthMethod: z
-      .enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt'])
-      .default('client_secret_basic'),
-    scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'is not a valid scope token')).default([
-      'openid',
-      'email',
-      'profile',
-    ]),
-    claims: claimMapping,
-    /** Allowed email domains for this provider; empty means any domain. */
-    allowedDomains: z.array(emailDomainSchema).default([]),
-    /** Whether a person unknown to Gatehouse gets a user on first sign-in. */
-    createUsers: z.boolean().optional(),
-    /** May a new identity link to an existing user by verified email? */
-    trustEmail: z.boolean().default(false),
-    /** Some IdPs (Entra ID) never send email_verified: only then may an operator vouch for them. */
-    assumeEmailVerified: z.boolean().default(false),
-    /**
-     * Whether this provider's groups count for decisions (policies, the admin role, what apps receive).
-     * Off by default: any IdP can assert any group name, so a contractor's IdP asserting `admins` must
-     * not open what the organisation's own IdP guards with that name (see accounts/effectiveGroups.ts).
-     */
-    trustGroups: z.boolean().default(false),
-    /** When set, this provider's groups count only as `<prefix><group>` (e.g. `partner:staff`), trusted or not. */
-    groupPrefix: groupPrefix.optional(),
-    /** Pushed authorization requests: "auto" uses PAR when the IdP advertises it. */
-    pushedAuthorizationRequests: z.enum(['auto', 'always', 'never']).default('auto'),
-    /** Extra authorization request parameters (e.g. prompt, hd, domain_hint). */
-    authorizationParams: z.record(z.string(), z.string()).default({}),
-    enabled: z.boolean().default(true),
-  })
-  .strict()
-  .superRefine((provider, ctx) => {
-    if (!provider.scopes.includes('openid')) {
-      ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'must include "openid"' });
-    }
-    if (provider.clientAuthMethod === 'private_key_jwt') {
-      if (!provider.privateKey) {
-        ctx.addIssue({ code: 'custom', path: ['privateKey'], message: 'is required for private_key_jwt (a private JWK)' });
-      }
-    } else if (!provider.clientSecret) {
-      ctx.addIssue({ code: 'custom', path: ['clientSecret'], message: `is required for ${provider.clientAuthMethod}` });
-    }
-  })
-  .transform((provider) => ({
-    ...provider,
-    // Public IdPs (Google, GitHub, ...) admit the whole world: without a domain list, nobody unknown is
-    // created unless the operator says so explicitly.
-    createUsers: provider.createUsers ?? provider.allowedDomains.length > 0,
-  }));
 
 const encryptionKey = z
   .object({
@@ -369,5 +275,7 @@ export const configSchema = z
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema>;
-export type ProviderConfig = z.output<typeof providerSchema>;
 export type AppConfig = z.output<typeof appSchema>;
+
+export { groupPrefix, issuerUrl, providerSchema, providerPresets, providerKinds } from './providers/index.js';
+export type { CommonProviderConfig, PresetField, ProviderConfig, ProviderKind, ProviderOf, ProviderPreset } from './providers/index.js';

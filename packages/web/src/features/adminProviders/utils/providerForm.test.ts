@@ -55,6 +55,7 @@ describe('provider form', () => {
     const provider = {
       id: 'corp',
       name: 'Corp',
+      kind: 'oidc',
       issuer: 'https://sso.corp.example',
       clientId: 'g',
       clientAuthMethod: 'client_secret_basic',

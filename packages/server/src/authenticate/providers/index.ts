@@ -1,0 +1,43 @@
+/**
+ * Identity providers: one interface, one runtime per kind.
+ *
+ * The flows (sign-in, callback, refresh, sign-out, back-channel logout) know only `ProviderConnection`
+ * (types.ts). The registry (../providerRegistry.ts) prepares one per provider definition by calling
+ * `connect` below, caches it, retries a failed preparation in the background with backoff, reports
+ * its status (console, /readyz) and answers provider_unavailable while it cannot be prepared.
+ *
+ * A kind is two files:
+ * - config/providers/<kind>.ts: its zod schema (`kind: '<kind>'`, the common fields, its own options,
+ *   its defaults; a preset's issuer derived from its options), normalised to `ProviderConfig`; and its
+ *   `ProviderPreset` (label, docs page, fields) for the console. Both listed in config/providers/index.ts.
+ * - authenticate/providers/<kind>.ts: its runtime, listed in `runtimes` below (a kind missing here is a
+ *   compile error).
+ *
+ * An OpenID Connect preset (Google, Entra ID, Okta, ...) is the generic driver (oidc.ts) with its
+ * quirks: `connectOidc({ authorizationParams, discover, checkIdToken, resolveClaims, profile, ... })`,
+ * hooks the driver calls at fixed points — openid-client still does every protocol step. So a preset's
+ * file reads as "defaults and quirks", and is tested through a loopback stand-in of its IdP.
+ *
+ * A kind that is not OpenID Connect (GitHub: OAuth 2.0 and a REST API) implements `ProviderConnection`
+ * itself — authorizationUrl, signIn (code grant with PKCE, then the profile from its API), refresh —
+ * with the library made for the protocol (openid-client's OAuth 2.0 functions work without an ID
+ * token), and registers `github: connectGithub` below. Its config (config/providers/github.ts: `kind:
+ * 'github'`, clientId, clientSecret, optional baseUrl for GitHub Enterprise Server, and the common
+ * sign-in fields) normalises to the same `ProviderConfig`, naming as its `issuer` the namespace its
+ * subjects live in (its base URL), since identities are (provider, subject).
+ */
+import type { ProviderConfig, ProviderKind, ProviderOf } from '../../config/schema.js';
+import { connectOidc } from './oidc.js';
+import type { Connect, ProviderConnection } from './types.js';
+
+export type { AuthorizationRequest, BackchannelLogoutKeys, CallbackCheck, Connect, ProviderConnection, VerifiedSignIn } from './types.js';
+export { connectOidc, type OidcQuirks } from './oidc.js';
+
+const runtimes: { [K in ProviderKind]: Connect<ProviderOf<K>> } = {
+  oidc: connectOidc(),
+};
+
+/** Prepares a provider with its kind's runtime (the registry's default). */
+export function connect(provider: ProviderConfig): Promise<ProviderConnection> {
+  return (runtimes[provider.kind] as Connect)(provider);
+}

@@ -1,0 +1,67 @@
+import type { IdentityProfile } from '../../accounts/identityProfile.js';
+import type { ProviderConfig } from '../../config/schema.js';
+
+/**
+ * The seam between the sign-in flows (authorizationRequest.ts, callback.ts, claimsRefresher.ts,
+ * signOut.ts, backchannelLogout.ts) and the protocol a provider speaks. The registry prepares one
+ * `ProviderConnection` per provider definition (discovery for OpenID Connect, fixed endpoints for
+ * GitHub), caches it, retries a failed preparation with backoff and reports its status; the flows only
+ * call the connection. Every method throws an AppError from the catalogue (provider_unavailable when
+ * the IdP cannot be reached, sign_in_denied when it said no, invalid_response when its answer fails
+ * verification, sign_in_not_allowed when a provider rule refuses the person), never anything else.
+ */
+export interface ProviderConnection {
+  /**
+   * The URL the browser is sent to (RFC 6749 §4.1.1): the flow's own parameters plus the provider's
+   * (`authorizationParams`, the preset's), by a pushed authorization request where one is offered and
+   * wanted. `nonce` is for protocols that have one (OpenID Connect).
+   */
+  authorizationUrl(request: AuthorizationRequest): Promise<URL>;
+  /**
+   * The callback: the authorization response at `callbackUrl` (our redirect URI with the query the IdP
+   * sent) is validated, the code redeemed with the PKCE verifier, and the person's profile read and
+   * verified (ID token, userinfo, and whatever the kind adds: groups through an API, hd, tid, ...).
+   */
+  signIn(callbackUrl: URL, check: CallbackCheck): Promise<VerifiedSignIn>;
+  /**
+   * Re-reads the person's claims with the refresh token (claimsRefresher.ts); the profile must be of the
+   * same subject (else invalid_response). A refusal of the grant is sign_in_denied or invalid_response.
+   */
+  refresh(refreshToken: string, identity: { subject: string; sid: string | undefined }): Promise<VerifiedSignIn>;
+  /** The IdP's end-session URL (RP-Initiated Logout), when it has one, carrying the given `state`. */
+  logoutUrl?(request: { postLogoutRedirectUri: string; idToken: string | undefined; state: string }): URL | undefined;
+  /** How to verify its logout tokens (OpenID Connect Back-Channel Logout), when it sends them. */
+  backchannelLogout?: BackchannelLogoutKeys | undefined;
+}
+
+export interface AuthorizationRequest {
+  redirectUri: string;
+  state: string;
+  nonce: string;
+  codeChallenge: string;
+}
+
+export interface CallbackCheck {
+  expectedState: string;
+  nonce: string;
+  codeVerifier: string;
+  /** How far in the future an ID token's iat may be. */
+  clockSkewSeconds: number;
+}
+
+export interface VerifiedSignIn {
+  profile: IdentityProfile;
+  idToken: string | undefined;
+  refreshToken: string | undefined;
+  accessToken: { value: string; expiresIn: number | undefined };
+}
+
+export interface BackchannelLogoutKeys {
+  issuer: string;
+  jwksUri: string;
+  /** Asymmetric algorithms only (never "none", never an HMAC keyed by the client secret). */
+  algorithms: string[];
+}
+
+/** Prepares a provider of one protocol: discovery (or fixed endpoints) and client authentication. */
+export type Connect<P extends ProviderConfig = ProviderConfig> = (provider: P) => Promise<ProviderConnection>;

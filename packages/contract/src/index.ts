@@ -65,6 +65,7 @@ export const routes = {
     deleteApp: apps.deleteApp,
     testPolicy: apps.testPolicy,
     listProviders: providers.listProviders,
+    listProviderPresets: providers.listProviderPresets,
     discoverProvider: providers.discoverProvider,
     createProvider: providers.createProvider,
     updateProvider: providers.updateProvider,

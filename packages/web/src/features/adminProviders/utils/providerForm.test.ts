@@ -77,6 +77,7 @@ describe('provider form', () => {
       hasClientSecret: true,
       hasPrivateKey: false,
       linkedIdentities: 0,
+      options: {},
     } satisfies AdminProvider;
     expect(providerToForm(provider)).toMatchObject({ clientSecret: '', privateKey: '', scopes: 'openid email', allowedDomains: 'corp.example', authorizationParams: 'prompt=login', claims: { email: 'mail', groups: 'roles' }, trustGroups: true, groupPrefix: 'corp:' });
     expect(providerToForm({ ...provider, trustGroups: false, groupPrefix: null })).toMatchObject({ trustGroups: false, groupPrefix: '' });

@@ -27,6 +27,8 @@
  * subjects live in (its base URL), since identities are (provider, subject).
  */
 import type { ProviderConfig, ProviderKind, ProviderOf } from '../../config/schema.js';
+import { connectEntra } from './entra.js';
+import { connectGoogle } from './google.js';
 import { connectOidc } from './oidc.js';
 import type { Connect, ProviderConnection } from './types.js';
 
@@ -35,6 +37,14 @@ export { connectOidc, type OidcQuirks } from './oidc.js';
 
 const runtimes: { [K in ProviderKind]: Connect<ProviderOf<K>> } = {
   oidc: connectOidc(),
+  google: connectGoogle,
+  entra: connectEntra,
+  // Okta, Keycloak, Auth0 and GitLab are OpenID Connect as specified: their presets are defaults only
+  // (issuer, scopes, the groups claim), config/providers/<kind>.ts.
+  okta: connectOidc(),
+  keycloak: connectOidc(),
+  auth0: connectOidc(),
+  gitlab: connectOidc(),
 };
 
 /** Prepares a provider with its kind's runtime (the registry's default). */

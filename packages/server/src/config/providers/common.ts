@@ -128,16 +128,19 @@ export function withCreateUsers<P extends { createUsers?: boolean | undefined; a
  */
 export const issuerOverride = issuerUrl.optional();
 
-export function checkIssuerOverride(given: string | undefined, derived: string, ctx: z.RefinementCtx): void {
+export function checkIssuerOverride(given: string | undefined, derived: string, ctx: z.RefinementCtx, { loopback = true } = {}): void {
   if (given === undefined || sameIssuer(given, derived)) return;
   const url = parsedUrl(given);
-  if (url && isLoopbackHost(url.hostname)) return;
+  if (loopback && url && isLoopbackHost(url.hostname)) return;
   ctx.addIssue({ code: 'custom', path: ['issuer'], message: `is derived from this kind's options (${derived}): leave it out` });
 }
 
 function sameIssuer(a: string, b: string): boolean {
   return a === b;
 }
+
+/** An http(s) URL: https, or http to loopback. */
+export const httpsOrLoopback = issuerUrl;
 
 /** A base URL (a self-managed GitLab, a Keycloak): https (http only on loopback), no query or fragment; trailing "/" dropped. */
 export const baseUrl = issuerUrl.transform((value) => value.replace(/\/+$/, ''));

@@ -1,5 +1,11 @@
 import { z } from 'zod';
+import { auth0Preset, auth0ProviderSchema } from './auth0.js';
+import { entraPreset, entraProviderSchema } from './entra.js';
+import { gitlabPreset, gitlabProviderSchema } from './gitlab.js';
+import { googlePreset, googleProviderSchema } from './google.js';
+import { keycloakPreset, keycloakProviderSchema } from './keycloak.js';
 import { oidcPreset, oidcProviderSchema } from './oidc.js';
+import { oktaPreset, oktaProviderSchema } from './okta.js';
 import type { claimMapping, privateKeyJwk } from './common.js';
 import type { ProviderPreset } from './preset.js';
 
@@ -15,9 +21,9 @@ export { claimMapping, groupPrefix, issuerUrl, privateKeyJwk } from './common.js
  * `CommonProviderConfig`) plus its own options, its `ProviderPreset` for the console, both listed
  * below; and its runtime in authenticate/providers/ (see the comment at the top of its index.ts).
  */
-const kinds = [oidcProviderSchema] as const;
+const kinds = [oidcProviderSchema, googleProviderSchema, entraProviderSchema, oktaProviderSchema, keycloakProviderSchema, auth0ProviderSchema, gitlabProviderSchema] as const;
 
-export const providerPresets: readonly ProviderPreset[] = [oidcPreset];
+export const providerPresets: readonly ProviderPreset[] = [oidcPreset, googlePreset, entraPreset, oktaPreset, keycloakPreset, auth0Preset, gitlabPreset];
 
 export const providerKinds = providerPresets.map((preset) => preset.kind);
 

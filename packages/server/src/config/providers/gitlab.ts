@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { baseUrl, checkOidc, claimMappingWith, oidcFields, scopesWith, withCreateUsers } from './common.js';
+import type { ProviderPreset } from './preset.js';
+
+export const GITLAB_COM = 'https://gitlab.com';
+
+/**
+ * GitLab (gitlab.com or self-managed: `baseUrl`); the issuer is the base URL. Groups: GitLab's ID token
+ * and userinfo carry `groups_direct` (the groups the person is a direct member of, full paths), and
+ * userinfo `groups` (with their ancestors); the preset reads `groups_direct` by default.
+ */
+export const gitlabProviderSchema = z
+  .object({
+    ...oidcFields,
+    kind: z.literal('gitlab'),
+    baseUrl: baseUrl.default(GITLAB_COM),
+    scopes: scopesWith(['openid', 'email', 'profile']),
+    claims: claimMappingWith({ groups: 'groups_direct' }),
+    issuer: z.string().optional(),
+  })
+  .strict()
+  .superRefine((provider, ctx) => {
+    checkOidc(provider, ctx);
+    if (provider.issuer !== undefined && provider.issuer !== provider.baseUrl) {
+      ctx.addIssue({ code: 'custom', path: ['issuer'], message: `is the baseUrl (${provider.baseUrl}): leave it out` });
+    }
+  })
+  .transform(({ issuer: _given, ...provider }) => withCreateUsers({ ...provider, issuer: provider.baseUrl }));
+
+export const gitlabPreset: ProviderPreset = {
+  kind: 'gitlab',
+  protocol: 'oidc',
+  label: 'GitLab',
+  description: 'GitLab.com or a self-managed GitLab; groups from groups_direct.',
+  docs: 'docs/providers/gitlab.md',
+  fields: [{ name: 'baseUrl', label: 'GitLab URL', help: 'https://gitlab.com, or your self-managed GitLab.', type: 'url', required: false, placeholder: GITLAB_COM }],
+  defaults: { scopes: ['openid', 'email', 'profile'], claims: { groups: 'groups_direct' } },
+};

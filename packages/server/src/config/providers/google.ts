@@ -1,0 +1,47 @@
+import { emailDomainSchema } from '@gatehouse/contract';
+import { z } from 'zod';
+import { checkIssuerOverride, checkOidc, issuerOverride, oidcFields, withCreateUsers } from './common.js';
+import type { ProviderPreset } from './preset.js';
+
+export const GOOGLE_ISSUER = 'https://accounts.google.com';
+
+/**
+ * Google (accounts.google.com). `hostedDomains`: the Google Workspace domains whose accounts may sign
+ * in, checked in the ID token's `hd` claim (requested as the `hd` parameter too, which is only a hint).
+ */
+export const googleProviderSchema = z
+  .object({
+    ...oidcFields,
+    kind: z.literal('google'),
+    issuer: issuerOverride,
+    hostedDomains: z.array(emailDomainSchema).max(50).default([]),
+  })
+  .strict()
+  .superRefine((provider, ctx) => {
+    checkOidc(provider, ctx);
+    checkIssuerOverride(provider.issuer, GOOGLE_ISSUER, ctx);
+  })
+  .transform(({ issuer, ...provider }) => {
+    const withIssuer = { ...provider, issuer: issuer ?? GOOGLE_ISSUER };
+    // A Workspace-only Google is not the whole world: like allowedDomains, it lets new people in by default.
+    return { ...withCreateUsers(withIssuer), createUsers: provider.createUsers ?? (provider.allowedDomains.length > 0 || provider.hostedDomains.length > 0) };
+  });
+
+export const googlePreset: ProviderPreset = {
+  kind: 'google',
+  protocol: 'oidc',
+  label: 'Google',
+  description: 'Google accounts; with hosted domains, only accounts of your Google Workspace (checked in the ID token).',
+  docs: 'docs/providers/google.md',
+  fields: [
+    {
+      name: 'hostedDomains',
+      label: 'Google Workspace domains',
+      help: "Only accounts of these Workspace domains may sign in (the ID token's hd claim). Empty: any Google account, personal Gmail included.",
+      type: 'list',
+      required: false,
+      placeholder: 'example.com',
+    },
+  ],
+  defaults: { scopes: ['openid', 'email', 'profile'] },
+};

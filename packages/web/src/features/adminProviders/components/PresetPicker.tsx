@@ -5,7 +5,9 @@ import { Group, Radio, SimpleGrid, Stack, Text, ThemeIcon } from '@mantine/core'
 export function presetMonogram(label: string): string {
   const words = label.split(/[\s-]+/).filter((word) => /^[A-Za-z0-9]/.test(word));
   if (words.length === 0) return '?';
-  // "OpenID Connect" → "OC"; "Google" → "G"; "Microsoft Entra ID" → "ME".
+  // One word: its capitals ("GitLab" → "GL", "Google" → "G"), so two kinds starting alike differ.
+  if (words.length === 1) return (words[0]!.match(/[A-Z]/g) ?? [words[0]![0]!.toUpperCase()]).slice(0, 2).join('');
+  // "OpenID Connect" → "OC"; "Microsoft Entra ID" → "ME".
   return words
     .slice(0, 2)
     .map((word) => word[0]!.toUpperCase())

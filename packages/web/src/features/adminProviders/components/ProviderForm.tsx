@@ -55,7 +55,7 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
   const generic = values.kind === GENERIC_KIND;
   const isNew = stored === undefined;
   // The id follows the name until someone types an id of their own.
-  const [idTouched, setIdTouched] = useState(!isNew || values.id !== '');
+  const [idTouched, setIdTouched] = useState(!isNew || values.id !== slugFromName(values.name));
   const { set, text, toggle } = formFields(values, onChange);
   const claims = formFields(values.claims, (next) => set('claims', next));
   const usesKey = values.clientAuthMethod === 'private_key_jwt';

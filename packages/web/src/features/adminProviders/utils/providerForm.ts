@@ -80,10 +80,12 @@ export function presetOptionFields(preset: Pick<ProviderPreset, 'fields'> | unde
 }
 
 export function emptyProviderForm(preset?: ProviderPreset): ProviderFormValues {
+  // A preset's provider starts named after it ("Google", id "google"); the generic one starts blank.
+  const name = preset && preset.kind !== GENERIC_KIND ? preset.label : '';
   return {
     kind: preset?.kind ?? GENERIC_KIND,
-    id: '',
-    name: preset && preset.kind !== GENERIC_KIND ? preset.label : '',
+    id: slugFromName(name),
+    name,
     issuer: '',
     options: Object.fromEntries(presetOptionFields(preset).map((field) => [field.name, optionText(field, field.default)])),
     clientId: '',

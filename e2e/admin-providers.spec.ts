@@ -82,6 +82,11 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   await adminNav(page).getByRole('link', { name: 'Providers' }).click();
   await page.getByRole('link', { name: 'New provider' }).click();
   await expect(page).toHaveURL(`${portalUrl()}/admin/providers/new`);
+  // Any OpenID Connect provider: the generic kind, found by its issuer.
+  // (A click, then the state: choosing navigates to ?kind=, so the radio turns checked a moment later.)
+  await page.getByRole('radio', { name: 'OpenID Connect' }).click();
+  await expect(page.getByRole('radio', { name: 'OpenID Connect' })).toHaveAttribute('aria-checked', 'true');
+  await expect(page).toHaveURL(`${portalUrl()}/admin/providers/new?kind=oidc`);
   await expect(page.getByRole('button', { name: 'Create provider' })).toHaveCount(0);
   // The demo app answers, but it is no OpenID Connect issuer.
   await page.getByRole('textbox', { name: 'Issuer URL' }).fill(process.env.DEMO_APP_URL!);

@@ -13,7 +13,15 @@ export interface ExtraIdp {
  * One more development IdP as a separate process, for a provider an admin adds in the console: it knows
  * Gatehouse as a client with exactly the redirect URIs given (as a real IdP registration would).
  */
-export async function startExtraIdp(options: { name: string; cookiePrefix: string; redirectUris: string[]; postLogoutRedirectUris: string[]; users?: 'default' | 'partner' }): Promise<ExtraIdp> {
+export async function startExtraIdp(options: {
+  name: string;
+  cookiePrefix: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  users?: 'default' | 'partner';
+  /** People of its own instead (DEV_IDP_CONFIG's users), so a spec's sign-ins meet nobody else's. */
+  people?: Array<{ login: string; password: string; name: string }>;
+}): Promise<ExtraIdp> {
   const port = await freePort();
   const issuer = `http://localhost:${port}`;
   const child: ChildProcess = spawn(process.execPath, [main], {
@@ -27,6 +35,7 @@ export async function startExtraIdp(options: { name: string; cookiePrefix: strin
       DEV_IDP_USER_SET: options.users ?? 'partner',
       DEV_IDP_REDIRECT_URIS: options.redirectUris.join(','),
       DEV_IDP_POST_LOGOUT_REDIRECT_URIS: options.postLogoutRedirectUris.join(','),
+      ...(options.people ? { DEV_IDP_CONFIG: JSON.stringify({ users: options.people }) } : {}),
     },
   });
   const stop = () =>

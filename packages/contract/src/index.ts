@@ -35,6 +35,7 @@ export * from './definitions/policy.js';
 export * from './definitions/urls.js';
 export * from './definitions/app.js';
 export * from './definitions/issues.js';
+export * from './definitions/signInRefusal.js';
 
 /** The routes of each area, as the server registers them. */
 export const routes = {
@@ -64,6 +65,7 @@ export const routes = {
     deleteApp: apps.deleteApp,
     testPolicy: apps.testPolicy,
     listProviders: providers.listProviders,
+    listProviderPresets: providers.listProviderPresets,
     discoverProvider: providers.discoverProvider,
     createProvider: providers.createProvider,
     updateProvider: providers.updateProvider,

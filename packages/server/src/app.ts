@@ -1,4 +1,4 @@
-import { endpoints } from '@gatehouse/contract';
+import { endpoints, pages } from '@gatehouse/contract';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
@@ -11,7 +11,7 @@ import { sessionGroups } from './accounts/effectiveGroups.js';
 import { adminArea } from './admin/index.js';
 import { apiArea } from './api/index.js';
 import { authenticateArea } from './authenticate/index.js';
-import { idpLogoutUrl } from './authenticate/signOut.js';
+import { idpLogoutUrl, signedOutReturn } from './authenticate/signOut.js';
 import { authorizeArea } from './authorize/index.js';
 import { portalReturnToPolicy } from './authorize/returnTo.js';
 import { newReference } from './errors.js';
@@ -152,6 +152,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     signInSettings: services.signInSettings,
   });
   await app.register(authorizeArea, { deps: services });
-  await app.register(spaRoutes, { webRoot: options.webRoot ?? DEFAULT_WEB_ROOT });
+  await app.register(spaRoutes, {
+    webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
+    before: { [pages.signedOut.path]: signedOutReturn({ cookies: services.cookies, secureCookies: services.secureCookies }) },
+  });
   return app;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SignInRefusalReason } from '@gatehouse/contract';
 
 /**
  * The error catalogue (PRODUCT.md): every failure a person or a client can see has a stable code, an
@@ -30,8 +31,7 @@ export const catalogue = {
   sign_in_not_allowed: {
     status: 403,
     title: 'Sign-in not allowed',
-    message: ({ email }: Params) =>
-      `${email ?? 'This account'} may not sign in here. Contact your administrator if you think it should.`,
+    message: (params: Params) => notAllowedSentence(params),
   },
   invalid_response: {
     status: 502,
@@ -41,7 +41,10 @@ export const catalogue = {
   identity_conflict: {
     status: 409,
     title: 'Account already exists',
-    message: () => 'Sign in with your usual provider, then link this one from your account.',
+    message: ({ refusal, provider }: Params) =>
+      refusal === 'identity_taken'
+        ? `This ${provider ?? 'provider'} account is already linked to another Gatehouse user. Sign out and sign in with it to use that account.`
+        : 'Sign in with your usual provider, then link this one from your account.',
   },
   last_identity: {
     status: 409,
@@ -167,15 +170,58 @@ export const catalogue = {
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof catalogue;
-type Params = Partial<Record<'provider' | 'reason' | 'email' | 'app' | 'issuer', string>>;
+type Params = Partial<Record<'provider' | 'reason' | 'email' | 'app' | 'issuer' | 'domain', string>> & {
+  /** For a refused sign-in: which rule said no, so the sentence names the real reason. */
+  refusal?: SignInRefusalReason | undefined;
+};
+
+/**
+ * What a person reads when a rule refuses them (`sign_in_not_allowed`): the real reason, in their
+ * words — a malformed email is not an unverified one, and a domain rule names the domain.
+ */
+function notAllowedSentence({ refusal, provider, email, domain }: Params): string {
+  const at = provider ?? 'your sign-in provider';
+  const ask = 'Contact your administrator if you think it should.';
+  switch (refusal) {
+    case 'email_missing':
+      return `Your account at ${at} did not share an email address, and Gatehouse needs one to sign you in. Contact your administrator.`;
+    case 'email_malformed':
+      return `The email address your account at ${at} sent is not one Gatehouse can use. Contact your administrator.`;
+    case 'email_unverified':
+      return `Your account at ${at} has no verified email${email ? ` (${email} is not verified there)` : ''}. Verify it at ${at}, then sign in again.`;
+    case 'domain_not_allowed_by_provider':
+      return domain ? `${domain} is not allowed for signing in with ${at}. ${ask}` : `This account's email domain is not allowed for signing in with ${at}. ${ask}`;
+    case 'domain_not_allowed_by_organization':
+      return domain ? `${domain} is not allowed here. ${ask}` : `This account's email domain is not allowed here. ${ask}`;
+    case 'users_not_created_by_provider':
+    case 'users_not_created_by_organization':
+      return `${email ?? 'This account'} has no account here yet, and new accounts are not created on first sign-in. Ask your administrator to add you.`;
+    case 'hosted_domain_not_allowed':
+      return `Your account at ${at} is not in ${domain ? `the ${domain} organisation` : 'an organisation'} allowed here. ${ask}`;
+    case 'tenant_not_allowed':
+      return `Your account at ${at} belongs to an organisation that is not allowed here. ${ask}`;
+    case 'claim_not_allowed':
+      return `Your account at ${at} does not meet this site's sign-in requirements. ${ask}`;
+    default:
+      return `${email ?? 'This account'} may not sign in here. ${ask}`;
+  }
+}
 interface CatalogueEntry {
   status: number;
   title: string;
   message: (params: Params) => string;
 }
 
+/** A refused sign-in's reason (machine-readable) and the sentence for admins: logged and audited, never shown to the person. */
+export interface Refusal {
+  reason: SignInRefusalReason;
+  why: string;
+}
+
 export interface AppErrorOptions {
   params?: Params;
+  /** Why a sign-in was refused; picks the sentence too (see signInRefused). */
+  refusal?: Refusal;
   cause?: unknown;
   /** Extra response headers (Retry-After, Allow, ...). */
   headers?: Record<string, string>;
@@ -189,17 +235,48 @@ export class AppError extends Error {
   readonly title: string;
   readonly headers: Record<string, string>;
   readonly retryUrl: string | undefined;
+  readonly refusal: Refusal | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const entry: CatalogueEntry = catalogue[code];
-    super(entry.message(options.params ?? {}), { cause: options.cause });
+    super(entry.message({ ...options.params, ...(options.refusal ? { refusal: options.refusal.reason } : {}) }), { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.status = entry.status;
     this.title = entry.title;
     this.headers = options.headers ?? {};
     this.retryUrl = options.retryUrl;
+    this.refusal = options.refusal;
   }
+}
+
+/** The catalogue code each refusal reason is answered with. */
+export const refusalCodes = {
+  email_missing: 'sign_in_not_allowed',
+  email_malformed: 'sign_in_not_allowed',
+  email_unverified: 'sign_in_not_allowed',
+  domain_not_allowed_by_provider: 'sign_in_not_allowed',
+  domain_not_allowed_by_organization: 'sign_in_not_allowed',
+  users_not_created_by_provider: 'sign_in_not_allowed',
+  users_not_created_by_organization: 'sign_in_not_allowed',
+  account_suspended: 'account_suspended',
+  email_taken: 'identity_conflict',
+  email_ambiguous: 'identity_conflict',
+  identity_taken: 'identity_conflict',
+  hosted_domain_not_allowed: 'sign_in_not_allowed',
+  tenant_not_allowed: 'sign_in_not_allowed',
+  claim_not_allowed: 'sign_in_not_allowed',
+} as const satisfies Record<SignInRefusalReason, ErrorCode>;
+
+export type RefusalCode = (typeof refusalCodes)[SignInRefusalReason];
+
+/**
+ * A refused sign-in as its catalogue error: the sign-in rules and a provider's own claim checks (a
+ * hosted domain, a tenant) both throw this, so the callback audits and logs every refusal alike.
+ * `params` feed the person's sentence (provider name, domain, email); `why` is for admins only.
+ */
+export function signInRefused(reason: SignInRefusalReason, why: string, params: Pick<Params, 'provider' | 'email' | 'domain'> = {}): AppError {
+  return new AppError(refusalCodes[reason], { params, refusal: { reason, why } });
 }
 
 /** A short, unguessable reference a person can quote and an operator can grep for in the log. */

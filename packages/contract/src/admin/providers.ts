@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { instant, nullableInstant, nullableString, requestText, userRefSchema } from '../api/common.js';
 import { defineRoute } from '../route.js';
 import { sources } from './apps.js';
+import { signInRefusalReason } from '../definitions/signInRefusal.js';
 
 export const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
 export type ClientAuthMethod = (typeof clientAuthMethods)[number];
@@ -24,6 +25,8 @@ export const adminProviderSchema = z.object({
   name: z.string(),
   /** Which kind of provider: `oidc` (any OpenID Connect issuer) or a preset (`google`, `entra`, ...). */
   kind: z.string(),
+  /** Its kind's own fields (those of its preset, see `listProviderPresets`), as set. */
+  options: z.record(z.string(), z.union([z.string(), z.boolean(), z.array(z.string())])),
   issuer: z.string(),
   clientId: z.string(),
   clientAuthMethod: z.enum(clientAuthMethods),
@@ -62,7 +65,8 @@ export interface ProviderDefinition {
   name: string;
   /** Left out: `oidc`. A preset's own options go beside the common fields. */
   kind?: string;
-  issuer: string;
+  /** Required for `oidc`; a preset derives its own from its options (left out). */
+  issuer?: string;
   clientId: string;
   clientSecret?: string;
   /** A private JWK (private_key_jwt). */
@@ -81,7 +85,56 @@ export interface ProviderDefinition {
   authorizationParams: Record<string, string>;
   /** Only when creating; afterwards it is turned on and off with enable / disable. */
   enabled?: boolean;
+  // A preset's own fields (`hostedDomains`, `tenant`, ...) go beside these, named as its `fields` say.
 }
+
+/** How a preset's own field is typed in the form: one line, a URL, a list (commas or lines), a switch. */
+export const presetFieldInputs = ['text', 'url', 'list', 'boolean'] as const;
+export type PresetFieldInput = (typeof presetFieldInputs)[number];
+
+/** One of a kind's own fields (a Google Workspace domain list, an Entra tenant, a Keycloak realm URL...). */
+export const presetFieldSchema = z.object({
+  /** Its key in the definition, beside the common fields (`hostedDomains`, `tenant`, `issuer`). */
+  name: z.string(),
+  label: z.string(),
+  help: z.string(),
+  input: z.enum(presetFieldInputs),
+  required: z.boolean(),
+  placeholder: nullableString,
+  /** What the form starts with (a list as an array, a switch as a boolean), or null for empty. */
+  default: z.union([z.string(), z.boolean(), z.array(z.string())]).nullable(),
+});
+export type PresetField = z.output<typeof presetFieldSchema>;
+
+/**
+ * A kind of provider the console can add: what "Add provider" starts from. Served from the server's
+ * preset definitions, the same ones a `kind:` entry in gatehouse.yaml is validated by.
+ */
+export const providerPresetSchema = z.object({
+  kind: z.string(),
+  /** The protocol it speaks: `oidc` (OpenID Connect, with discovery), or another (`github`'s OAuth 2.0). */
+  protocol: z.string(),
+  label: z.string(),
+  description: z.string(),
+  /** The page with its registration steps: a path in Gatehouse's documentation (`docs/providers/google.md`) or a URL. */
+  docs: z.string(),
+  fields: z.array(presetFieldSchema),
+  /** What the form starts with for the common fields it sets. */
+  defaults: z.object({ scopes: z.array(z.string()), claims: claimMappingSchema }),
+  /** The redirect URI to register at the provider, with `{id}` standing for the provider's id. */
+  redirectUriPattern: z.string(),
+});
+export type ProviderPreset = z.output<typeof providerPresetSchema>;
+
+/** `GET /api/admin/provider-presets`: the kinds of provider the console can add, the generic OpenID Connect first. */
+export const listProviderPresets = defineRoute({
+  method: 'GET',
+  path: '/api/admin/provider-presets',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'The kinds of provider the console can add (generic OpenID Connect and presets), with their own fields and defaults',
+  responses: { 200: z.object({ presets: z.array(providerPresetSchema) }) },
+});
 
 const definitionBody = z.record(z.string(), z.unknown()).meta({ description: 'A provider definition, as a providers: entry in gatehouse.yaml' });
 const providerParams = z.object({ providerId: requestText(64) });
@@ -195,7 +248,9 @@ export const providerTestSchema = z.object({
   /** The catalogue code and sentence people would get (refused, failed). */
   code: nullableString,
   message: nullableString,
-  /** Which rule refused (for admins). */
+  /** Why it is refused (refused, and failed when a provider's own check refused): one of signInRefusalReasons. */
+  reason: signInRefusalReason.nullable(),
+  /** Which rule refused, in words (for admins). */
   why: nullableString,
   /** The user the person would be signed in as (existing, link). */
   user: z.object({ id: z.string(), email: z.string(), name: z.string() }).nullable(),

@@ -1,6 +1,6 @@
-import { emailDomainOf } from '@gatehouse/contract';
+import { emailDomainOf, type SignInRefusalReason } from '@gatehouse/contract';
 import type { ProviderConfig } from '../config/schema.js';
-import { AppError, type ErrorCode } from '../errors.js';
+import { refusalCodes, signInRefused, type RefusalCode } from '../errors.js';
 import type { IdentityProfile } from './identityProfile.js';
 
 /**
@@ -16,13 +16,18 @@ export type SignInDecision =
   | { kind: 'link'; userId: string }
   | { kind: 'create' };
 
-/** Why a sign-in is refused, in the catalogue's code plus a sentence for admins (the console's test sign-in). */
+/**
+ * Why a sign-in is refused: the reason (a closed set, audited and logged), the catalogue code people
+ * get, a sentence for admins (the audit log, the console's test sign-in), and what the person's
+ * sentence names.
+ */
 export interface SignInRefusal {
   kind: 'refused';
-  code: Extract<ErrorCode, 'sign_in_not_allowed' | 'account_suspended' | 'identity_conflict'>;
-  /** Shown to admins only: which rule said no. People see the catalogue's sentence. */
+  reason: SignInRefusalReason;
+  code: RefusalCode;
+  /** For admins only: which rule said no, in words. People see the catalogue's sentence for the reason. */
   why: string;
-  email?: string | undefined;
+  params: { provider: string; email?: string; domain?: string };
 }
 
 export type SignInVerdict = SignInDecision | SignInRefusal;
@@ -50,48 +55,65 @@ export interface SignInFacts {
 
 /** The decision, or the refusal with its reason (never throws): for the console's test sign-in. */
 export function judgeSignIn({ provider, organization, profile, linkedUser, usersWithEmail }: SignInFacts): SignInVerdict {
-  const refuse = (code: SignInRefusal['code'], why: string, email?: string): SignInRefusal => ({ kind: 'refused', code, why, email });
+  const refuse = (reason: SignInRefusalReason, why: string, extra: { email?: string; domain?: string } = {}): SignInRefusal => ({
+    kind: 'refused',
+    reason,
+    code: refusalCodes[reason],
+    why,
+    params: { provider: provider.name, ...extra },
+  });
   if (linkedUser?.status === 'suspended') return refuse('account_suspended', 'the user this identity belongs to is suspended');
   const email = profile.email;
   // An email the normaliser refused (too long, several @, non-ASCII, ...) is no email: refused with the
   // reason, never checked in a shortened or case-folded form (the contract's definitions/email.ts).
-  if (!email && profile.emailProblem) {
-    return refuse('sign_in_not_allowed', `the email ${provider.name} sent ${profile.emailProblem}`, 'An account without a usable email');
-  }
-  if (!email || !profile.emailVerified) {
-    return refuse('sign_in_not_allowed', email ? `${provider.name} did not say the email is verified` : `${provider.name} sent no email`, email ?? 'An account without a verified email');
-  }
+  // The value itself is not repeated: it is whatever the IdP sent, and may be hostile.
+  if (!email && profile.emailProblem) return refuse('email_malformed', `the email ${provider.name} sent ${profile.emailProblem}`);
+  if (!email) return refuse('email_missing', `${provider.name} sent no email`);
+  if (!profile.emailVerified) return refuse('email_unverified', `${provider.name} did not say the email is verified`, { email });
   const domainRule = domainRefusal(email, provider, organization);
-  if (domainRule) return refuse('sign_in_not_allowed', domainRule, email);
+  if (domainRule) return refuse(domainRule.reason, domainRule.why, { email, domain: domainRule.domain });
   if (linkedUser) return { kind: 'existing', userId: linkedUser.id };
 
   const owner = usersWithEmail[0];
   if (owner) {
     // Linking by email is an account takeover vector unless the IdP is trusted to verify emails it
     // asserts for this domain: only providers configured with trustEmail may do it.
-    if (!provider.trustEmail) return refuse('identity_conflict', `another user has this email and ${provider.name} is not trusted to link by email`);
-    if (usersWithEmail.length > 1) return refuse('identity_conflict', 'several users have this email');
+    if (!provider.trustEmail) return refuse('email_taken', `another user has this email and ${provider.name} is not trusted to link by email`);
+    if (usersWithEmail.length > 1) return refuse('email_ambiguous', 'several users have this email');
     if (owner.status === 'suspended') return refuse('account_suspended', 'the user with this email is suspended');
     return { kind: 'link', userId: owner.id };
   }
-  if (!provider.createUsers) return refuse('sign_in_not_allowed', `${provider.name} does not create users for people unknown to Gatehouse`, email);
-  if (!organization.createUsers) return refuse('sign_in_not_allowed', 'the organisation does not create users for people unknown to Gatehouse', email);
+  if (!provider.createUsers) return refuse('users_not_created_by_provider', `${provider.name} does not create users for people unknown to Gatehouse`, { email });
+  if (!organization.createUsers) return refuse('users_not_created_by_organization', 'the organisation does not create users for people unknown to Gatehouse', { email });
   return { kind: 'create' };
 }
 
-/** The sign-in decision; a refusal is thrown as its catalogue error. */
+/** A refusal as the error the callback answers, audits and logs. */
+export function refusalError(refusal: SignInRefusal) {
+  return signInRefused(refusal.reason, refusal.why, refusal.params);
+}
+
+/** The sign-in decision; a refusal is thrown as its catalogue error, carrying the reason. */
 export function decideSignIn(facts: SignInFacts): SignInDecision {
   const verdict = judgeSignIn(facts);
-  if (verdict.kind === 'refused') throw new AppError(verdict.code, verdict.email ? { params: { email: verdict.email } } : {});
+  if (verdict.kind === 'refused') throw refusalError(verdict);
   return verdict;
 }
 
 /** Which domain rule refuses this email, if any: the provider's list and the organisation's must both admit it. */
-function domainRefusal(email: string, provider: Pick<ProviderConfig, 'name' | 'allowedDomains'>, organization: OrganizationRules): string | undefined {
+function domainRefusal(
+  email: string,
+  provider: Pick<ProviderConfig, 'name' | 'allowedDomains'>,
+  organization: OrganizationRules,
+): { reason: Extract<SignInRefusalReason, `domain_${string}`>; why: string; domain: string } | undefined {
   // `email` is canonical (exactly one @, a DNS name after it): its domain is what the mail system reads.
   const domain = emailDomainOf(email);
-  if (provider.allowedDomains.length > 0 && !provider.allowedDomains.includes(domain)) return `${domain} is not among ${provider.name}'s allowed domains`;
-  if (organization.allowedDomains.length > 0 && !organization.allowedDomains.includes(domain)) return `${domain} is not among the organisation's allowed domains`;
+  if (provider.allowedDomains.length > 0 && !provider.allowedDomains.includes(domain)) {
+    return { reason: 'domain_not_allowed_by_provider', why: `${domain} is not among ${provider.name}'s allowed domains`, domain };
+  }
+  if (organization.allowedDomains.length > 0 && !organization.allowedDomains.includes(domain)) {
+    return { reason: 'domain_not_allowed_by_organization', why: `${domain} is not among the organisation's allowed domains`, domain };
+  }
   return undefined;
 }
 
@@ -100,7 +122,7 @@ export type LinkDecision = { kind: 'already-linked' } | { kind: 'link' };
 export interface LinkFacts {
   provider: Pick<ProviderConfig, 'name' | 'allowedDomains'>;
   organization: OrganizationRules;
-  profile: Pick<IdentityProfile, 'email' | 'emailVerified'>;
+  profile: Pick<IdentityProfile, 'email' | 'emailProblem' | 'emailVerified'>;
   /** The signed-in user asking to link. */
   userId: string;
   /** Who this (provider, subject) already belongs to, if anyone. */
@@ -114,12 +136,14 @@ export interface LinkFacts {
  * both accounts in one browser.
  */
 export function decideLink({ provider, organization, profile, userId, owner }: LinkFacts): LinkDecision {
-  if (owner && owner.id !== userId) throw new AppError('identity_conflict');
+  const params = { provider: provider.name };
+  if (owner && owner.id !== userId) throw signInRefused('identity_taken', `this ${provider.name} account is linked to another user`, params);
   if (provider.allowedDomains.length > 0 || organization.allowedDomains.length > 0) {
-    const email = profile.emailVerified ? profile.email : undefined;
-    if (!email || domainRefusal(email, provider, organization)) {
-      throw new AppError('sign_in_not_allowed', { params: { email: email ?? 'An account without a verified email' } });
-    }
+    // A domain list needs an email to check, and a verified one.
+    if (!profile.email) throw signInRefused(profile.emailProblem ? 'email_malformed' : 'email_missing', `a domain list applies and ${provider.name} sent no usable email`, params);
+    if (!profile.emailVerified) throw signInRefused('email_unverified', `a domain list applies and ${provider.name} did not say the email is verified`, { ...params, email: profile.email });
+    const domainRule = domainRefusal(profile.email, provider, organization);
+    if (domainRule) throw signInRefused(domainRule.reason, domainRule.why, { ...params, email: profile.email, domain: domainRule.domain });
   }
   return owner ? { kind: 'already-linked' } : { kind: 'link' };
 }

@@ -1,4 +1,4 @@
-import { routes, type ProviderTestResult } from '@gatehouse/contract';
+import { routes, signInRefusalReason, type ProviderTestResult } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { contractRoute, typed } from '../http/contract.js';
@@ -31,6 +31,8 @@ export async function providerTestRoutes(instance: FastifyInstance, { admin }: {
         result: details.result ?? 'failed',
         code: details.code ?? null,
         message: details.message ?? null,
+        // A result recorded by an older version has no reason; an unknown one is not passed on.
+        reason: signInRefusalReason.safeParse(details.reason).data ?? null,
         why: details.why ?? null,
         user: details.user ?? null,
         profile: details.profile ?? null,

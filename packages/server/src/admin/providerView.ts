@@ -2,6 +2,7 @@ import { endpoints } from '@gatehouse/contract';
 import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { isoOrNull } from '../http/isoTime.js';
+import { presetOptions } from './providerPresets.js';
 import type { ReplacedCredentials } from '../authenticate/providerStore.js';
 
 /**
@@ -15,6 +16,7 @@ export function providerView(provider: ProviderConfig, registry: ProviderRegistr
     id: provider.id,
     name: provider.name,
     kind: provider.kind,
+    options: presetOptions(provider),
     issuer: provider.issuer,
     clientId: provider.clientId,
     clientAuthMethod: provider.clientAuthMethod,

@@ -7,6 +7,7 @@ import { AppError } from '../errors.js';
 import { contractRoute, noContent, typed } from '../http/contract.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { type AdminContext } from './context.js';
+import { presetViews } from './providerPresets.js';
 import { providerAuditView, providerView } from './providerView.js';
 
 /**
@@ -26,6 +27,11 @@ export async function providersRoutes(instance: FastifyInstance, { admin }: { ad
       const counts = await accounts.identityCounts();
       return { providers: providers.all().map((provider) => providerView(provider, providers, portalOrigin, counts.get(provider.id) ?? 0)) };
     },
+  });
+
+  app.route({
+    ...contractRoute(routes.admin.listProviderPresets),
+    handler: async () => ({ presets: presetViews(portalOrigin) }),
   });
 
   app.route({

@@ -52,7 +52,9 @@ export function callback(deps: AuthenticateDeps) {
         targetUserId: attempt.user_id,
         providerId: provider.id,
         request,
-        details: { provider: { id: provider.id, name: provider.name }, code: failure.code },
+        // A refusal carries the reason the rules (or the provider's own checks) computed, and the
+        // sentence for admins; never the IdP's tokens or claims.
+        details: { provider: { id: provider.id, name: provider.name }, code: failure.code, ...(failure.refusal ?? {}) },
       });
       throw failure;
     }

@@ -1,14 +1,22 @@
 import { pages } from '@gatehouse/contract';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import * as client from 'openid-client';
 import type { AuthenticateDeps } from './deps.js';
-import { cookieOptions } from '../sessions/cookies.js';
+import { cookieOptions, type CookieNames } from '../sessions/cookies.js';
 import { signedIn } from '../sessions/guard.js';
 import { endSession } from '../sessions/endSession.js';
 
+/** How long a browser may take at the IdP's logout page (a confirmation, a slow IdP) and still be recognised. */
+const SIGN_OUT_STATE_SECONDS = 10 * 60;
+/** openid-client's randomState: 32 random bytes, base64url. Anything much longer is not ours. */
+const MAX_STATE_LENGTH = 128;
+
 /**
  * Ends the Gatehouse session first (so it is dead whatever happens next), then sends the browser to the
- * IdP's end_session_endpoint (OpenID Connect RP-Initiated Logout 1.0) with id_token_hint and
- * post_logout_redirect_uri, which brings the person back to /signed-out.
+ * IdP's end_session_endpoint (OpenID Connect RP-Initiated Logout 1.0) with id_token_hint,
+ * post_logout_redirect_uri and a `state`, which brings the person back to /signed-out. The state is
+ * also kept in a short-lived HttpOnly cookie, so the return can be recognised (see signedOutReturn).
  */
 export function signOut(deps: AuthenticateDeps) {
   const { cookies, secureCookies } = deps;
@@ -23,13 +31,59 @@ export function signOut(deps: AuthenticateDeps) {
 
     // "Sign out everywhere" ends every session of the person, then logs out at this session's IdP.
     const everywhere = request.body?.everywhere === 'true';
-    return reply.redirect(await endSession(ending, request, current, { everywhere }), 303);
+    const { location, logoutState } = await endSession(ending, request, current, { everywhere });
+    if (logoutState) reply.setCookie(cookies.signOutState, logoutState, cookieOptions(secureCookies, SIGN_OUT_STATE_SECONDS));
+    return reply.redirect(location, 303);
   };
 }
 
-/** The IdP's end-session URL for a session (RP-Initiated Logout), when the IdP has one. */
-export async function idpLogoutUrl(deps: Pick<AuthenticateDeps, 'providers' | 'portalOrigin'>, providerId: string, idToken: string | undefined): Promise<string | undefined> {
+/**
+ * The IdP's end-session URL for a session (RP-Initiated Logout 1.0 §2), when the IdP has one, with a
+ * fresh `state`: some IdPs only send the browser back to post_logout_redirect_uri when one is given.
+ */
+export async function idpLogoutUrl(
+  deps: Pick<AuthenticateDeps, 'providers' | 'portalOrigin'>,
+  providerId: string,
+  idToken: string | undefined,
+): Promise<{ url: string; state: string } | undefined> {
   if (!deps.providers.get(providerId)) return undefined;
   const connection = await deps.providers.connection(providerId);
-  return connection.logoutUrl?.({ postLogoutRedirectUri: `${deps.portalOrigin}${pages.signedOut.path}`, idToken })?.href;
+  const state = client.randomState();
+  const url = connection.logoutUrl?.({ postLogoutRedirectUri: `${deps.portalOrigin}${pages.signedOut.path}`, idToken, state });
+  return url ? { url: url.href, state } : undefined;
+}
+
+/**
+ * Runs before the /signed-out page. The IdP sends the browser back with the logout `state` (RP-Initiated
+ * Logout 1.0 §3); it is compared with the one this browser was given, and only logged: the session
+ * ended before the browser left, so a missing or foreign state changes nothing for security — it is
+ * never a reason to sign anyone in or out, nor shown. What a match tells is that this browser's round
+ * trip through the IdP's logout completed, which the log records. A state that does not match (forged,
+ * stale, or from a sign-out on an app host, whose cookie the portal cannot see) is dropped unread.
+ * Either way the cookie goes, and an address with a query is answered with a redirect to the bare page,
+ * so the state is never reflected into the page, its history entry or a Referer.
+ */
+export function signedOutReturn(deps: { cookies: Pick<CookieNames, 'signOutState'>; secureCookies: boolean }) {
+  return async function preHandler(request: FastifyRequest, reply: FastifyReply) {
+    const expected = request.cookies[deps.cookies.signOutState];
+    const hasQuery = request.url.includes('?');
+    if (expected === undefined && !hasQuery) return;
+    const state = (request.query as Record<string, unknown> | undefined)?.state;
+    if (expected !== undefined) {
+      reply.clearCookie(deps.cookies.signOutState, cookieOptions(deps.secureCookies));
+      const matched = typeof state === 'string' && sameState(state, expected);
+      request.log.info({ logoutState: matched ? 'matched' : state === undefined ? 'missing' : 'mismatched' }, 'back from the IdP logout');
+    } else if (state !== undefined) {
+      request.log.info({ logoutState: 'unexpected' }, 'a logout state this browser was not given: ignored');
+    }
+    if (!hasQuery) return;
+    return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(pages.signedOut.path, 303);
+  };
+}
+
+function sameState(given: string, expected: string): boolean {
+  if (given.length === 0 || given.length > MAX_STATE_LENGTH) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

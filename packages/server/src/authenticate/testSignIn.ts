@@ -1,7 +1,8 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type SignInRefusalReason } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignInPreview } from '../accounts/accountStore.js';
 import type { IdentityProfile } from '../accounts/identityProfile.js';
+import { refusalError } from '../accounts/signInRules.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { AuthenticateDeps } from './deps.js';
@@ -25,15 +26,16 @@ const MAX_GROUPS_SHOWN = 50;
 export type TestDetails =
   | {
       result: 'create' | 'existing' | 'link' | 'refused';
-      /** For `refused`: the catalogue code people would get, its sentence, and which rule said no. */
+      /** For `refused`: the catalogue code people would get, its sentence, the reason and which rule said no. */
       code?: string;
+      reason?: SignInRefusalReason;
       message?: string;
       why?: string;
       /** For `existing` and `link`: the user the person would be signed in as. */
       user?: { id: string; email: string; name: string } | undefined;
       profile: { subject: string; email: string | null; emailVerified: boolean; name: string | null; groups: string[]; groupCount: number };
     }
-  | { result: 'failed'; code: string; message: string };
+  | { result: 'failed'; code: string; message: string; reason?: SignInRefusalReason; why?: string };
 
 /**
  * `POST /.gatehouse/test-sign-in/<provider>` (admins, CSRF): an authorization code flow with the
@@ -82,7 +84,8 @@ export async function completeTest(
   } catch (error) {
     const failure = error instanceof AppError ? error : new AppError('internal', { cause: error });
     request.log.info({ provider: provider.id, code: failure.code, err: failure.cause ?? failure }, 'test sign-in failed');
-    details = { result: 'failed', code: failure.code, message: failure.message };
+    // A provider's own claim check refuses like a rule does: its reason is kept.
+    details = { result: 'failed', code: failure.code, message: failure.message, ...(failure.refusal ?? {}) };
   }
   const testId = await recordTest(deps, request, current, provider, details);
   request.log.info({ provider: provider.id, result: details.result, testId }, 'test sign-in');
@@ -97,7 +100,7 @@ function decisionDetails(preview: SignInPreview): Omit<Extract<TestDetails, { pr
     case 'link':
       return { result: preview.kind, user: preview.user };
     case 'refused':
-      return { result: 'refused', code: preview.code, message: new AppError(preview.code, preview.email ? { params: { email: preview.email } } : {}).message, why: preview.why };
+      return { result: 'refused', code: preview.code, reason: preview.reason, message: refusalError(preview).message, why: preview.why };
   }
 }
 

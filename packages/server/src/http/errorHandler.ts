@@ -102,7 +102,14 @@ function logError(log: FastifyBaseLogger, error: AppError, reference: string): v
   }
   // A refusal (401, 403, 404, ...) is an answer, not a fault: no stack trace, only what led to it.
   const { cause } = error;
-  const logged = { code: error.code, reference, status: error.status, ...(cause instanceof Error ? { cause: { type: cause.name, message: cause.message } } : {}) };
+  // A refused sign-in says which rule refused (reason, and the admins' sentence) beside its code.
+  const logged = {
+    code: error.code,
+    reference,
+    status: error.status,
+    ...(error.refusal ? { reason: error.refusal.reason, why: error.refusal.why } : {}),
+    ...(cause instanceof Error ? { cause: { type: cause.name, message: cause.message } } : {}),
+  };
   log.info(logged, error.message);
 }
 

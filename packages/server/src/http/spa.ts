@@ -2,7 +2,7 @@ import { pages } from '@gatehouse/contract';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { htmlPage } from './html.js';
 
 /** Routes the React app renders; anything else unknown is a real 404 from the server. */
@@ -12,7 +12,13 @@ const ADMIN_PAGES = ['/admin', '/admin/*'];
 /** Pages that need a session: without one, the server sends the person to sign in (works without JS). */
 const SIGNED_IN_PAGES = new Set<string>([pages.home.path, pages.account.path]);
 
-export async function spaRoutes(app: FastifyInstance, { webRoot }: { webRoot: string }) {
+export interface SpaOptions {
+  webRoot: string;
+  /** Steps run before a page is sent (the composition root's: /signed-out reads the logout state). */
+  before?: Partial<Record<string, preHandlerAsyncHookHandler>>;
+}
+
+export async function spaRoutes(app: FastifyInstance, { webRoot, before = {} }: SpaOptions) {
   const indexFile = path.join(webRoot, 'index.html');
   const built = existsSync(indexFile);
   if (!built) app.log.warn({ webRoot }, 'front end not built: run `npm run build`');
@@ -42,7 +48,8 @@ export async function spaRoutes(app: FastifyInstance, { webRoot }: { webRoot: st
   }
   for (const page of SPA_PAGES) {
     const access = SIGNED_IN_PAGES.has(page) ? 'session' : 'public';
-    app.get(page, { config: { access, whenSignedOut: signInFirst } }, async (_request, reply) => sendIndex(reply));
+    const preHandler = before[page];
+    app.get(page, { config: { access, whenSignedOut: signInFirst }, ...(preHandler ? { preHandler } : {}) }, async (_request, reply) => sendIndex(reply));
   }
 }
 

@@ -149,8 +149,10 @@ async function proxy(services: AppHostDeps, answer: ProxiedAnswer, request: Fast
 async function appSignOut(services: AppHostDeps, ending: EndSessionDeps, request: FastifyRequest, reply: FastifyReply) {
   // Signed in on this app, with this app host's own CSRF token: the route's guard (buildAppHost).
   const current = await signedIn(request);
-  const next = await endSession(ending, request, current, { everywhere: false, appId: request.gatehouseApp.id });
-  return reply.header('cache-control', 'no-store').clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(next, 303);
+  // The logout state is not bound here: a cookie set on this app host never reaches the portal's
+  // /signed-out, which takes a state it cannot recognise for what it is, nothing (authenticate/signOut.ts).
+  const { location } = await endSession(ending, request, current, { everywhere: false, appId: request.gatehouseApp.id });
+  return reply.header('cache-control', 'no-store').clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(location, 303);
 }
 
 /** Signed out already: whatever app cookie is left goes, and the browser lands on the portal's /signed-out. */

@@ -14,6 +14,8 @@ export interface CookieNames {
   appSession: string;
   /** On an app host: binds the portal handshake to the browser that started it. */
   appState: string;
+  /** The `state` sent with an RP-initiated logout, to recognise this browser when the IdP sends it back. */
+  signOutState: string;
 }
 
 export function cookieNames(secure: boolean): CookieNames {
@@ -23,6 +25,7 @@ export function cookieNames(secure: boolean): CookieNames {
     signInBinding: `${prefix}gatehouse_signin`,
     appSession: `${prefix}gatehouse_app`,
     appState: `${prefix}gatehouse_app_state`,
+    signOutState: `${prefix}gatehouse_signout`,
   };
 }
 

@@ -4,10 +4,18 @@ import type { ResolveContext, CurrentSession } from './sessionResolver.js';
 import type { SessionStore } from './sessionStore.js';
 
 /**
- * The IdP's end-session URL for a session (OpenID Connect RP-Initiated Logout 1.0), when it has one.
- * Talking to IdPs is authenticate/'s: the composition root passes its implementation in.
+ * The IdP's end-session URL for a session (OpenID Connect RP-Initiated Logout 1.0), when it has one,
+ * and the `state` it carries. Talking to IdPs is authenticate/'s: the composition root passes its
+ * implementation in.
  */
-export type IdpLogoutUrl = (providerId: string, idToken: string | undefined) => Promise<string | undefined>;
+export type IdpLogoutUrl = (providerId: string, idToken: string | undefined) => Promise<{ url: string; state: string } | undefined>;
+
+/** Where the browser goes once the session has ended, and the logout `state` when that is the IdP. */
+export interface SessionEnded {
+  location: string;
+  /** Set when `location` is the IdP's end-session endpoint: the state it will send back to /signed-out. */
+  logoutState?: string | undefined;
+}
 
 export interface EndSessionDeps {
   sessions: SessionStore;
@@ -25,7 +33,7 @@ export async function endSession(
   request: ResolveContext,
   current: CurrentSession,
   { everywhere, appId }: { everywhere: boolean; appId?: string },
-): Promise<string> {
+): Promise<SessionEnded> {
   // Read before revoking: revocation erases the stored tokens.
   const idToken = sessions.idToken(current.session);
   const ended = everywhere
@@ -41,10 +49,10 @@ export async function endSession(
     details: { everywhere, sessions: ended, ...(appId ? { app: appId } : {}) },
   });
   request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended }, 'signed out');
-  const endSessionUrl = await logoutUrl(current.session.provider_id, idToken).catch((error: unknown) => {
+  const idpLogout = await logoutUrl(current.session.provider_id, idToken).catch((error: unknown) => {
     // The local session is already over; an unreachable IdP only means its own session stays.
     request.log.warn({ err: error, provider: current.session.provider_id }, 'RP-initiated logout skipped');
     return undefined;
   });
-  return endSessionUrl ?? `${portalOrigin}${pages.signedOut.path}`;
+  return idpLogout ? { location: idpLogout.url, logoutState: idpLogout.state } : { location: `${portalOrigin}${pages.signedOut.path}` };
 }

@@ -243,7 +243,13 @@ describe('identity providers in the console', () => {
     expect(existing).toMatchObject({ result: 'existing', user: { email: 'carol@partner.example' } });
     await send(second, 'PUT', '/api/admin/sign-in-settings', { allowedDomains: ['example.com'], createUsers: true });
     const refused = await testResult(second, await testSignIn(second, 'partner', 'carol@partner.example', 'carol'));
-    expect(refused).toMatchObject({ result: 'refused', code: 'sign_in_not_allowed', why: "partner.example is not among the organisation's allowed domains" });
+    expect(refused).toMatchObject({
+      result: 'refused',
+      code: 'sign_in_not_allowed',
+      reason: 'domain_not_allowed_by_organization',
+      why: "partner.example is not among the organisation's allowed domains",
+      message: 'partner.example is not allowed here. Contact your administrator if you think it should.',
+    });
     await send(second, 'PUT', '/api/admin/sign-in-settings', { allowedDomains: [], createUsers: true });
     expect(await counts()).toEqual(before);
     const tested = json(await alice.browser.request(`${portal}/api/admin/audit?type=provider_tested`)).events;

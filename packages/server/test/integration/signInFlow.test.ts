@@ -171,6 +171,13 @@ describe('sign-out', () => {
     expect(endSession.searchParams.get('id_token_hint')).toMatch(/^eyJ/);
     expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${portal}/signed-out`);
     expect(signOut.headers.getSetCookie().join('\n')).toMatch(/gatehouse_session=;/);
+    // A logout state (RP-Initiated Logout 1.0 §2), kept for this browser in a short-lived HttpOnly cookie.
+    const state = endSession.searchParams.get('state')!;
+    expect(state).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(browser.cookie('localhost', 'gatehouse_signout')).toBe(state);
+    expect(browser.cookieAttributes('localhost', 'gatehouse_signout')).toMatch(/HttpOnly/i);
+    expect(browser.cookieAttributes('localhost', 'gatehouse_signout')).toMatch(/SameSite=Lax/i);
+    expect(browser.cookieAttributes('localhost', 'gatehouse_signout')).toMatch(/Max-Age=600/i);
 
     // The IdP's logout confirmation auto-submits in a browser; submit it as the script would.
     const { hop: confirm } = await browser.follow(signOut);
@@ -178,12 +185,60 @@ describe('sign-out', () => {
       form: { xsrf: inputValue(confirm.body, 'xsrf') ?? '', logout: 'yes' },
     });
     const { stoppedAt } = await browser.follow(logout, (url) => url.origin === portal);
-    expect(stoppedAt?.href).toBe(`${portal}/signed-out`);
+    // oidc-provider hands the state back with the browser.
+    expect(stoppedAt?.href).toBe(`${portal}/signed-out?state=${state}`);
+    // Recognised, then dropped from the address: the bare page, the cookie gone.
+    const back = await browser.request(stoppedAt!.href);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe('/signed-out');
+    expect(back.headers.get('cache-control')).toBe('no-store');
+    expect(browser.cookie('localhost', 'gatehouse_signout')).toBeUndefined();
+    const page = await browser.request(`${portal}/signed-out`);
+    expect(page.status).toBe(200);
 
     expect((await browser.request(`${portal}/api/session`)).status).toBe(401);
     const replay = await fetch(`${portal}/api/session`, { headers: { cookie: `gatehouse_session=${secret}` } });
     expect(replay.status).toBe(401);
     expect(replay.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('the logout state on the way back to /signed-out', () => {
+  /**
+   * Threat: a crafted /signed-out link (someone else's state, a script in the state). The session ended
+   * before the browser left for the IdP, so the state decides nothing; it must never be reflected into
+   * the page, nor believed. Whatever it is, the browser gets the bare page, and this browser's own
+   * state, if any, is spent.
+   */
+  it.each([
+    ['a state this browser was not given', 'someone-elses-state', undefined],
+    ['a state that does not match this browser’s', 'x'.repeat(43), 'y'.repeat(43)],
+    ['markup in the state', '"><script>alert(1)</script>', 'y'.repeat(43)],
+    ['a very long state', 'a'.repeat(10_000), 'a'.repeat(43)],
+    ['non-ASCII of the same length', 'é'.repeat(43), 'y'.repeat(43)],
+  ])('%s: the bare page, nothing reflected', async (_name, state, cookie) => {
+    const browser = new ScriptedBrowser();
+    if (cookie) browser.setCookie('localhost', 'gatehouse_signout', cookie);
+    const back = await browser.request(`${portal}/signed-out?state=${encodeURIComponent(state)}`);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe('/signed-out');
+    expect(back.body).not.toContain(state.slice(0, 40));
+    if (cookie) expect(back.headers.getSetCookie().join('\n')).toMatch(/gatehouse_signout=;/);
+    expect((await browser.request(`${portal}/api/session`)).status).toBe(401);
+  });
+
+  it('the IdP sent no state back: the cookie is spent, the page shown', async () => {
+    const browser = new ScriptedBrowser();
+    browser.setCookie('localhost', 'gatehouse_signout', 'y'.repeat(43));
+    const page = await browser.request(`${portal}/signed-out`);
+    expect(page.status).toBe(200);
+    expect(page.headers.getSetCookie().join('\n')).toMatch(/gatehouse_signout=;/);
+  });
+
+  it('a plain visit is the page, with no cookie set', async () => {
+    const page = await new ScriptedBrowser().request(`${portal}/signed-out`);
+    expect(page.status).toBe(200);
+    expect(page.headers.getSetCookie()).toEqual([]);
   });
 });
 

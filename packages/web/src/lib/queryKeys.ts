@@ -27,6 +27,7 @@ export const adminQueryKeys = {
   audit: (params: object) => ['admin', 'audit', params] as const,
   apps: ['admin', 'apps'] as const,
   providers: ['admin', 'providers'] as const,
+  providerPresets: ['admin', 'provider-presets'] as const,
   providerTest: (providerId: string, testId: string) => ['admin', 'providers', 'tests', providerId, testId] as const,
   signInSettings: ['admin', 'sign-in-settings'] as const,
 };

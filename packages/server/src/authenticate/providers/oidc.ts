@@ -177,9 +177,9 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
     return this.verified(tokens, { ...(idClaims ?? {}), sub: identity.subject, sid: idClaims?.sid ?? identity.sid }, identity.subject);
   }
 
-  logoutUrl({ postLogoutRedirectUri, idToken }: { postLogoutRedirectUri: string; idToken: string | undefined }): URL | undefined {
+  logoutUrl({ postLogoutRedirectUri, idToken, state }: { postLogoutRedirectUri: string; idToken: string | undefined; state: string }): URL | undefined {
     if (!this.configuration.serverMetadata().end_session_endpoint) return undefined;
-    const parameters: Record<string, string> = { post_logout_redirect_uri: postLogoutRedirectUri };
+    const parameters: Record<string, string> = { post_logout_redirect_uri: postLogoutRedirectUri, state };
     if (idToken) parameters.id_token_hint = idToken;
     return client.buildEndSessionUrl(this.configuration, parameters);
   }

@@ -35,8 +35,8 @@ export interface ProviderConnection {
    * no longer accepts is sign_in_denied (the session ends); an IdP that asks to wait, provider_unavailable.
    */
   recheck?(accessToken: string, identity: { subject: string; sid: string | undefined }): Promise<VerifiedSignIn>;
-  /** The IdP's end-session URL (RP-Initiated Logout), when it has one. */
-  logoutUrl?(request: { postLogoutRedirectUri: string; idToken: string | undefined }): URL | undefined;
+  /** The IdP's end-session URL (RP-Initiated Logout), when it has one, carrying the given `state`. */
+  logoutUrl?(request: { postLogoutRedirectUri: string; idToken: string | undefined; state: string }): URL | undefined;
   /** How to verify its logout tokens (OpenID Connect Back-Channel Logout), when it sends them. */
   backchannelLogout?: BackchannelLogoutKeys | undefined;
 }

@@ -21,6 +21,8 @@ export async function startDevIdpProcess(options: {
   backchannelLogoutUri?: string;
   userSet?: 'default' | 'partner';
   cookiePrefix?: string;
+  /** People of its own (DEV_IDP_CONFIG's `users`: login, password, name, email, emailVerified, groups). */
+  users?: Array<{ login: string; password: string; name: string; email?: string; emailVerified?: boolean; groups?: string[] }>;
 }): Promise<DevIdpProcess> {
   if (!existsSync(main)) throw new Error('The development IdP is not built: run `npm run build` first.');
   const port = options.port ?? (await freePort());
@@ -38,6 +40,7 @@ export async function startDevIdpProcess(options: {
       ...(options.backchannelLogoutUri ? { DEV_IDP_BACKCHANNEL_LOGOUT_URI: options.backchannelLogoutUri } : {}),
       ...(options.userSet ? { DEV_IDP_USER_SET: options.userSet } : {}),
       ...(options.cookiePrefix ? { DEV_IDP_COOKIE_PREFIX: options.cookiePrefix } : {}),
+      ...(options.users ? { DEV_IDP_CONFIG: JSON.stringify({ users: options.users }) } : {}),
     },
   });
   const close = () =>

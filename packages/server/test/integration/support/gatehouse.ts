@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../../../src/app.js';
@@ -25,6 +26,8 @@ export interface StartOptions extends Partial<Omit<ConfigInput, 'dataDir' | 'dat
    * that Gatehouse's to remove. Without it, a new empty store on this run's database (testStore.ts).
    */
   store?: TestStore;
+  /** Where its log lines go (JSON, one a line, level info and up); silent without it. */
+  logStream?: Writable;
 }
 
 /**
@@ -32,7 +35,7 @@ export interface StartOptions extends Partial<Omit<ConfigInput, 'dataDir' | 'dat
  * project says), configured like an operator would.
  */
 export async function startGatehouse(overrides: StartOptions = {}): Promise<RunningGatehouse> {
-  const { port: wanted, store: given, ...input } = overrides;
+  const { port: wanted, store: given, logStream, ...input } = overrides;
   const port = wanted ?? (await freePort());
   const store = given ?? (await createTestStore());
   const owned = given === undefined;
@@ -48,7 +51,7 @@ export async function startGatehouse(overrides: StartOptions = {}): Promise<Runn
       },
       { env: {} },
     );
-    const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    const log = logStream ? pino({ level: 'info' }, logStream) : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
     const services = await createServices(config, log);
     let app: FastifyInstance;
     try {

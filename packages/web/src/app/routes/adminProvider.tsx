@@ -1,4 +1,4 @@
-import { pages, type AdminProvider } from '@gatehouse/contract';
+import { pages, type AdminProvider, type ProviderPreset } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconFileCode } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -8,6 +8,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { SourceBadge } from '../../components/SourceBadge';
 import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
+import { providerPresetsQueryOptions, useProviderPresets } from '../../features/adminProviders/api/getProviderPresets';
 import { useUpdateProvider } from '../../features/adminProviders/api/updateProvider';
 import { BackToProviders } from '../../features/adminProviders/components/BackToProviders';
 import { DeleteProviderDialog } from '../../features/adminProviders/components/DeleteProviderDialog';
@@ -24,14 +25,16 @@ export const clientLoader =
   async ({ request }: LoaderFunctionArgs) => {
     await ensureSession(queryClient, request);
     void queryClient.prefetchQuery(adminProvidersQueryOptions());
+    void queryClient.prefetchQuery(providerPresetsQueryOptions());
     return null;
   };
 
-function ProviderPage({ provider }: { provider: AdminProvider }) {
+function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: ProviderPreset | undefined }) {
   const update = useUpdateProvider();
   const navigate = useNavigate();
   const [deleting, setDeleting] = useState(false);
-  const [values, setValues] = useState(() => providerToForm(provider));
+  // Its kind stays as it is; the kind's own fields start from what is stored.
+  const [values, setValues] = useState(() => providerToForm(provider, preset));
   const readOnly = provider.source === 'config';
   const inUse = provider.linkedIdentities > 0;
   const toList = () => void navigate(pages.adminProviders.href());
@@ -76,6 +79,7 @@ function ProviderPage({ provider }: { provider: AdminProvider }) {
         values={values}
         onChange={setValues}
         stored={{ hasClientSecret: provider.hasClientSecret, hasPrivateKey: provider.hasPrivateKey }}
+        preset={preset}
         origin={window.location.origin}
         readOnly={readOnly}
         saving={update.isPending}
@@ -110,8 +114,10 @@ function ProviderPage({ provider }: { provider: AdminProvider }) {
 export default function AdminProviderRoute() {
   const { providerId = '' } = useParams();
   const providers = useAdminProviders();
+  // The kind's fields must be known before its form opens: saving without them would drop its options.
+  const presets = useProviderPresets();
 
-  if (providers.isPending || isUnauthenticated(providers.error)) {
+  if (providers.isPending || presets.isPending || isUnauthenticated(providers.error)) {
     return (
       <Stack gap="lg">
         <PageTitle title="Provider" />
@@ -124,6 +130,16 @@ export default function AdminProviderRoute() {
     );
   }
   const provider = providers.data?.find((candidate) => candidate.id === providerId);
+  if (presets.isError && !isUnauthenticated(presets.error)) {
+    return (
+      <Stack gap="lg">
+        <PageTitle title="Provider" />
+        <BackToProviders />
+        <Title order={1}>Provider</Title>
+        <ProblemAlert title="We couldn't load the kinds of provider" error={presets.error} onRetry={isForbidden(presets.error) ? undefined : () => void presets.refetch()} />
+      </Stack>
+    );
+  }
   if (providers.isError || !provider) {
     return (
       <Stack gap="lg">
@@ -145,5 +161,5 @@ export default function AdminProviderRoute() {
     );
   }
   // Keyed by id, so moving between providers starts a fresh form.
-  return <ProviderPage key={provider.id} provider={provider} />;
+  return <ProviderPage key={provider.id} provider={provider} preset={presets.data?.find((candidate) => candidate.kind === provider.kind)} />;
 }

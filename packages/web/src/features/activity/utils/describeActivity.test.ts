@@ -31,6 +31,13 @@ describe('describeActivity', () => {
     });
     expect(event('sign_in_failed', { provider: partner, code: 'some_new_code' }, 'failure').detail).toBe('Reason: some new code.');
     expect(event('sign_in_failed', {}, 'failure')).toEqual({ title: 'Sign-in failed', kind: 'sign-in', failed: true });
+    // The rule that refused, rather than the catalogue code's general words.
+    expect(event('sign_in_failed', { provider: partner, code: 'sign_in_not_allowed', reason: 'email_unverified' }, 'failure').detail).toBe(
+      'Reason: the email is not verified at the provider.',
+    );
+    expect(event('sign_in_failed', { provider: partner, code: 'sign_in_not_allowed', reason: 'not_a_known_reason' }, 'failure').detail).toBe(
+      'Reason: this account may not sign in here.',
+    );
     expect(event('sign_in', { provider: dev, code: 'sign_in_expired' }, 'failure').title).toBe('Sign-in with Development IdP failed');
   });
 

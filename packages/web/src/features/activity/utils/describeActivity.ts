@@ -1,4 +1,5 @@
 import type { ActivityEvent } from '@gatehouse/contract';
+import { signInRefusalLabel } from '../../../lib/signInRefusals';
 
 /** Which picture goes with an event. */
 export type ActivityKind = 'sign-in' | 'sign-out' | 'revoke' | 'link' | 'unlink' | 'other';
@@ -85,7 +86,8 @@ function withDetail(description: Omit<ActivityDescription, 'detail'>, detail: st
 }
 
 function signInFailed(provider: string | undefined, details: Details): ActivityDescription {
-  const why = reason(SIGN_IN_FAILURES, details.code);
+  // The rule that refused, when one did; else what the catalogue code says.
+  const why = signInRefusalLabel(details.reason) ?? reason(SIGN_IN_FAILURES, details.code);
   return withDetail(
     { title: provider ? `Sign-in with ${provider} failed` : 'Sign-in failed', kind: 'sign-in', failed: true },
     why ? `Reason: ${why}.` : undefined,
@@ -131,7 +133,7 @@ export function describeActivity(event: Pick<ActivityEvent, 'type' | 'outcome' |
     case 'identity_linked': {
       const name = provider ?? 'an identity provider';
       if (!failed) return { title: `Linked ${name}`, kind: 'link', failed };
-      const why = reason(SIGN_IN_FAILURES, details.code);
+      const why = signInRefusalLabel(details.reason) ?? reason(SIGN_IN_FAILURES, details.code);
       return withDetail({ title: `Linking ${name} failed`, kind: 'link', failed }, why ? `Reason: ${why}.` : undefined);
     }
     case 'identity_unlinked': {

@@ -1,4 +1,4 @@
-import type { ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition } from '@gatehouse/contract';
+import type { ClaimMapping, ClientAuthMethod, ParMode, ProviderDefinition, ProviderPreset } from '@gatehouse/contract';
 import { Accordion, PasswordInput, Select, SimpleGrid, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 import { formFields, useCheckedSubmit } from '../../../components/formFields';
@@ -7,11 +7,13 @@ import { Section } from '../../../components/Section';
 import {
   AUTH_METHOD_LABELS,
   formToProvider,
+  GENERIC_KIND,
   PAR_LABELS,
   slugFromName,
   type ProviderFormValues,
   type StoredCredentials,
 } from '../utils/providerForm';
+import { PresetFields } from './PresetFields';
 import { RegisterAtProvider } from './RegisterAtProvider';
 
 export interface ProviderFormProps {
@@ -33,6 +35,8 @@ export interface ProviderFormProps {
   backchannelLogout?: boolean;
   /** A reason saving is not possible yet (e.g. the issuer changed since its discovery was fetched). */
   blocked?: string | undefined;
+  /** The kind's preset: its own fields and its setup guide (undefined while the presets load). */
+  preset?: ProviderPreset | undefined;
 }
 
 const CLAIM_LABELS: Record<keyof ClaimMapping, string> = {
@@ -47,10 +51,11 @@ const CLAIM_LABELS: Record<keyof ClaimMapping, string> = {
  * A provider's definition: its name and id, the addresses to register at the IdP, the client and its
  * write-only credential, who may sign in with it, and (collapsed) claim mapping and request options.
  */
-export function ProviderForm({ values, onChange, stored, readOnly = false, saving = false, error, onSubmit, actions, origin, backchannelLogout, blocked }: ProviderFormProps) {
+export function ProviderForm({ values, onChange, stored, readOnly = false, saving = false, error, onSubmit, actions, origin, backchannelLogout, blocked, preset }: ProviderFormProps) {
+  const generic = values.kind === GENERIC_KIND;
   const isNew = stored === undefined;
   // The id follows the name until someone types an id of their own.
-  const [idTouched, setIdTouched] = useState(!isNew || values.id !== '');
+  const [idTouched, setIdTouched] = useState(!isNew || values.id !== slugFromName(values.name));
   const { set, text, toggle } = formFields(values, onChange);
   const claims = formFields(values.claims, (next) => set('claims', next));
   const usesKey = values.clientAuthMethod === 'private_key_jwt';
@@ -60,7 +65,7 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
   const { problems, submit } = useCheckedSubmit({
     disabled: readOnly || Boolean(blocked),
     check: () => {
-      const { definition, problems } = formToProvider(values, stored);
+      const { definition, problems } = formToProvider(values, stored, preset);
       return { value: definition, problems };
     },
     onSubmit,
@@ -95,7 +100,7 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                   }}
                 />
               )}
-              {!isNew && (
+              {!isNew && generic && (
                 <TextInput
                   label="Issuer URL"
                   description="Changing it fetches the new issuer's discovery document; not possible once people have signed in with it."
@@ -105,6 +110,7 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
               )}
             </LockedFields>
           </Section>
+          {preset && <PresetFields preset={preset} values={values.options} onChange={(options) => set('options', options)} locked={locked} />}
           <RegisterAtProvider origin={origin} providerId={values.id} backchannelLogout={backchannelLogout} />
           <Section title="Client" description="The client Gatehouse was registered as at the provider.">
             <LockedFields locked={locked}>
@@ -214,6 +220,15 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                       />
                     ))}
                   </SimpleGrid>
+                  {!generic && (
+                    <TextInput
+                      label="Issuer URL"
+                      description={`Leave empty: ${preset?.label ?? 'this kind'} has an issuer of its own. Only a loopback address may replace it (a local stand-in for testing).`}
+                      type="url"
+                      spellCheck={false}
+                      {...text('issuer')}
+                    />
+                  )}
                   <Switch
                     label="Treat emails as verified when the provider does not say"
                     description="Only for providers such as Microsoft Entra ID that never send email_verified."

@@ -3,6 +3,7 @@ import { Badge, Code, Group, Paper, Stack, Text } from '@mantine/core';
 import { IconCircleCheck, IconCircleX } from '@tabler/icons-react';
 import { DateTime } from '../../../components/DateTime';
 import { Facts } from '../../../components/Facts';
+import { signInRefusalLabel } from '../../../lib/signInRefusals';
 import classes from './TestResultCard.module.css';
 
 /** What went wrong, for admins, by the catalogue code people would get. */
@@ -30,6 +31,8 @@ function verdict(result: ProviderTestResult): { good: boolean; title: string; de
     case 'refused':
       return { good: false, title: 'Would be refused', detail: result.why ? `Because ${result.why}.` : 'A sign-in rule says no.' };
     case 'failed':
+      // A provider's own check (a hosted domain, a tenant) refuses with a reason, like a rule.
+      if (result.why) return { good: false, title: 'Refused by the provider’s checks', detail: `Because ${result.why}.` };
       return { good: false, title: 'The sign-in failed', detail: FAILURES[result.code ?? ''] ?? 'The sign-in did not complete.' };
   }
 }
@@ -54,6 +57,11 @@ export function TestResultCard({ result }: { result: ProviderTestResult }) {
             {result.code && (
               <Text size="sm">
                 People would see: “{result.message}” <Code>{result.code}</Code>
+              </Text>
+            )}
+            {result.reason && (
+              <Text size="sm">
+                Reason: {signInRefusalLabel(result.reason) ?? result.reason} <Code>{result.reason}</Code>
               </Text>
             )}
             <Text size="xs" c="dimmed">

@@ -1,4 +1,4 @@
-import type { AdminProvider } from '@gatehouse/contract';
+import type { AdminProvider, ProviderPreset } from '@gatehouse/contract';
 import { describe, expect, it } from 'vitest';
 import { emptyProviderForm, formToProvider, providerToForm, redirectUriFor, slugFromName, splitList, suggestedScopes } from './providerForm';
 import { validationProblems } from '../../../lib/validationProblems';
@@ -77,6 +77,7 @@ describe('provider form', () => {
       hasClientSecret: true,
       hasPrivateKey: false,
       linkedIdentities: 0,
+      options: {},
     } satisfies AdminProvider;
     expect(providerToForm(provider)).toMatchObject({ clientSecret: '', privateKey: '', scopes: 'openid email', allowedDomains: 'corp.example', authorizationParams: 'prompt=login', claims: { email: 'mail', groups: 'roles' }, trustGroups: true, groupPrefix: 'corp:' });
     expect(providerToForm({ ...provider, trustGroups: false, groupPrefix: null })).toMatchObject({ trustGroups: false, groupPrefix: '' });
@@ -108,3 +109,85 @@ describe('provider form', () => {
     expect(validationProblems('The request could not be understood: issuer: must be https; clientSecret: is required.')).toEqual(['issuer: must be https', 'clientSecret: is required']);
   });
 });
+
+describe('a form started from a preset', () => {
+  const google: ProviderPreset = {
+    kind: 'google',
+    protocol: 'oidc',
+    label: 'Google',
+    description: 'Google accounts',
+    docs: 'docs/providers/google.md',
+    fields: [{ name: 'hostedDomains', label: 'Google Workspace domains', help: 'hd', input: 'list', required: false, placeholder: 'example.com', default: null }],
+    defaults: { scopes: ['openid', 'email', 'profile'], claims: { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' } },
+    redirectUriPattern: 'https://auth.example.com/.gatehouse/callback/{id}',
+  };
+  const entra: ProviderPreset = {
+    ...google,
+    kind: 'entra',
+    label: 'Microsoft Entra ID',
+    fields: [
+      { name: 'tenant', label: 'Tenant', help: 't', input: 'text', required: true, placeholder: null, default: null },
+      { name: 'allowAnyTenant', label: 'Admit any tenant', help: 'a', input: 'boolean', required: false, placeholder: null, default: false },
+    ],
+  };
+  const credentials = { clientId: 'c', clientSecret: 's' };
+
+  it('starts named after the preset, with its defaults, and sends its kind and its own fields', () => {
+    const values = emptyProviderForm(google);
+    expect(values).toMatchObject({ kind: 'google', name: 'Google', id: 'google', scopes: 'openid email profile', options: { hostedDomains: '' } });
+    const { definition, problems } = formToProvider({ ...values, ...credentials, options: { hostedDomains: 'Example.com, corp.example\ncorp.example' } }, undefined, google);
+    expect(problems).toEqual([]);
+    expect(definition).toMatchObject({ kind: 'google', id: 'google', hostedDomains: ['Example.com', 'corp.example'] });
+    // A preset's issuer is its own: none is sent unless one is typed (a loopback stand-in).
+    expect(definition).not.toHaveProperty('issuer');
+  });
+
+  it('asks for a preset’s required fields, and sends a switch as a boolean', () => {
+    const values = { ...emptyProviderForm(entra), ...credentials };
+    expect(formToProvider(values, undefined, entra).problems).toEqual(['tenant: is required']);
+    const { definition } = formToProvider({ ...values, options: { tenant: ' organizations ', allowAnyTenant: true } }, undefined, entra);
+    expect(definition).toMatchObject({ kind: 'entra', tenant: 'organizations', allowAnyTenant: true });
+  });
+
+  it('the generic kind still needs its issuer, and is sent without a kind', () => {
+    const { definition, problems } = formToProvider({ ...emptyProviderForm(), ...credentials, id: 'corp', name: 'Corp' });
+    expect(problems).toEqual(['issuer: is required']);
+    expect(definition).not.toHaveProperty('kind');
+  });
+
+  it('editing keeps the kind and reads its own fields back', () => {
+    const form = providerToForm({ ...adminProvider(), kind: 'google', options: { hostedDomains: ['example.com', 'corp.example'] } }, google);
+    expect(form).toMatchObject({ kind: 'google', options: { hostedDomains: 'example.com, corp.example' } });
+    expect(formToProvider(form, { hasClientSecret: true, hasPrivateKey: false }, google).definition).toMatchObject({ kind: 'google', hostedDomains: ['example.com', 'corp.example'] });
+  });
+});
+
+function adminProvider(): AdminProvider {
+  return {
+    id: 'google',
+    name: 'Google',
+    kind: 'oidc',
+    options: {},
+    issuer: 'https://accounts.google.com',
+    clientId: 'g',
+    clientAuthMethod: 'client_secret_basic',
+    scopes: ['openid', 'email', 'profile'],
+    claims: { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' },
+    allowedDomains: [],
+    createUsers: true,
+    trustEmail: false,
+    assumeEmailVerified: false,
+    trustGroups: false,
+    groupPrefix: null,
+    pushedAuthorizationRequests: 'auto',
+    authorizationParams: {},
+    enabled: true,
+    source: 'console',
+    discovery: { status: 'ready', error: null, checkedAt: null },
+    redirectUri: 'https://auth.example.com/.gatehouse/callback/google',
+    backchannelLogoutUri: 'https://auth.example.com/.gatehouse/backchannel-logout/google',
+    hasClientSecret: true,
+    hasPrivateKey: false,
+    linkedIdentities: 0,
+  };
+}

@@ -1,10 +1,24 @@
-import { idSchema, type AdminProvider, type ClaimMapping, type ClientAuthMethod, type DiscoveryPreview, type ParMode, type ProviderDefinition } from '@gatehouse/contract';
+import {
+  idSchema,
+  type AdminProvider,
+  type ClaimMapping,
+  type ClientAuthMethod,
+  type DiscoveryPreview,
+  type ParMode,
+  type PresetField,
+  type ProviderDefinition,
+  type ProviderPreset,
+} from '@gatehouse/contract';
 
 /** The whole provider form, as typed: lists as text, the credential write-only (empty on edit = keep). */
 export interface ProviderFormValues {
+  /** Which kind of provider (its preset); kept as it is when editing. */
+  kind: string;
   id: string;
   name: string;
   issuer: string;
+  /** The preset's own fields other than the issuer: lists as text (commas or lines), switches as booleans. */
+  options: Record<string, string | boolean>;
   clientId: string;
   clientSecret: string;
   clientAuthMethod: ClientAuthMethod;
@@ -50,17 +64,36 @@ export const PAR_LABELS: Record<ParMode, string> = {
   never: 'Never',
 };
 
-export function emptyProviderForm(): ProviderFormValues {
+/** The generic OpenID Connect kind: found by its issuer URL, with a discovery preview. */
+export const GENERIC_KIND = 'oidc';
+
+/** A preset field's value as the form holds it: a list as text, a switch as a boolean. */
+function optionText(field: Pick<PresetField, 'input'>, value: unknown): string | boolean {
+  if (field.input === 'boolean') return value === true;
+  if (Array.isArray(value)) return value.join(', ');
+  return typeof value === 'string' ? value : '';
+}
+
+/** The preset's own fields that the form shows in their own section (the issuer has a place of its own). */
+export function presetOptionFields(preset: Pick<ProviderPreset, 'fields'> | undefined): PresetField[] {
+  return (preset?.fields ?? []).filter((field) => field.name !== 'issuer');
+}
+
+export function emptyProviderForm(preset?: ProviderPreset): ProviderFormValues {
+  // A preset's provider starts named after it ("Google", id "google"); the generic one starts blank.
+  const name = preset && preset.kind !== GENERIC_KIND ? preset.label : '';
   return {
-    id: '',
-    name: '',
+    kind: preset?.kind ?? GENERIC_KIND,
+    id: slugFromName(name),
+    name,
     issuer: '',
+    options: Object.fromEntries(presetOptionFields(preset).map((field) => [field.name, optionText(field, field.default)])),
     clientId: '',
     clientSecret: '',
     clientAuthMethod: 'client_secret_basic',
     privateKey: '',
-    scopes: DEFAULT_SCOPES.join(' '),
-    claims: { ...DEFAULT_CLAIMS },
+    scopes: (preset?.defaults.scopes ?? DEFAULT_SCOPES).join(' '),
+    claims: { ...DEFAULT_CLAIMS, ...preset?.defaults.claims },
     allowedDomains: '',
     createUsers: false,
     trustEmail: false,
@@ -74,11 +107,14 @@ export function emptyProviderForm(): ProviderFormValues {
   };
 }
 
-export function providerToForm(provider: AdminProvider): ProviderFormValues {
+export function providerToForm(provider: AdminProvider, preset?: ProviderPreset): ProviderFormValues {
+  const fields = presetOptionFields(preset);
   return {
+    kind: provider.kind,
     id: provider.id,
     name: provider.name,
     issuer: provider.issuer,
+    options: Object.fromEntries(fields.map((field) => [field.name, optionText(field, provider.options[field.name])])),
     clientId: provider.clientId,
     clientSecret: '',
     clientAuthMethod: provider.clientAuthMethod,
@@ -145,7 +181,11 @@ export function suggestedScopes(preview: Pick<DiscoveryPreview, 'scopesSupported
  * The definition to send, or the problems found before asking the server (named like the server's,
  * "clientSecret: is required"). An empty credential on edit is left out, so the stored one is kept.
  */
-export function formToProvider(values: ProviderFormValues, stored?: StoredCredentials): { definition: ProviderDefinition; problems: string[] } {
+export function formToProvider(
+  values: ProviderFormValues,
+  stored?: StoredCredentials,
+  preset?: Pick<ProviderPreset, 'fields'>,
+): { definition: ProviderDefinition; problems: string[] } {
   const problems: string[] = [];
   const isNew = stored === undefined;
   const id = values.id.trim();
@@ -153,7 +193,24 @@ export function formToProvider(values: ProviderFormValues, stored?: StoredCreden
   const idProblem = isNew ? idSchema.safeParse(id).error?.issues[0]?.message : undefined;
   if (idProblem) problems.push(`id: ${idProblem}`);
   if (!values.name.trim()) problems.push('name: is required');
-  if (!values.issuer.trim()) problems.push('issuer: is required');
+  // The generic kind is found by its issuer; a preset derives its own unless one is given (a loopback stand-in).
+  const issuerRequired = values.kind === GENERIC_KIND || Boolean(preset?.fields.some((field) => field.name === 'issuer' && field.required));
+  if (issuerRequired && !values.issuer.trim()) problems.push('issuer: is required');
+  const options: Record<string, string | boolean | string[]> = {};
+  for (const field of presetOptionFields(preset)) {
+    const value = values.options[field.name];
+    if (field.input === 'boolean') {
+      options[field.name] = value === true;
+      continue;
+    }
+    const typed = typeof value === 'string' ? value : '';
+    const given = field.input === 'list' ? splitList(typed) : typed.trim();
+    if (given.length === 0) {
+      if (field.required) problems.push(`${field.name}: is required`);
+      continue;
+    }
+    options[field.name] = given;
+  }
   if (!values.clientId.trim()) problems.push('clientId: is required');
 
   const usesKey = values.clientAuthMethod === 'private_key_jwt';
@@ -190,7 +247,9 @@ export function formToProvider(values: ProviderFormValues, stored?: StoredCreden
   const definition: ProviderDefinition = {
     id,
     name: values.name.trim(),
-    issuer: values.issuer.trim(),
+    ...(values.kind !== GENERIC_KIND ? { kind: values.kind } : {}),
+    ...(values.issuer.trim() ? { issuer: values.issuer.trim() } : {}),
+    ...options,
     clientId: values.clientId.trim(),
     clientAuthMethod: values.clientAuthMethod,
     ...(!usesKey && secret ? { clientSecret: secret } : {}),

@@ -48,4 +48,11 @@ describe('describeAuditDetails', () => {
     );
     expect(describeAuditDetails({ type: 'x', providerId: null, appId: null, details: null as unknown as Record<string, unknown> })).toBe('');
   });
+
+  it('names the reason a sign-in was refused, and the rule in the server’s words', () => {
+    const details = { provider: { id: 'dev', name: 'Dev' }, code: 'sign_in_not_allowed', reason: 'email_malformed', why: 'the email Dev sent has more than one @' };
+    expect(describeAuditDetails({ type: 'sign_in_failed', providerId: 'dev', appId: null, details })).toBe(
+      'Provider: Dev · Reason: the provider sent an email Gatehouse cannot use · Code: sign in not allowed · Why: the email Dev sent has more than one @',
+    );
+  });
 });

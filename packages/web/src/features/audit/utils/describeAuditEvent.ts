@@ -1,5 +1,6 @@
 import type { AuditEvent } from '@gatehouse/contract';
 import { AUDIT_EVENT_TYPES } from './auditFilters';
+import { signInRefusalLabel } from '../../../lib/signInRefusals';
 
 type Details = Record<string, unknown>;
 
@@ -77,9 +78,15 @@ export function describeAuditDetails(event: Pick<AuditEvent, 'type' | 'details' 
 
   for (const key of ['by', 'reason', 'code']) {
     const value = text(details[key]);
-    if (value) parts.push(`${key === 'by' ? 'By' : key === 'reason' ? 'Reason' : 'Code'}: ${words(value)}`);
+    // A refused sign-in's reason in words ("the email is not verified at the provider").
+    const label = key === 'reason' ? signInRefusalLabel(value) : undefined;
+    if (value) parts.push(`${key === 'by' ? 'By' : key === 'reason' ? 'Reason' : 'Code'}: ${label ?? words(value)}`);
     seen.add(key);
   }
+  // Which rule refused, as the server wrote it for admins.
+  const why = text(details.why);
+  if (why) parts.push(`Why: ${why}`);
+  seen.add('why');
 
   parts.push(...changes(details));
 

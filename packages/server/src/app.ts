@@ -125,7 +125,10 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     nodeLimits: services.nodeLimits,
   });
   await app.register(apiArea, {
-    organizationName: config.organization.name,
+    // Read at each request: a config reload may rename the organisation.
+    get organizationName() {
+      return config.organization.name;
+    },
     providers: services.providers,
     sessions: services.sessions,
     accounts: services.accounts,
@@ -138,7 +141,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     policySubjectOf: (current) => policySubject(config.admins, current.user, groupsOf(current), current.claims.extra),
   });
   await app.register(adminArea, {
-    admins: config.admins,
+    admins: services.running.section('admins'),
     portalOrigin: services.portalOrigin,
     accounts: services.accounts,
     directory: services.directory,

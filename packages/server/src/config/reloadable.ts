@@ -108,3 +108,24 @@ export function providersTurnedOff(before: Config, after: Config): string[] {
   const now = new Map(after.providers.map((provider) => [provider.id, provider]));
   return before.providers.filter((provider) => provider.enabled && !now.get(provider.id)?.enabled).map((provider) => provider.id);
 }
+
+/** What asked for a reload: the signal (`kill -HUP`, systemd's ExecReload) or an admin in the console. */
+export type ReloadTrigger = 'SIGHUP' | 'console';
+
+/** The admin who asked, for the audit log. */
+export interface ReloadActor {
+  userId: string;
+  sessionId: string;
+  ip?: string | undefined;
+  userAgent?: string | undefined;
+}
+
+export interface ReloadRequest {
+  trigger: ReloadTrigger;
+  actor?: ReloadActor | undefined;
+}
+
+/** How a reload went: applied (or nothing to apply), or refused with one line per problem. */
+export type ReloadResult =
+  | { outcome: 'applied' | 'unchanged'; changes: ConfigChanges; sessionsEnded: number }
+  | { outcome: 'refused'; problems: string[] };

@@ -1,3 +1,4 @@
+import type { ConfigState } from '@gatehouse/contract';
 import type { Config } from './schema.js';
 
 /** How the last reload went: applied, nothing to apply, or refused (the running configuration kept). */
@@ -56,6 +57,17 @@ export class RunningConfig {
   /** A reload was refused: the configuration in force stays, and says why until the next attempt. */
   refused(problems: string[]): void {
     this.attempt = { at: this.now(), outcome: 'refused', problems };
+  }
+
+  /** For /readyz and the console: the file, when it was read, how the last reload went. */
+  report(): ConfigState {
+    const iso = (time: number) => new Date(time).toISOString();
+    const attempt = this.attempt;
+    return {
+      file: this.file ?? null,
+      loadedAt: iso(this.loaded),
+      lastReload: attempt ? { at: iso(attempt.at), outcome: attempt.outcome, ...(attempt.problems ? { problems: attempt.problems } : {}) } : null,
+    };
   }
 
   /**

@@ -8,7 +8,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+import { ScriptedBrowser } from './support/browser.js';
 import { freePort } from './support/freePort.js';
+import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -63,6 +65,7 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
   let file: string;
   let port: number;
   let gatehouse: ChildProcess;
+  let idp: HostileIdp;
   let output = '';
 
   const config = (overrides: Record<string, unknown> = {}) => ({
@@ -74,6 +77,8 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
     log: { level: 'info', format: 'json' },
     secrets: { cookieKey: secrets.cookieKey, encryptionKeys: [{ id: 'k1', key: secrets.encryptionKey }] },
     organization: { name: 'Before' },
+    admins: { emails: ['mallory@example.com'] },
+    providers: [{ id: 'idp', name: 'Test IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 's', createUsers: true }],
     apps: [
       {
         id: 'live',
@@ -90,6 +95,7 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
   const secrets = { cookieKey: randomBytes(32).toString('base64url'), encryptionKey: randomBytes(32).toString('base64url') };
 
   beforeAll(async () => {
+    idp = await startHostileIdp('gatehouse');
     upstream = await startSlowUpstream();
     store = await createTestStore();
     dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-sighup-'));
@@ -113,6 +119,7 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
       await exited;
     }
     await upstream?.close();
+    await idp?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (store) await removeTestStore(store);
   });
@@ -193,5 +200,18 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
     expect(output).toContain('configuration reload refused');
     await everyWorkerSays(organization, 'After');
     expect(gatehouse.exitCode).toBeNull();
+  });
+
+  it("the console's Reload configuration applies the file on every worker, and answers what changed", async () => {
+    const admin = new ScriptedBrowser();
+    const portal = `http://localhost:${port}`;
+    expect((await admin.follow(await admin.request(`${portal}/.gatehouse/sign-in/idp`))).hop.status).toBe(200);
+    const { csrfToken } = JSON.parse((await admin.request(`${portal}/api/csrf`)).body) as { csrfToken: string };
+    writeFileSync(file, JSON.stringify(config({ organization: { name: 'From the console' } })));
+    const answer = await admin.request(`${portal}/api/admin/config/reload`, { method: 'POST', headers: { origin: portal, 'x-csrf-token': csrfToken } });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ outcome: 'applied', changes: { settings: ['organization.name'] }, config: { lastReload: { outcome: 'applied' } } });
+    // Every worker has it as soon as the answer is there: the primary waited for all of them.
+    for (let i = 0; i < 4 * workers; i++) expect(await organization()).toBe('From the console');
   });
 });

@@ -284,4 +284,17 @@ describe('config reload', () => {
     expect(answer.body.outcome).toBe('unchanged');
     expect((await readiness()).checks.config.lastReload?.outcome).toBe('unchanged');
   });
+
+  it('a new sign-in rate limit counts from the next request on', async () => {
+    const start = async () => (await fetch(`${portal}/.gatehouse/sign-in/corp`, { redirect: 'manual', headers: { accept: 'application/json' } })).status;
+    const next = baseConfig();
+    next.signIn = { rateLimit: { max: 1 } };
+    writeConfig(next);
+    expect((await reload(mallory)).body.changes.settings).toEqual(['signIn.rateLimit']);
+    // This address has started sign-ins in this window already.
+    expect(await start()).toBe(429);
+    writeConfig(baseConfig());
+    expect((await reload(mallory)).status).toBe(200);
+    expect(await start()).not.toBe(429);
+  });
 });

@@ -97,7 +97,8 @@ export async function applyConfig(services: Services, next: Config, log: Fastify
   const appsInForce = services.apps.stageConfigApps(next.apps);
   services.running.replace(next);
   providersInForce();
-  // Tells open WebSockets and streams to answer to the new policies, admins and providers at once.
+  // Tells open WebSockets and streams to answer to the new policies, admins and providers at once. Every
+  // app is a new object now, changed or not, so no access decision made before is reused after.
   appsInForce();
   log.level = next.log.level;
 

@@ -33,7 +33,7 @@ let services: Services;
 let app: FastifyInstance;
 const logLines: Array<{ level: number; msg: string; problems?: string[] }> = [];
 
-const hosts = ['echo.localhost', 'other.localhost', 'added.localhost'];
+const hosts = ['echo.localhost', 'other.localhost', 'added.localhost', 'ops.localhost'];
 const origin = (host: string) => `http://${host}:${port}`;
 
 /** The file as an operator writes it; each test writes its own variation of it. */
@@ -296,5 +296,24 @@ describe('config reload', () => {
     writeConfig(baseConfig());
     expect((await reload(mallory)).status).toBe(200);
     expect(await start()).not.toBe(429);
+  });
+
+  // Threat: an admin removed from the file keeping an admins-only app for as long as a decision is reused.
+  it('an admin the file no longer names loses an admins-only app at once', async () => {
+    const withOps = (emails: string[]) => {
+      const next = baseConfig();
+      next.admins = { emails };
+      next.apps!.push({ id: 'ops', name: 'Ops', publicUrl: origin('ops.localhost'), upstream: upstream.url, policy: { allow: [{ roles: ['admin'] }] } });
+      return next;
+    };
+    writeConfig(withOps(['mallory@example.com']));
+    expect((await reload(mallory)).status).toBe(200);
+    const { hop } = await mallory.follow(await mallory.request(`${origin('ops.localhost')}/`, { headers: { accept: 'text/html' } }));
+    expect(new URL(hop.url).origin).toBe(origin('ops.localhost'));
+    expect(await forwardAuth(mallory, 'ops', 'ops.localhost')).toBe(200);
+
+    writeConfig(withOps(['nobody@example.com']));
+    expect((await reload(mallory)).body.changes.admins).toEqual({ added: ['nobody@example.com'], removed: ['mallory@example.com'] });
+    expect(await forwardAuth(mallory, 'ops', 'ops.localhost')).toBe(403);
   });
 });

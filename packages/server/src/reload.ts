@@ -161,9 +161,9 @@ function oneAtATime<A extends unknown[]>(reload: (...args: A) => Promise<ReloadR
 /** A process on its own (`workers: 1`): reads the file and applies it here. */
 export function localReload(services: Services, read: ReadConfig, log: FastifyBaseLogger): Reload {
   return oneAtATime(async (request) => {
-    const read_ = readAgain(read);
-    if ('problems' in read_) return refuse(services, log, request, read_.problems, { lead: true });
-    return applyConfig(services, read_.config, log, request, { lead: true });
+    const reading = readAgain(read);
+    if ('problems' in reading) return refuse(services, log, request, reading.problems, { lead: true });
+    return applyConfig(services, reading.config, log, request, { lead: true });
   });
 }
 
@@ -242,7 +242,7 @@ export function primaryReload(cluster: Pick<Cluster, 'on' | 'workers'>, read: Re
     if (workers.length === 0) return { outcome: 'refused', problems: ['no worker is running to apply it'] };
     const lead = asking && workers.includes(asking) ? asking : workers[0]!;
     const id = randomUUID();
-    const read_ = readAgain(read);
+    const reading = readAgain(read);
     const answers = new Map<Worker, (result: ReloadResult) => void>();
     pending.set(id, answers);
     const results = await Promise.all(
@@ -258,7 +258,7 @@ export function primaryReload(cluster: Pick<Cluster, 'on' | 'workers'>, read: Re
             }
             answers.set(worker, done);
             worker.once('exit', exited);
-            worker.send({ gatehouseConfig: { id, lead: worker === lead, request, ...read_ } } satisfies ApplyMessage);
+            worker.send({ gatehouseConfig: { id, lead: worker === lead, request, ...reading } } satisfies ApplyMessage);
           }),
       ),
     );

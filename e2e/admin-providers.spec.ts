@@ -186,3 +186,18 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   await expect(page).toHaveURL(`${portalUrl()}/signed-out`);
   await context.close();
 });
+
+test('alice reloads gatehouse.yaml from the Providers page and is told what changed', async ({ browser }, testInfo) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signInWith(page, 'Development IdP', 'alice@example.com', 'alice');
+  await expect(page).toHaveURL(`${portalUrl()}/account`);
+  await page.goto(`${portalUrl()}/admin/providers`);
+  await page.getByRole('button', { name: 'Reload configuration' }).click();
+  // The file is the one the stack started with: nothing to apply, and it says so.
+  await expect(page.getByRole('alert').filter({ hasText: 'Nothing to reload' })).toBeVisible();
+  await checkBothSchemes(page, testInfo, 'providers-reloaded');
+  const ready = (await (await page.request.get(`${portalUrl()}/readyz`)).json()) as { checks: { config: { lastReload: { outcome: string } | null } } };
+  expect(ready.checks.config.lastReload?.outcome).toBe('unchanged');
+  await context.close();
+});

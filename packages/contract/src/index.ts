@@ -15,6 +15,7 @@ import * as audit from './admin/audit.js';
 import * as apps from './admin/apps.js';
 import * as providers from './admin/providers.js';
 import * as settings from './admin/settings.js';
+import * as config from './admin/config.js';
 import type { RouteDefinition } from './route.js';
 
 export * from './route.js';
@@ -29,6 +30,7 @@ export * from './admin/audit.js';
 export * from './admin/apps.js';
 export * from './admin/providers.js';
 export * from './admin/settings.js';
+export * from './admin/config.js';
 export * from './definitions/ids.js';
 export * from './definitions/email.js';
 export * from './definitions/policy.js';
@@ -75,6 +77,7 @@ export const routes = {
     getProviderTest: providers.getProviderTest,
     getSignInSettings: settings.getSignInSettings,
     updateSignInSettings: settings.updateSignInSettings,
+    reloadConfig: config.reloadConfig,
   },
 } as const satisfies Record<string, Record<string, RouteDefinition>>;
 

@@ -22,12 +22,18 @@ import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
 import { buildProxy } from './proxy/index.js';
 import { sessionsArea } from './sessions/index.js';
+import { localReload, readConfigFrom, type Reload } from './reload.js';
 import type { CurrentSession } from './sessions/sessionResolver.js';
 
 export interface BuildOptions {
   loggerInstance?: FastifyBaseLogger;
   /** The built front end (packages/web/dist by default). */
   webRoot?: string;
+  /**
+   * What the console's "Reload configuration" does: in a worker of several, asking the primary, which
+   * has every worker apply it (main.ts); by default, reading the config file again here.
+   */
+  reload?: Reload;
 }
 
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -106,7 +112,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
   app.get(endpoints.apiDocs, { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes, { database: services.database, changes: services.changes, providers: services.providers });
+  await app.register(healthRoutes, { database: services.database, changes: services.changes, providers: services.providers, config: services.running });
   await app.register(authenticateArea, {
     config,
     portalOrigin: services.portalOrigin,
@@ -125,7 +131,10 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     nodeLimits: services.nodeLimits,
   });
   await app.register(apiArea, {
-    organizationName: config.organization.name,
+    // Read at each request: a config reload may rename the organisation.
+    get organizationName() {
+      return config.organization.name;
+    },
     providers: services.providers,
     sessions: services.sessions,
     accounts: services.accounts,
@@ -138,7 +147,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     policySubjectOf: (current) => policySubject(config.admins, current.user, groupsOf(current), current.claims.extra),
   });
   await app.register(adminArea, {
-    admins: config.admins,
+    admins: services.running.section('admins'),
     portalOrigin: services.portalOrigin,
     accounts: services.accounts,
     directory: services.directory,
@@ -150,6 +159,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     providers: services.providers,
     providerStore: services.providerStore,
     signInSettings: services.signInSettings,
+    reloadConfig: options.reload ?? localReload(services, readConfigFrom(services.running.file), app.log),
+    running: services.running,
   });
   await app.register(authorizeArea, { deps: services });
   await app.register(spaRoutes, {

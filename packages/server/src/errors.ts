@@ -122,6 +122,12 @@ export const catalogue = {
     title: 'Last administrator',
     message: () => 'There must be at least one administrator left.',
   },
+  config_invalid: {
+    status: 422,
+    title: 'Configuration not applied',
+    message: ({ reason }: Params) =>
+      `The configuration file was not applied, and the configuration in force is unchanged: ${reason ?? 'it is invalid'}.`,
+  },
   csrf_failed: {
     status: 403,
     title: 'Request not verified',

@@ -12,6 +12,7 @@ import { keepTickObjectShape } from './http/tickObjectShape.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
+import { localReload, primaryReload, readConfigFrom, workerReload, type Reload } from './reload.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
 import { countLimitsForWorkers } from './http/clusterLimits.js';
 import { announceChange } from './storage/pgChanges.js';
@@ -181,13 +182,22 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   keepTickObjectShape();
   const log = pino(loggerOptions(config));
   log.info({ config: file ?? 'built-in defaults', mode: config.mode }, 'starting Gatehouse');
+  // SIGHUP reloads the configuration (systemd's ExecReload=kill -HUP $MAINPID). A worker leaves it to
+  // its primary, which has every worker apply one reading of the file (reload.ts); it may still get
+  // one (a terminal's hangup reaches the whole process group), and must not die of it.
+  let reload: Reload | undefined = undefined;
+  process.on('SIGHUP', () => {
+    if (cluster.isWorker) return;
+    if (!reload) log.warn('SIGHUP while starting: the configuration is reloaded only once Gatehouse is ready');
+    else void reload({ trigger: 'SIGHUP' });
+  });
 
   let devServices: DevServices | undefined;
   let services;
   try {
     // In a cluster the primary runs the development IdPs and the demo app, once for all workers.
     devServices = config.mode === 'development' && cluster.isPrimary ? await startDevServices(config, log) : undefined;
-    services = await createServices(config, log, { node: cluster.isWorker ? process.env.GATEHOUSE_NODE_ID : undefined });
+    services = await createServices(config, log, { node: cluster.isWorker ? process.env.GATEHOUSE_NODE_ID : undefined, file });
     // Every change this worker makes reaches its siblings at once, and theirs reach it
     // (storage/clusterChanges.ts); the other nodes' come through PostgreSQL (storage/pgChanges.ts).
     if (cluster.isWorker) services.changes.attach(workerChangeTransport());
@@ -195,9 +205,11 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     return failedToStart(error, log, devServices);
   }
 
-  const app = await buildApp(services, { loggerInstance: log });
+  const reloadHere = cluster.isWorker ? workerReload(services, log) : localReload(services, readConfigFrom(file), log);
+  const app = await buildApp(services, { loggerInstance: log, reload: reloadHere });
   const closeListeners = await listen(app, config.listen.host, config.listen.port);
   services.providers.start();
+  reload = reloadHere;
   const purge = setInterval(
     () =>
       void Promise.all([services.attempts.purgeExpired(), purgeLogoutTokenJtis(services.database.db)]).catch((error: unknown) =>
@@ -249,8 +261,15 @@ const MAX_RESTART_DELAY_MS = 30_000;
  * to the others. A worker that dies is started again (with backoff); SIGINT or SIGTERM stops them all.
  */
 async function startPrimary({ config, file }: LoadedConfig, count: number): Promise<number> {
+  let ready = 0;
   const log = pino(loggerOptions(config));
   log.info({ config: file ?? 'built-in defaults', mode: config.mode, workers: count }, 'starting Gatehouse');
+  // SIGHUP: the file is read once here, and every worker applies that reading (reload.ts).
+  const reload = primaryReload(cluster, readConfigFrom(file), log);
+  process.on('SIGHUP', () => {
+    if (ready < count) log.warn('SIGHUP while starting: the configuration is reloaded only once every worker is ready');
+    else void reload({ trigger: 'SIGHUP' });
+  });
   let devServices: DevServices | undefined;
   try {
     devServices = config.mode === 'development' ? await startDevServices(config, log) : undefined;
@@ -271,7 +290,6 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   const nodeId = randomUUID();
   countLimitsForWorkers(cluster);
   let stopping = false;
-  let ready = 0;
   let restartDelay = 1_000;
   const fork = () => {
     // The workers share one node id: they ignore each other's notifications, which reach them over IPC.

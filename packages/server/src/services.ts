@@ -13,6 +13,7 @@ import { AssertionSigner } from './authorize/assertion.js';
 import { SigningKeys } from './authorize/signingKeys.js';
 import { ProviderRegistry } from './authenticate/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
+import { RunningConfig } from './config/running.js';
 import type { Config } from './config/schema.js';
 import { workerLimits, type NodeLimits } from './http/clusterLimits.js';
 import { openSharedLimits, type SharedLimits } from './http/sharedLimits.js';
@@ -28,7 +29,12 @@ import { notifyThrough, postgresChangeTransport } from './storage/pgChanges.js';
 
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
 export interface Services {
-  config: Config;
+  /**
+   * The configuration in force (`running.live`): every read sees the current one, replaced as a whole
+   * by a reload (reload.ts). What only a restart changes is the same for the life of the process.
+   */
+  readonly config: Config;
+  running: RunningConfig;
   secrets: Secrets;
   database: DatabaseHandle;
   providers: ProviderRegistry;
@@ -94,9 +100,13 @@ function reloader(log: FastifyBaseLogger) {
 export interface ServiceOptions {
   /** The node this process is a worker of (`workers:`), shared by its workers; see storage/pgChanges.ts. */
   node?: string;
+  /** The file the configuration was read from (undefined: the built-in defaults), read again by a reload. */
+  file?: string | undefined;
 }
 
 export async function createServices(config: Config, log: FastifyBaseLogger, options: ServiceOptions = {}): Promise<Services> {
+  // What is built here once reads the reloadable settings through `running` (a reload replaces them).
+  const running = new RunningConfig(config, options.file);
   const secrets = loadSecrets(config);
   const database = await openDatabase(config, log);
   const providers = new ProviderRegistry(config.providers, log);
@@ -111,7 +121,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   if (newClient) {
     changes.attach(postgresChangeTransport({ client: newClient, notify: notifyThrough(database.db), log, node: options.node }));
   }
-  const sessions = new SessionStore(database.db, cipher, config.session);
+  const sessions = new SessionStore(database.db, cipher, running.section('session'));
   sessions.onRevoke((revoked) => changes.publish({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
   const accounts = new AccountStore(database.db);
   // Console providers join the registry before anything can ask for one.
@@ -121,7 +131,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const apps = new AppRegistry(config.apps);
   const appStore = new AppStore(database.db, apps, config.publicUrl, undefined, log, changes);
   await appStore.load();
-  const claims = new ClaimsRefresher({ providers, sessions, accounts, audit, apps }, config.session.claimsRefreshInterval);
+  const claims = new ClaimsRefresher({ providers, sessions, accounts, audit, apps }, () => running.current.session.claimsRefreshInterval);
   const appSessions = new AppSessions(database.db);
   const resolver = new SessionResolver({ sessions, accounts, claims, appSessions, providers, changes });
   const signingKeys = new SigningKeys(database.db, cipher, undefined, changes);
@@ -143,7 +153,8 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const sharedLimits = openSharedLimits(config.cache, log);
   const nodeLimits = !sharedLimits && cluster.isWorker ? workerLimits(log) : undefined;
   return {
-    config,
+    config: running.live,
+    running,
     secrets,
     database,
     providers,
@@ -151,12 +162,12 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     signInSettings: new SignInSettingsStore(database.db),
     sessions,
     accounts,
-    attempts: new SignInAttempts(database.db, config.signIn.attemptLifetime),
+    attempts: new SignInAttempts(database.db, () => running.current.signIn.attemptLifetime),
     audit,
     claims,
     resolver,
     appSessions,
-    directory: new UserDirectory(database.db, config.admins, providers),
+    directory: new UserDirectory(database.db, running.section('admins'), providers),
     logoutTokens: new LogoutTokenStore(database.db),
     apps,
     appStore,

@@ -1,6 +1,27 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
 import { discoveryStatuses } from '../admin/providers.js';
+import { instant } from './common.js';
+
+/**
+ * The configuration this process runs with: its file, when it was read, and the last reload (SIGHUP
+ * or the console). A refused reload keeps the node ready (it serves with the configuration before)
+ * and says why here until the next attempt.
+ */
+export const configStateSchema = z.object({
+  /** The file it was read from; null for the built-in development defaults. */
+  file: z.string().nullable(),
+  loadedAt: instant,
+  lastReload: z
+    .object({
+      at: instant,
+      outcome: z.enum(['applied', 'unchanged', 'refused']),
+      /** Why it was refused, one line per problem. */
+      problems: z.array(z.string()).optional(),
+    })
+    .nullable(),
+});
+export type ConfigState = z.output<typeof configStateSchema>;
 
 /** `GET /healthz`: the process answers. */
 export const getHealth = defineRoute({
@@ -23,6 +44,8 @@ const readiness = z.object({
     changes: z.enum(['local', 'listening', 'reconnecting']),
     /** Each enabled provider's discovery status: reported, but it does not decide readiness. */
     providers: z.array(z.object({ id: z.string(), name: z.string(), status: z.enum(discoveryStatuses), error: z.string().optional() })),
+    /** The configuration file and its last reload: reported; a refused reload does not decide readiness. */
+    config: configStateSchema,
   }),
 });
 

@@ -7,6 +7,8 @@ import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
 import type { ProviderStore } from '../authenticate/providerStore.js';
 import type { AppRegistry } from '../authorize/appRegistry.js';
 import type { AppStore } from '../authorize/appStore.js';
+import type { ReloadRequest, ReloadResult } from '../config/reloadable.js';
+import type { RunningConfig } from '../config/running.js';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { signedIn } from '../sessions/guard.js';
@@ -31,6 +33,10 @@ export interface AdminDeps {
   providers: ProviderRegistry;
   providerStore: ProviderStore;
   signInSettings: SignInSettingsStore;
+  /** Reads the config file again and applies it on every worker of this node (reload.ts). */
+  reloadConfig(request: ReloadRequest): Promise<ReloadResult>;
+  /** The config file and its last reload. */
+  running: Pick<RunningConfig, 'report'>;
 }
 
 

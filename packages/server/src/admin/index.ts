@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { appsRoutes } from './appsRoutes.js';
 import { auditRoutes } from './auditRoutes.js';
+import { configRoutes } from './configRoutes.js';
 import { adminContext, type AdminDeps } from './context.js';
 import { dashboardRoutes } from './dashboardRoutes.js';
 import { providersRoutes } from './providersRoutes.js';
@@ -23,4 +24,5 @@ export async function adminArea(app: FastifyInstance, deps: AdminDeps) {
   await app.register(providerTestRoutes, { admin });
   await app.register(signInSettingsRoutes, { admin });
   await app.register(auditRoutes, { admin });
+  await app.register(configRoutes, { admin });
 }

@@ -22,6 +22,7 @@ export type AuditType =
   | 'provider_disabled'
   | 'provider_tested'
   | 'sign_in_settings_updated'
+  | 'config_reloaded'
   | 'sign_in'
   | 'sign_in_failed'
   | 'sign_out'

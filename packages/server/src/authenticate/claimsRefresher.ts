@@ -29,9 +29,14 @@ export class ClaimsRefresher {
 
   constructor(
     private readonly deps: { providers: ProviderRegistry; sessions: SessionStore; accounts: AccountStore; audit: AuditLog; apps: AppRegistry },
-    private readonly intervalMs: number,
+    /** The interval, or where to read it at each use (a config reload may change it). */
+    private readonly interval: number | (() => number),
     private readonly now: () => number = Date.now,
   ) {}
+
+  private get intervalMs(): number {
+    return typeof this.interval === 'number' ? this.interval : this.interval();
+  }
 
   /** Due for a re-check: the interval passed, or a kept access token is about to expire. */
   isStale(session: Session, now = this.now()): boolean {

@@ -22,7 +22,6 @@ const providerParams = z.object({ providerId: idSchema });
 /** The only routes that talk to IdPs: sign-in start, callback, linking, test sign-in and sign-out, under /.gatehouse/. */
 export async function authenticateArea(instance: FastifyInstance, deps: AuthenticateDeps) {
   const app = typed(instance);
-  const { rateLimit: limit } = deps.config.signIn;
 
   await app.register(formbody, { bodyLimit: 4096 });
 
@@ -51,8 +50,9 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
               skipOnError: true,
             }
           : {}),
-      max: limit.max,
-      timeWindow: limit.window,
+      // Read at each request: a config reload may change the budget.
+      max: () => deps.config.signIn.rateLimit.max,
+      timeWindow: () => deps.config.signIn.rateLimit.window,
       // The client address normalised (http/trustedProxies.ts), not request.ip's raw text: a proxy that
       // writes ports into X-Forwarded-For, or a client's other spellings of one address, or another
       // address of its IPv6 /64, must not get a fresh budget each time.

@@ -41,6 +41,8 @@ const RETRY_MAX_MS = 60_000;
  */
 export class ProviderRegistry {
   private slots = new Map<string, Slot>();
+  private configProviders: readonly ProviderConfig[];
+  private consoleProviders: readonly ProviderConfig[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private started = false;
   private closed = false;
@@ -51,6 +53,7 @@ export class ProviderRegistry {
     /** Prepares a provider with its kind's runtime (authenticate/providers/); replaced in unit tests. */
     private readonly discover: (provider: ProviderConfig) => Promise<ProviderConnection> = connect,
   ) {
+    this.configProviders = configProviders;
     for (const config of configProviders) this.slots.set(config.id, newSlot(config, 'config'));
   }
 
@@ -60,19 +63,46 @@ export class ProviderRegistry {
    * request on. Config providers win a clash (the console refuses clashes anyway).
    */
   setConsoleProviders(consoleProviders: readonly ProviderConfig[]): void {
+    this.stage(this.configProviders, consoleProviders)();
+  }
+
+  /** Replaces the config file's providers (a reload), as `setConsoleProviders` does the console's. */
+  setConfigProviders(configProviders: readonly ProviderConfig[]): void {
+    this.stageConfigProviders(configProviders)();
+  }
+
+  /**
+   * Prepares the config file's providers of a reload without changing anything yet: the returned
+   * function puts them in force in one step, with whatever else the reload replaces.
+   */
+  stageConfigProviders(configProviders: readonly ProviderConfig[]): () => void {
+    return this.stage(configProviders, this.consoleProviders);
+  }
+
+  private stage(configProviders: readonly ProviderConfig[], consoleProviders: readonly ProviderConfig[]): () => void {
     const next = new Map<string, Slot>();
-    for (const [id, slot] of this.slots) if (slot.source === 'config') next.set(id, slot);
-    for (const config of consoleProviders) {
-      if (next.has(config.id)) {
-        this.log.warn({ provider: config.id }, 'console provider ignored: gatehouse.yaml defines a provider with this id');
-        continue;
-      }
+    const redefined: Array<[Slot, ProviderConfig]> = [];
+    const ignored: string[] = [];
+    const add = (config: ProviderConfig, source: ProviderSource) => {
       const previous = this.slots.get(config.id);
-      const unchanged = previous?.source === 'console' && previous.fingerprint === fingerprint(config);
-      next.set(config.id, unchanged ? Object.assign(previous, { config }) : newSlot(config, 'console'));
+      if (previous?.source === source && previous.fingerprint === fingerprint(config)) {
+        next.set(config.id, previous);
+        redefined.push([previous, config]);
+      } else next.set(config.id, newSlot(config, source));
+    };
+    for (const config of configProviders) add(config, 'config');
+    for (const config of consoleProviders) {
+      if (next.has(config.id)) ignored.push(config.id);
+      else add(config, 'console');
     }
-    this.slots = next;
-    if (this.started) for (const slot of next.values()) if (slot.config.enabled && !slot.connection) this.discoverInBackground(slot, RETRY_MIN_MS);
+    return () => {
+      for (const id of ignored) this.log.warn({ provider: id }, 'console provider ignored: gatehouse.yaml defines a provider with this id');
+      for (const [slot, config] of redefined) slot.config = config;
+      this.configProviders = configProviders;
+      this.consoleProviders = consoleProviders;
+      this.slots = next;
+      if (this.started) for (const slot of next.values()) if (slot.config.enabled && !slot.connection) this.discoverInBackground(slot, RETRY_MIN_MS);
+    };
   }
 
   /** Enabled providers, config ones first, each in its own order: what the sign-in page offers. */

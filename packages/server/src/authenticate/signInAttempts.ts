@@ -27,9 +27,14 @@ export function sha256(value: string): string {
 export class SignInAttempts {
   constructor(
     private readonly db: Db,
-    private readonly lifetimeMs: number,
+    /** How long an attempt may take, or where to read it at each use (a config reload may change it). */
+    private readonly lifetime: number | (() => number),
     private readonly now: () => number = Date.now,
   ) {}
+
+  private get lifetimeMs(): number {
+    return typeof this.lifetime === 'number' ? this.lifetime : this.lifetime();
+  }
 
   async create(attempt: NewSignInAttempt): Promise<void> {
     const now = this.now();

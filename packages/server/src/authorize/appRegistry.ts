@@ -8,7 +8,8 @@ export type AppSource = 'config' | 'console';
  * from the next request on).
  */
 export class AppRegistry {
-  private readonly configApps: readonly AppConfig[];
+  private configApps: readonly AppConfig[];
+  private consoleApps: readonly AppConfig[] = [];
   private byHost = new Map<string, AppConfig>();
   private byId = new Map<string, AppConfig>();
   private sources = new Map<string, AppSource>();
@@ -24,6 +25,24 @@ export class AppRegistry {
 
   /** Replaces the console's apps (config apps win a clash; the console refuses clashes anyway). */
   setConsoleApps(consoleApps: readonly AppConfig[]): void {
+    this.stage(this.configApps, consoleApps)();
+  }
+
+  /** Replaces the config file's apps (a reload). */
+  setConfigApps(configApps: readonly AppConfig[]): void {
+    this.stageConfigApps(configApps)();
+  }
+
+  /**
+   * Prepares the config file's apps of a reload without changing anything yet: the returned function
+   * puts them in force in one step, and tells the listeners (open WebSockets and streams answer to the
+   * new policies at once), even when the apps are the same: a reload may change who is an admin.
+   */
+  stageConfigApps(configApps: readonly AppConfig[]): () => void {
+    return this.stage(configApps, this.consoleApps);
+  }
+
+  private stage(configApps: readonly AppConfig[], consoleApps: readonly AppConfig[]): () => void {
     const byHost = new Map<string, AppConfig>();
     const byId = new Map<string, AppConfig>();
     const sources = new Map<string, AppSource>();
@@ -34,14 +53,20 @@ export class AppRegistry {
       byId.set(app.id, app);
       sources.set(app.id, source);
     };
-    for (const app of this.configApps) add(app, 'config');
+    for (const app of configApps) add(app, 'config');
     for (const app of consoleApps) add(app, 'console');
-    this.byHost = byHost;
-    this.byId = byId;
-    this.sources = sources;
-    this.appOrigins = new Set([...byId.values()].map((app) => new URL(app.publicUrl).origin));
-    this.passesAccessTokens = [...byId.values()].some((app) => app.passAccessToken);
-    for (const listener of this.listeners) listener();
+    const appOrigins = new Set([...byId.values()].map((app) => new URL(app.publicUrl).origin));
+    const passesAccessTokens = [...byId.values()].some((app) => app.passAccessToken);
+    return () => {
+      this.configApps = configApps;
+      this.consoleApps = consoleApps;
+      this.byHost = byHost;
+      this.byId = byId;
+      this.sources = sources;
+      this.appOrigins = appOrigins;
+      this.passesAccessTokens = passesAccessTokens;
+      for (const listener of this.listeners) listener();
+    };
   }
 
   /** Called after every change to the set of apps (e.g. to let go of upstreams no app uses any more). */

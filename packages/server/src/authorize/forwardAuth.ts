@@ -68,7 +68,6 @@ export interface ForwardAuthDeps extends AccessDeps, DeniedPageDeps {
 
 export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogger): ForwardAuthCheck {
   const isTrusted = trustedProxyCheck(services.config.trustedProxies);
-  const { uriHeader } = services.config.forwardAuth;
   const { apps, cookies } = services;
   const forbidden: ForwardAuthAnswer = { kind: 'status', status: 403, headers: identityHeaders(undefined) };
   const warn = rateLimitedWarning(log);
@@ -80,6 +79,8 @@ export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogg
     if (appId === undefined) return 'the auth URL names no app: the proxy must ask /.gatehouse/auth/<app id> (see docs/deploy)';
     const app = apps.get(appId);
     if (!app) return 'the auth URL names no known app';
+    // Read per request: a config reload may name another header.
+    const { uriHeader } = services.config.forwardAuth;
     if (rewriteHeaderOf(headers, uriHeader)) return `the request carries a URI or URL-rewrite header other than ${uriHeader}`;
     const original = forwardedRequest(headers, uriHeader);
     if (!original) return uriHeader === 'x-original-url' ? 'X-Original-URL and X-Original-Method must each be one well-formed value' : `X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-Method and ${uriHeader} must each be one well-formed value`;

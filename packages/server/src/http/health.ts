@@ -1,4 +1,4 @@
-import { routes, type DiscoveryStatus } from '@gatehouse/contract';
+import { routes, type ConfigState, type DiscoveryStatus } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ChangeFeed } from '../storage/changes.js';
 import type { DatabaseHandle } from '../storage/database.js';
@@ -9,12 +9,16 @@ export interface HealthDeps {
   database: Pick<DatabaseHandle, 'ping'>;
   changes: Pick<ChangeFeed, 'status'>;
   providers: { statuses(): Array<{ id: string; name: string; status: DiscoveryStatus; error?: string }> };
+  /** The configuration file and its last reload (config/running.ts). */
+  config: { report(): ConfigState };
 }
 
 /**
  * /healthz: the process answers. /readyz: the database answers. Reported without deciding readiness:
  * each IdP's discovery (one IdP down must not take every node out of the load balancer), and whether
- * changes made on other nodes reach this one (while they do not, caches are bypassed: slower, still correct).
+ * changes made on other nodes reach this one (while they do not, caches are bypassed: slower, still correct),
+ * and the configuration file with its last reload (a refused one leaves the node serving with the
+ * configuration before, so it stays ready, and says why).
  */
 export async function healthRoutes(instance: FastifyInstance, deps: HealthDeps) {
   const app = typed(instance);
@@ -27,7 +31,7 @@ export async function healthRoutes(instance: FastifyInstance, deps: HealthDeps) 
       const database = await deps.database.ping();
       return reply.status(database ? 200 : 503).send({
         status: database ? 'ready' : 'unavailable',
-        checks: { database: database ? 'ok' : 'unreachable', changes: deps.changes.status(), providers: deps.providers.statuses() },
+        checks: { database: database ? 'ok' : 'unreachable', changes: deps.changes.status(), providers: deps.providers.statuses(), config: deps.config.report() },
       });
     },
   });

@@ -4,6 +4,7 @@ import { UserDirectory } from '../../src/accounts/userDirectory.js';
 import { adminArea } from '../../src/admin/index.js';
 import { ProviderStore } from '../../src/authenticate/providerStore.js';
 import { AppStore } from '../../src/authorize/appStore.js';
+import { RunningConfig } from '../../src/config/running.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { loadSecrets } from '../../src/secrets.js';
 import { areaHarness, PORTAL, type AreaHarness, type Person } from '../support/areaHarness.js';
@@ -43,6 +44,9 @@ describe('the admin area, alone', () => {
         providers: parts.providers,
         providerStore,
         signInSettings: parts.signInSettings,
+        // Reached only past the guard: a call here would answer 500, never the 401/403 asserted below.
+        reloadConfig: () => Promise.reject(new Error('a reload must not be reached by this request')),
+        running: new RunningConfig(parts.config, undefined),
       });
     });
     admin = await harness.signIn('root@example.com', { roles: ['admin'] });

@@ -9,6 +9,7 @@ import { TableSkeleton } from '../../components/TableSkeleton';
 import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
 import { signInSettingsQueryOptions } from '../../features/adminProviders/api/getSignInSettings';
 import { ProvidersTable } from '../../features/adminProviders/components/ProvidersTable';
+import { ReloadConfigCard } from '../../features/adminProviders/components/ReloadConfigCard';
 import { SignInSettingsCard } from '../../features/adminProviders/components/SignInSettingsCard';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
 import { ensureSession } from '../ensureSession';
@@ -32,13 +33,14 @@ export default function AdminProvidersRoute() {
         <Stack gap={4}>
           <Title order={1}>Providers</Title>
           <Text c="dimmed" size="sm">
-            The identity providers people sign in with. Providers from gatehouse.yaml are shown read-only; change them in the file.
+            The identity providers people sign in with. Providers from gatehouse.yaml are shown read-only; change them in the file, then reload it.
           </Text>
         </Stack>
         <Button component={Link} to={pages.adminProviderNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>
           New provider
         </Button>
       </Group>
+      <ReloadConfigCard />
       {providers.isPending || isUnauthenticated(providers.error) ? (
         <TableSkeleton label="Loading providers" />
       ) : providers.isError ? (

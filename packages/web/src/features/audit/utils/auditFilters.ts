@@ -27,6 +27,7 @@ export const AUDIT_EVENT_TYPES: ReadonlyArray<{ value: string; label: string }> 
   { value: 'provider_deleted', label: 'Provider deleted' },
   { value: 'provider_tested', label: 'Provider tested' },
   { value: 'sign_in_settings_updated', label: 'Sign-in settings changed' },
+  { value: 'config_reloaded', label: 'Configuration reloaded' },
 ];
 
 export const OUTCOME_OPTIONS: ReadonlyArray<{ value: AuditFilters['outcome']; label: string }> = [

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { configStateSchema } from '../api/operations.js';
+import { defineRoute } from '../route.js';
+
+const entryChanges = z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) });
+
+/** What a reload changed: ids of providers and apps, admins (an email, or `<group> from <provider>`), other settings by path. */
+export const configChangesSchema = z.object({
+  providers: entryChanges,
+  apps: entryChanges,
+  admins: z.object({ added: z.array(z.string()), removed: z.array(z.string()) }),
+  /** Every other setting that changed, by path (`session.idleTimeout`, `log.level`); never a value. */
+  settings: z.array(z.string()),
+});
+export type ConfigChanges = z.output<typeof configChangesSchema>;
+
+export const configReloadSchema = z.object({
+  /** `applied`: in force from the next request on; `unchanged`: the file says what is already in force. */
+  outcome: z.enum(['applied', 'unchanged']),
+  changes: configChangesSchema,
+  /** Sessions ended because the provider they signed in with was removed or turned off. */
+  sessionsEnded: z.number().int(),
+  config: configStateSchema,
+});
+export type ConfigReload = z.output<typeof configReloadSchema>;
+
+/**
+ * `POST /api/admin/config/reload`: reads the configuration file again, validates it whole and applies
+ * it at once (providers, apps and their policies, admins, limits, timings), as SIGHUP does, on every
+ * worker of this node. Sessions and open connections stay. 422 `config_invalid` when the file is
+ * invalid or changes a setting that needs a restart: then nothing of it is applied.
+ */
+export const reloadConfig = defineRoute({
+  method: 'POST',
+  path: '/api/admin/config/reload',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Read the configuration file again and apply it without a restart',
+  responses: { 200: configReloadSchema },
+});

@@ -1,0 +1,293 @@
+import type { Cluster, Worker } from 'node:cluster';
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { RequestContext } from './audit/auditLog.js';
+import { builtInDefaults } from './config/defaults.js';
+import { ConfigError, loadConfig, parseConfig } from './config/load.js';
+import {
+  describeChanges,
+  isUnchanged,
+  providersTurnedOff,
+  restartOnlyChanges,
+  type ReloadRequest,
+  type ReloadResult,
+} from './config/reloadable.js';
+import type { Config } from './config/schema.js';
+import type { Services } from './services.js';
+
+/**
+ * Config reload without a restart (SIGHUP, or an admin in the console): the file is read again by the
+ * loader `start` and `check-config` use and validated whole; a change to a setting only a restart
+ * applies refuses the whole file (nothing of it applied, as nginx and Envoy refuse a configuration
+ * they cannot take whole). Otherwise everything built from it (the providers' and apps' registries)
+ * is prepared first, then put in force in one synchronous step: no request sees half of it; a request
+ * that started before keeps what it already read (its app, its decision). Sessions live in the database
+ * and stay; open WebSockets and downloads stay open, each answering to the new policies at once
+ * (proxy/liveAccess.ts). Providers the file removes or turns off end their sessions, as turning one
+ * off in the console does.
+ */
+
+/** Reads the configuration again; throws ConfigError (or a read error) when it cannot be used. */
+export type ReadConfig = () => Config;
+
+export type Reload = (request: ReloadRequest) => Promise<ReloadResult>;
+
+/**
+ * Reads the configuration from where it came at start, with the loader `start` and `check-config` use:
+ * the same file, or the built-in defaults again (never a file that has appeared since).
+ */
+export function readConfigFrom(file: string | undefined): ReadConfig {
+  return file ? () => loadConfig({ file }).config : () => parseConfig(builtInDefaults, { source: 'built-in defaults' });
+}
+
+/** Why a configuration cannot be used, one line per problem, without the file's values. */
+export function readProblems(error: unknown): string[] {
+  if (error instanceof ConfigError) return error.problems;
+  return [error instanceof Error ? error.message : String(error)];
+}
+
+/** The file read and validated: the configuration, or why it cannot be used. */
+export function readAgain(read: ReadConfig): { config: Config } | { problems: string[] } {
+  try {
+    return { config: read() };
+  } catch (error) {
+    return { problems: readProblems(error) };
+  }
+}
+
+export interface ApplyOptions {
+  /**
+   * Whether this process does what happens once per node: ends the sessions of providers turned off,
+   * records the audit event and writes the log line. One worker of a node does (reload.ts's primary
+   * picks it); the others only put the configuration in force.
+   */
+  lead: boolean;
+}
+
+/** Refuses a reload: the configuration in force stays, and /readyz says why until the next attempt. */
+async function refuse(services: Services, log: FastifyBaseLogger, request: ReloadRequest, problems: string[], { lead }: ApplyOptions): Promise<ReloadResult> {
+  services.running.refused(problems);
+  if (lead) {
+    log.error({ file: services.running.file, trigger: request.trigger, problems }, 'configuration reload refused: the configuration in force is unchanged');
+    await record(services, log, request, 'failure', { problems });
+  }
+  return { outcome: 'refused', problems };
+}
+
+/** Puts a validated configuration in force in this process, or refuses it whole. */
+export async function applyConfig(services: Services, next: Config, log: FastifyBaseLogger, request: ReloadRequest, options: ApplyOptions): Promise<ReloadResult> {
+  const before = services.running.current;
+  const restart = restartOnlyChanges(before, next);
+  if (restart.length > 0) {
+    const problems = restart.map((key) => `${key}: changed, but only a restart applies it (restart Gatehouse, or put the value in force back)`);
+    return refuse(services, log, request, problems, options);
+  }
+  const changes = describeChanges(before, next);
+  if (isUnchanged(changes)) {
+    services.running.unchanged();
+    if (options.lead) {
+      log.info({ file: services.running.file, trigger: request.trigger }, 'configuration reloaded: nothing changed');
+      await record(services, log, request, 'success', { outcome: 'unchanged' });
+    }
+    return { outcome: 'unchanged', changes, sessionsEnded: 0 };
+  }
+
+  // Everything built from the new configuration first; then all of it in force in one step.
+  const providersInForce = services.providers.stageConfigProviders(next.providers);
+  const appsInForce = services.apps.stageConfigApps(next.apps);
+  services.running.replace(next);
+  providersInForce();
+  // Tells open WebSockets and streams to answer to the new policies, admins and providers at once. Every
+  // app is a new object now, changed or not, so no access decision made before is reused after.
+  appsInForce();
+  log.level = next.log.level;
+
+  if (!options.lead) return { outcome: 'applied', changes, sessionsEnded: 0 };
+  const sessionsEnded = await endSessionsOf(services, log, request, before, next);
+  log.info({ file: services.running.file, trigger: request.trigger, ...changes, sessionsEnded }, 'configuration reloaded');
+  await record(services, log, request, 'success', { outcome: 'applied', changes, sessionsEnded });
+  return { outcome: 'applied', changes, sessionsEnded };
+}
+
+/** The sessions of providers the new file removes or turns off end, as when an admin turns one off. */
+async function endSessionsOf(services: Services, log: FastifyBaseLogger, request: ReloadRequest, before: Config, next: Config): Promise<number> {
+  let total = 0;
+  for (const id of providersTurnedOff(before, next)) {
+    try {
+      const ended = await services.sessions.revokeForProvider(id, 'provider-disabled');
+      total += ended.length;
+      const name = before.providers.find((provider) => provider.id === id)?.name ?? id;
+      const removed = !next.providers.some((provider) => provider.id === id);
+      await services.audit.record({
+        type: 'provider_disabled',
+        ...actorFields(request),
+        providerId: id,
+        details: { provider: { id, name }, by: 'config', before: { enabled: true }, after: removed ? null : { enabled: false }, sessionsEnded: ended.length },
+      });
+    } catch (error) {
+      // The provider is no longer offered nor accepted (the resolver refuses its sessions); the rows are
+      // ended by the next reload or when an admin revokes them.
+      log.error({ err: error, provider: id }, 'configuration reloaded, but the sessions of a provider it turned off could not be ended');
+    }
+  }
+  return total;
+}
+
+function actorFields(request: ReloadRequest): { actorUserId?: string; sessionId?: string; request?: RequestContext } {
+  const { actor } = request;
+  if (!actor) return {};
+  return { actorUserId: actor.userId, sessionId: actor.sessionId, request: { ip: actor.ip, headers: { 'user-agent': actor.userAgent } } };
+}
+
+/** One `config_reloaded` audit event per reload: its outcome and summary, never a value of the file. */
+async function record(services: Services, log: FastifyBaseLogger, request: ReloadRequest, outcome: 'success' | 'failure', details: Record<string, unknown>): Promise<void> {
+  try {
+    await services.audit.record({ type: 'config_reloaded', outcome, ...actorFields(request), details: { trigger: request.trigger, file: services.running.file ?? null, ...details } });
+  } catch (error) {
+    log.error({ err: error }, 'could not record the configuration reload in the audit log');
+  }
+}
+
+/** One reload at a time, in the order asked (a SIGHUP while the console's reload runs waits for it). */
+function oneAtATime<A extends unknown[]>(reload: (...args: A) => Promise<ReloadResult>): (...args: A) => Promise<ReloadResult> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (...args) => {
+    const result = queue.then(() => reload(...args));
+    queue = result.catch(() => undefined);
+    return result;
+  };
+}
+
+/** A process on its own (`workers: 1`): reads the file and applies it here. */
+export function localReload(services: Services, read: ReadConfig, log: FastifyBaseLogger): Reload {
+  return oneAtATime(async (request) => {
+    const reading = readAgain(read);
+    if ('problems' in reading) return refuse(services, log, request, reading.problems, { lead: true });
+    return applyConfig(services, reading.config, log, request, { lead: true });
+  });
+}
+
+/* Between the primary and its workers (`workers:` above 1), over the cluster's IPC channel. */
+
+/** Primary → worker: put this configuration in force (or record why there is none). */
+interface ApplyMessage {
+  gatehouseConfig: { id: string; lead: boolean; request: ReloadRequest } & ({ config: Config } | { problems: string[] });
+}
+/** Worker → primary: how it went. */
+interface AppliedMessage {
+  gatehouseConfigApplied: { id: string; result: ReloadResult };
+}
+/** Worker → primary: an admin asked this worker for a reload. */
+interface RequestMessage {
+  gatehouseReloadRequest: { id: string; request: ReloadRequest };
+}
+/** Primary → worker: the outcome of the reload it asked for. */
+interface ResultMessage {
+  gatehouseReloadResult: { id: string; result: ReloadResult };
+}
+
+const has = <K extends string>(message: unknown, key: K): message is Record<K, { id: string }> =>
+  typeof message === 'object' && message !== null && typeof (message as Record<K, { id?: unknown } | undefined>)[key]?.id === 'string';
+
+/** How long the primary waits for a worker to apply a configuration, and a worker for the primary. */
+const WORKER_DEADLINE_MS = 30_000;
+
+/**
+ * A worker's side: it applies what the primary sends, and asks the primary when an admin asks it (so
+ * that every worker of the node applies one reading of the file). The returned function is the reload
+ * the console calls.
+ */
+export function workerReload(services: Services, log: FastifyBaseLogger, channel: Pick<NodeJS.Process, 'send' | 'on'> = process): Reload {
+  const waiting = new Map<string, (result: ReloadResult) => void>();
+  channel.on('message', (message: unknown) => {
+    if (has(message, 'gatehouseConfig')) {
+      const { id, lead, request, ...read } = (message as ApplyMessage).gatehouseConfig;
+      const applied = 'config' in read ? applyConfig(services, read.config, log, request, { lead }) : refuse(services, log, request, read.problems, { lead });
+      void applied
+        .catch((error: unknown): ReloadResult => {
+          log.error({ err: error }, 'could not apply the configuration');
+          return { outcome: 'refused', problems: readProblems(error) };
+        })
+        .then((result) => channel.send?.({ gatehouseConfigApplied: { id, result } } satisfies AppliedMessage));
+    } else if (has(message, 'gatehouseReloadResult')) {
+      const { id, result } = (message as ResultMessage).gatehouseReloadResult;
+      waiting.get(id)?.(result);
+    }
+  });
+  return (request) =>
+    new Promise<ReloadResult>((resolve, reject) => {
+      const id = randomUUID();
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error('the node did not finish reloading its configuration in time'));
+      }, WORKER_DEADLINE_MS * 2);
+      waiting.set(id, (result) => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        resolve(result);
+      });
+      channel.send?.({ gatehouseReloadRequest: { id, request } } satisfies RequestMessage);
+    });
+}
+
+/**
+ * The primary's side: SIGHUP (returned function) or a worker's request reads the file once, and every
+ * worker applies that one reading; one of them (the one asked, else the first) is the lead. The outcome
+ * is the lead's, or refused when a worker could not apply it (each worker says why in its log).
+ */
+export function primaryReload(cluster: Pick<Cluster, 'on' | 'workers'>, read: ReadConfig, log: FastifyBaseLogger): Reload {
+  const pending = new Map<string, Map<Worker, (result: ReloadResult) => void>>();
+  const reload = oneAtATime(async (request: ReloadRequest, asking?: Worker): Promise<ReloadResult> => {
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker?.isConnected() === true);
+    if (workers.length === 0) return { outcome: 'refused', problems: ['no worker is running to apply it'] };
+    const lead = asking && workers.includes(asking) ? asking : workers[0]!;
+    const id = randomUUID();
+    const reading = readAgain(read);
+    const answers = new Map<Worker, (result: ReloadResult) => void>();
+    pending.set(id, answers);
+    const results = await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<ReloadResult>((resolve) => {
+            const timer = setTimeout(() => done({ outcome: 'refused', problems: ['it did not answer in time'] }), WORKER_DEADLINE_MS);
+            const exited = () => done({ outcome: 'refused', problems: ['it stopped while reloading'] });
+            function done(result: ReloadResult) {
+              clearTimeout(timer);
+              worker.off('exit', exited);
+              resolve(result);
+            }
+            answers.set(worker, done);
+            worker.once('exit', exited);
+            worker.send({ gatehouseConfig: { id, lead: worker === lead, request, ...reading } } satisfies ApplyMessage);
+          }),
+      ),
+    );
+    pending.delete(id);
+    // The lead refused: every worker did, for the same reason (the lead logged it).
+    const leads = results[workers.indexOf(lead)]!;
+    if (leads.outcome === 'refused') return leads;
+    // The lead applied it and another worker could not: the node is not of one mind; said loudly.
+    const failed = results.flatMap((result, index) => (result.outcome === 'refused' ? result.problems.map((problem) => `worker ${workers[index]!.process.pid}: ${problem}`) : []));
+    if (failed.length > 0) {
+      log.error({ problems: failed }, 'configuration reload: some workers did not apply it (restart Gatehouse to bring them in line)');
+      return { outcome: 'refused', problems: failed };
+    }
+    return leads;
+  });
+
+  cluster.on('message', (from: Worker, message: unknown) => {
+    if (has(message, 'gatehouseConfigApplied')) {
+      const { id, result } = (message as AppliedMessage).gatehouseConfigApplied;
+      pending.get(id)?.get(from)?.(result);
+    } else if (has(message, 'gatehouseReloadRequest')) {
+      const { id, request } = (message as RequestMessage).gatehouseReloadRequest;
+      void reload(request, from).then(
+        (result) => {
+          if (from.isConnected()) from.send({ gatehouseReloadResult: { id, result } } satisfies ResultMessage);
+        },
+        (error: unknown) => log.error({ err: error }, 'configuration reload failed'),
+      );
+    }
+  });
+  return (request) => reload(request);
+}

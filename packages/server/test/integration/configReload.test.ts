@@ -258,7 +258,7 @@ describe('config reload', () => {
     const onOther = await openSocket(trent, 'other.localhost');
     const closed = new Promise<number>((resolve) => onOther.once('close', (code) => resolve(code)));
     const next = baseConfig();
-    next.providers = next.providers!.filter((provider) => provider.id !== 'partner');
+    next.providers = next.providers!.filter((provider) => (provider as { id: string }).id !== 'partner');
     next.admins = { emails: ['mallory@example.com', 'trent@example.com'] };
     writeConfig(next);
     const answer = await reload(mallory);

@@ -206,6 +206,8 @@ function notAllowedSentence({ refusal, provider, email, domain }: Params): strin
       return `Your account at ${at} is not in ${domain ? `the ${domain} organisation` : 'an organisation'} allowed here. ${ask}`;
     case 'tenant_not_allowed':
       return `Your account at ${at} belongs to an organisation that is not allowed here. ${ask}`;
+    case 'organization_not_allowed':
+      return `Your account at ${at} is not a member of an organisation allowed here. ${ask}`;
     case 'claim_not_allowed':
       return `Your account at ${at} does not meet this site's sign-in requirements. ${ask}`;
     default:
@@ -271,6 +273,7 @@ export const refusalCodes = {
   identity_taken: 'identity_conflict',
   hosted_domain_not_allowed: 'sign_in_not_allowed',
   tenant_not_allowed: 'sign_in_not_allowed',
+  organization_not_allowed: 'sign_in_not_allowed',
   claim_not_allowed: 'sign_in_not_allowed',
 } as const satisfies Record<SignInRefusalReason, ErrorCode>;
 

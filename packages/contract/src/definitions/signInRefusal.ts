@@ -34,6 +34,8 @@ export const signInRefusalReasons = [
   'hosted_domain_not_allowed',
   /** A provider's own check: the account's tenant or organisation (Entra `tid`, ...) is not allowed. */
   'tenant_not_allowed',
+  /** A provider's own check: the account is not a member of an allowed organisation (GitHub `allowedOrganizations`). */
+  'organization_not_allowed',
   /** A provider's own check: a claim it requires is missing or has another value. */
   'claim_not_allowed',
 ] as const;

@@ -8,6 +8,8 @@ export interface IdentityProfile {
   email: string | undefined;
   /** Why the IdP's email was refused (too long, several `@`, non-ASCII, ...); the sign-in rules say so. */
   emailProblem?: string | undefined;
+  /** The IdP has an email for the person but does not say it is verified, and did not hand it over (GitHub). */
+  emailUnverified?: boolean | undefined;
   emailVerified: boolean;
   name: string | undefined;
   picture: string | undefined;

@@ -46,7 +46,7 @@ export const OPEN_ORGANIZATION: OrganizationRules = { allowedDomains: [], create
 export interface SignInFacts {
   provider: Pick<ProviderConfig, 'name' | 'allowedDomains' | 'createUsers' | 'trustEmail'>;
   organization: OrganizationRules;
-  profile: Pick<IdentityProfile, 'email' | 'emailProblem' | 'emailVerified'>;
+  profile: Pick<IdentityProfile, 'email' | 'emailProblem' | 'emailUnverified' | 'emailVerified'>;
   /** The user this (provider, subject) is already linked to, if any. */
   linkedUser?: { id: string; status: 'active' | 'suspended' } | undefined;
   /** Users whose primary email equals the profile's email. */
@@ -68,6 +68,7 @@ export function judgeSignIn({ provider, organization, profile, linkedUser, users
   // reason, never checked in a shortened or case-folded form (the contract's definitions/email.ts).
   // The value itself is not repeated: it is whatever the IdP sent, and may be hostile.
   if (!email && profile.emailProblem) return refuse('email_malformed', `the email ${provider.name} sent ${profile.emailProblem}`);
+  if (!email && profile.emailUnverified) return refuse('email_unverified', `${provider.name} has no verified primary email for this account`);
   if (!email) return refuse('email_missing', `${provider.name} sent no email`);
   if (!profile.emailVerified) return refuse('email_unverified', `${provider.name} did not say the email is verified`, { email });
   const domainRule = domainRefusal(email, provider, organization);
@@ -122,7 +123,7 @@ export type LinkDecision = { kind: 'already-linked' } | { kind: 'link' };
 export interface LinkFacts {
   provider: Pick<ProviderConfig, 'name' | 'allowedDomains'>;
   organization: OrganizationRules;
-  profile: Pick<IdentityProfile, 'email' | 'emailProblem' | 'emailVerified'>;
+  profile: Pick<IdentityProfile, 'email' | 'emailProblem' | 'emailUnverified' | 'emailVerified'>;
   /** The signed-in user asking to link. */
   userId: string;
   /** Who this (provider, subject) already belongs to, if anyone. */
@@ -140,7 +141,7 @@ export function decideLink({ provider, organization, profile, userId, owner }: L
   if (owner && owner.id !== userId) throw signInRefused('identity_taken', `this ${provider.name} account is linked to another user`, params);
   if (provider.allowedDomains.length > 0 || organization.allowedDomains.length > 0) {
     // A domain list needs an email to check, and a verified one.
-    if (!profile.email) throw signInRefused(profile.emailProblem ? 'email_malformed' : 'email_missing', `a domain list applies and ${provider.name} sent no usable email`, params);
+    if (!profile.email) throw signInRefused(profile.emailProblem ? 'email_malformed' : profile.emailUnverified ? 'email_unverified' : 'email_missing', `a domain list applies and ${provider.name} sent no usable email`, params);
     if (!profile.emailVerified) throw signInRefused('email_unverified', `a domain list applies and ${provider.name} did not say the email is verified`, { ...params, email: profile.email });
     const domainRule = domainRefusal(profile.email, provider, organization);
     if (domainRule) throw signInRefused(domainRule.reason, domainRule.why, { ...params, email: profile.email, domain: domainRule.domain });

@@ -122,7 +122,7 @@ describe('GitHub: rules, policies and claims re-checks', () => {
     const { hop, secret } = await signIn(gatehouse, 'github', 'unverified', github);
     expect(hop.status).toBe(403);
     expect(hop.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(hop.body).toContain('An account without a verified email may not sign in here.');
+    expect(hop.body).toContain('Your account at GitHub has no verified email. Verify it at GitHub, then sign in again.');
     expect(hop.body).not.toContain('other@example.com');
     expect(secret).toBeUndefined();
   });
@@ -133,7 +133,7 @@ describe('GitHub: rules, policies and claims re-checks', () => {
     expect((await signIn(gatehouse, 'github-acme', 'acmeonly', github)).hop.status).toBe(303);
     const outsider = await signIn(gatehouse, 'github-acme', 'outsider', github);
     expect(outsider.hop.status).toBe(403);
-    expect(outsider.hop.body).toContain('outsider@example.com may not sign in here.');
+    expect(outsider.hop.body).toContain('Your account at GitHub (Acme) is not a member of an organisation allowed here.');
     expect(outsider.secret).toBeUndefined();
   });
 

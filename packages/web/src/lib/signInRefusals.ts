@@ -18,6 +18,7 @@ export const SIGN_IN_REFUSALS: Record<SignInRefusalReason, string> = {
   identity_taken: 'this provider account belongs to another user',
   hosted_domain_not_allowed: "the account's hosted domain is not allowed",
   tenant_not_allowed: "the account's organisation is not allowed",
+  organization_not_allowed: 'the provider account is not a member of an allowed organisation',
   claim_not_allowed: 'the provider account does not meet a required condition',
 };
 

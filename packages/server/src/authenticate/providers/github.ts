@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import { mapClaims } from '../../accounts/identityProfile.js';
 import { isLoopbackHost } from '../../config/loopback.js';
 import type { ProviderOf } from '../../config/schema.js';
-import { AppError } from '../../errors.js';
+import { AppError, signInRefused } from '../../errors.js';
 import { IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
 import { fromOidcError } from '../oidcErrors.js';
 import { GitHubApiError, gitHubSite, readGitHubAccount, type GitHubAccount, type GitHubSite } from './githubApi.js';
@@ -107,10 +107,10 @@ class GitHubConnection implements ProviderConnection {
     // oauth2-proxy's --github-org: membership of an allowed organisation is a condition of signing in,
     // and of staying signed in (checked again at every refresh).
     if (provider.allowedOrganizations.length > 0 && !provider.allowedOrganizations.some((org) => groups.includes(org))) {
-      throw new AppError('sign_in_not_allowed', { params: { email: account.email ?? `GitHub user ${account.login}` } });
+      throw signInRefused('organization_not_allowed', `GitHub user ${account.login} is a member of none of ${provider.allowedOrganizations.join(', ')}`, { provider: provider.name, email: account.email });
     }
     try {
-      const profile = mapClaims(provider, {
+      const mapped = mapClaims(provider, {
         sub: account.id,
         email: account.email,
         // Only the primary address, and only when GitHub says it is verified, is ever read.
@@ -119,6 +119,8 @@ class GitHubConnection implements ProviderConnection {
         picture: account.avatarUrl,
         ...(account.groups ? { groups: account.groups } : {}),
       });
+      // The refusal names the real reason: an address exists but is not verified, not "no email".
+      const profile = account.primaryUnverified ? { ...mapped, emailUnverified: true } : mapped;
       return {
         profile,
         idToken: undefined,

@@ -90,6 +90,8 @@ export interface GitHubAccount {
   avatarUrl: string | undefined;
   /** The primary email, only when GitHub says it is verified; otherwise none. */
   email: string | undefined;
+  /** The person has a primary email, but GitHub does not say it is verified (the address itself is not kept). */
+  primaryUnverified: boolean;
   /** `org` for each organisation and `org/team` for each team (logins lowercased), or undefined when not read. */
   groups: string[] | undefined;
 }
@@ -133,6 +135,7 @@ export async function readGitHubAccount(site: GitHubSite, accessToken: string, o
     name: user.name ?? undefined,
     avatarUrl: user.avatar_url ?? undefined,
     email: primary?.email,
+    primaryUnverified: !primary && emails.some((entry) => entry.primary),
     groups: orgs && teams ? groupsOf(orgs, teams) : undefined,
   };
 }

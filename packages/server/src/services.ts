@@ -15,6 +15,9 @@ import { ProviderRegistry } from './authenticate/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import type { Config } from './config/schema.js';
 import { workerLimits, type NodeLimits } from './http/clusterLimits.js';
+import { createAccessLog, type AccessLog } from './http/accessLog.js';
+import { createMetrics, idpFetch, NO_METRICS, type Metrics, type MetricsRegistry } from './http/metrics.js';
+import { discoverProvider } from './authenticate/oidcClient.js';
 import { openSharedLimits, type SharedLimits } from './http/sharedLimits.js';
 import { loadSecrets, type Secrets } from './secrets.js';
 import { cookieNames, type CookieNames } from './sessions/cookies.js';
@@ -60,6 +63,12 @@ export interface Services {
   nodeLimits: NodeLimits | undefined;
   /** Changes to shared state, published by the stores and heard by every cache (storage/changes.ts). */
   changes: ChangeFeed;
+  /** What is recorded for Prometheus (NO_METRICS when `metrics:` is not configured). */
+  metrics: Metrics;
+  /** The registry behind `metrics`, for the metrics listener (main.ts); undefined when off. */
+  metricsRegistry: MetricsRegistry | undefined;
+  /** One line per proxied or forward-auth request (http/accessLog.ts); undefined when off. */
+  accessLog: AccessLog | undefined;
   close(): Promise<void>;
 }
 
@@ -99,7 +108,10 @@ export interface ServiceOptions {
 export async function createServices(config: Config, log: FastifyBaseLogger, options: ServiceOptions = {}): Promise<Services> {
   const secrets = loadSecrets(config);
   const database = await openDatabase(config, log);
-  const providers = new ProviderRegistry(config.providers, log);
+  // Metrics are recorded in every process that serves; in a worker of several, the primary gathers them.
+  const metricsRegistry = config.metrics ? createMetrics({ cluster: cluster.isWorker }) : undefined;
+  const metrics = metricsRegistry?.metrics ?? NO_METRICS;
+  const providers = new ProviderRegistry(config.providers, log, metricsRegistry ? (provider) => discoverProvider(provider, idpFetch(metrics, provider.id)) : undefined);
   const portalOrigin = new URL(config.publicUrl).origin;
   const secureCookies = portalOrigin.startsWith('https:');
   const cipher = createTokenCipher(secrets);
@@ -142,6 +154,12 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   });
   const sharedLimits = openSharedLimits(config.cache, log);
   const nodeLimits = !sharedLimits && cluster.isWorker ? workerLimits(log) : undefined;
+  metricsRegistry?.readFrom({
+    activeSessions: () => sessions.countLive(),
+    sessionCache: () => resolver.cacheLookups(),
+    database: () => database.stats(),
+  });
+  const accessLog = createAccessLog(config);
   return {
     config,
     secrets,
@@ -168,12 +186,16 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     sharedLimits,
     nodeLimits,
     changes,
+    metrics,
+    metricsRegistry,
+    accessLog,
     async close() {
       await changes.close();
       providers.close();
       await sharedLimits?.close();
       nodeLimits?.close();
       await database.close();
+      accessLog?.flush();
     },
   };
 }

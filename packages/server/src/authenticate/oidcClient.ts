@@ -2,6 +2,7 @@ import { importJWK } from 'jose';
 import * as client from 'openid-client';
 import type { ProviderConfig } from '../config/schema.js';
 import { isLoopbackHost } from '../config/loopback.js';
+import type { IdpFetch } from '../http/metrics.js';
 
 /** How long one request to an IdP may take before it counts as unreachable. */
 export const IDP_TIMEOUT_SECONDS = 10;
@@ -14,7 +15,7 @@ const CLOCK_TOLERANCE_SECONDS = 60;
  * step (discovery, PKCE, PAR, code grant, ID token and userinfo checks, end-session URL) is done by
  * openid-client; this file only chooses its options.
  */
-export async function discoverProvider(provider: ProviderConfig): Promise<client.Configuration> {
+export async function discoverProvider(provider: ProviderConfig, fetch?: IdpFetch): Promise<client.Configuration> {
   const issuer = new URL(provider.issuer);
   const insecureLoopback = issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname);
   const configuration = await client.discovery(
@@ -26,8 +27,11 @@ export async function discoverProvider(provider: ProviderConfig): Promise<client
       timeout: IDP_TIMEOUT_SECONDS,
       // Plain http is refused by openid-client; allowed only for loopback issuers (development IdP).
       execute: insecureLoopback ? [client.allowInsecureRequests] : [],
+      // Every call to the IdP, discovery included, through the measured fetch (http/metrics.ts).
+      ...(fetch ? { [client.customFetch]: fetch } : {}),
     },
   );
+  if (fetch) configuration[client.customFetch] = fetch;
   // Verify ID token signatures also when they come straight from the token endpoint over TLS
   // (OIDC Core §3.1.3.7 allows skipping it; we do not: defence in depth against a compromised channel).
   client.enableNonRepudiationChecks(configuration);

@@ -15,6 +15,7 @@ import { startGatehouse } from './lib/gatehouse.js';
 import { httpGet } from './lib/http.js';
 import { measure, problems, type LoadSettings, type Measurement, type Scenario, type ScenarioName } from './lib/load.js';
 import { freePort, ProcessGroup, type ServerProcess } from './lib/processes.js';
+import { reportOperations, setUpOperations, type OperationsReport, type OperationsSetup } from './lib/operations.js';
 import { reportScale, type ScaleReport } from './lib/scaleReport.js';
 import { setUpScale, type ScaleSetup } from './lib/scale.js';
 import { fixed, spread, table, thousands, type Spread } from './lib/stats.js';
@@ -108,6 +109,8 @@ const withCaddy = envSwitch('BENCH_CADDY', 'when installed' as const);
 const withBase = envSwitch('BENCH_BASE', true);
 /** The measurements at scale (bench/lib/scale.ts): PostgreSQL, two workers, many sessions, a million rows, propagation. */
 const withScale = envSwitch('BENCH_SCALE', true);
+/** The hot paths with metrics on and with the access log on, beside both off (bench/lib/operations.ts). */
+const withOperations = envSwitch('BENCH_OPERATIONS', true);
 /** PostgreSQL in the scale measurements: by default when installed. */
 const withPostgres = envSwitch('BENCH_POSTGRES', 'when installed' as const);
 /** Rounds of the scale groups: the first this many of the rounds (all of them when larger). */
@@ -231,6 +234,12 @@ async function main(): Promise<number> {
     if (scale.postgresSkipped) say(`setup: PostgreSQL left out: ${scale.postgresSkipped}`);
     for (const scenario of scale.scenarios) scenarios.set(scenario.name, scenario);
   }
+  let operations: OperationsSetup | undefined;
+  if (withOperations) {
+    operations = await setUpOperations({ processes, root, workDir, upstreamPort, nodeArgs, forwardAuthHeaders });
+    for (const scenario of operations.scenarios) scenarios.set(scenario.name, scenario);
+    say('setup: two more nodes like the first, one with metrics on (scraped every second while measured), one with the access log on (to a file)');
+  }
   await verify([...scenarios.values()]);
   say('setup: every scenario answers as expected (forward-auth 200 with alice\'s identity, proxy 200 "ok")');
   say();
@@ -244,13 +253,14 @@ async function main(): Promise<number> {
     : [];
   const measurements: Measurement[] = [];
   const orders: string[] = [];
-  const everyServer = [...new Set([gatehouse.server, upstream, bare, ...references.flatMap((reference) => [reference.server, reference.upstream]), ...(scale?.servers ?? [])])];
+  const everyServer = [...new Set([gatehouse.server, upstream, bare, ...references.flatMap((reference) => [reference.server, reference.upstream]), ...(scale?.servers ?? []), ...(operations?.servers ?? [])])];
   for (let round = 1; round <= rounds; round++) {
-    const groups = [...baseGroups, ...(scale && round <= scaleRounds ? scale.groups : [])];
+    const groups = [...baseGroups, ...(operations?.groups ?? []), ...(scale && round <= scaleRounds ? scale.groups : [])];
     const order = groups.flatMap((group) => (round % 2 === 0 ? [...group].reverse() : group));
     orders.push(order.join(' → '));
     for (const name of order) {
-      const m = await measure(scenarios.get(name)!, round, settings);
+      const run = () => measure(scenarios.get(name)!, round, settings);
+      const m = operations ? await operations.scrapedDuring(name, run) : await run();
       measurements.push(m);
       for (const server of everyServer) {
         if (!server.running) throw new Error(`${server.name} stopped during the run:\n${server.tail()}`);
@@ -296,6 +306,8 @@ async function main(): Promise<number> {
     sayOtherLoad();
   }
   if (scale && withBase) say();
+  if (operations) say();
+  const operationsReport: OperationsReport | undefined = operations ? reportOperations(operations, measurements, rounds, say) : undefined;
   const scaleReport: ScaleReport | undefined = scale ? reportScale({ scale, measurements, scenarioSummary, scaleRounds, invalid: invalid.length > 0, say }) : undefined;
 
   await mkdir(path.dirname(resultsFile), { recursive: true });
@@ -306,13 +318,14 @@ async function main(): Promise<number> {
     node: process.version,
     cpus: { count: cpus().length, model: cpus()[0]?.model.trim() },
     loadAverage: { start: loadAtStart, end: loadavg() },
-    settings: { rounds, ...settings, plainProxy: withPlainProxy, fastifyProxy: withFastifyProxy, caddy: measureCaddy, base: withBase, scale: withScale ? { rounds: scaleRounds, ...scaleSettings } : false },
+    settings: { rounds, ...settings, plainProxy: withPlainProxy, fastifyProxy: withFastifyProxy, caddy: measureCaddy, base: withBase, operations: withOperations, scale: withScale ? { rounds: scaleRounds, ...scaleSettings } : false },
     otherLoad,
     valid: invalid.length === 0,
     problems: invalid,
     targets: [...(base?.targets ?? []), ...(scaleReport?.targets ?? [])].map(({ name, value, target, pass }) => ({ name, value, target, pass })),
     ratios: base?.ratios ?? {},
     scale: scaleReport,
+    operations: operationsReport,
     scenarios: scenarioSummary,
     rounds: base?.perRound.map(({ references: referenceRound, ...round }) => ({ ...round, ...referenceRound })) ?? [],
     measurements,

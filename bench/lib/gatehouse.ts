@@ -20,6 +20,8 @@ export interface RunningGatehouse {
   dataDir: string;
   /** Its configuration file. */
   file: string;
+  /** Its scrape URL, with metrics on. */
+  metricsUrl?: string | undefined;
   /**
    * The processes that answer requests: the one process, or with several workers the primary and its
    * workers (not the development IdP, which the primary runs too). Their CPU time is the server's.
@@ -52,6 +54,10 @@ export interface GatehouseOptions {
   site?: { portalOrigin: string; appOrigin: string };
   /** `session:` settings, when not the defaults. */
   session?: Record<string, string>;
+  /** Prometheus metrics on a listener of their own (`metrics:`); off by default, as in production. */
+  metrics?: boolean;
+  /** The access log (`accessLog:`), to a file in the node's folder; off by default in development mode. */
+  accessLog?: boolean;
 }
 
 /** A node's configuration, written to its folder, and the ports it will listen on. */
@@ -69,6 +75,7 @@ export interface PreparedGatehouse {
   workers: number;
   nodeArgs: readonly string[];
   root: string;
+  metricsUrl: string | undefined;
 }
 
 /**
@@ -91,6 +98,7 @@ export async function prepareGatehouse(input: GatehouseOptions): Promise<Prepare
   const providerId = 'dev';
   const portalOrigin = input.site?.portalOrigin ?? `http://localhost:${port}`;
   const appOrigin = input.site?.appOrigin ?? `http://bench.localhost:${port}`;
+  const metricsPort = input.metrics ? await freePort() : undefined;
   const config = {
     mode: 'development',
     publicUrl: portalOrigin,
@@ -102,6 +110,8 @@ export async function prepareGatehouse(input: GatehouseOptions): Promise<Prepare
     ...(input.workers && input.workers > 1 ? { workers: input.workers } : {}),
     ...(input.secrets ? { secrets: input.secrets } : {}),
     ...(input.session ? { session: input.session } : {}),
+    ...(metricsPort ? { metrics: { listen: { host: '127.0.0.1', port: metricsPort } } } : {}),
+    ...(input.accessLog ? { accessLog: { enabled: true, destination: path.join(folder, 'access.log') } } : {}),
     development: { idps: [{ port: idpPort, providerId, name: 'Development IdP', users: 'default', trustGroups: true }], demoApp: false },
     apps: [{ id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, policy: { allow: [{ groups: ['staff'] }] } }],
   };
@@ -123,6 +133,7 @@ export async function prepareGatehouse(input: GatehouseOptions): Promise<Prepare
     workers: input.workers ?? 1,
     nodeArgs: input.nodeArgs ?? [],
     root: input.root,
+    metricsUrl: metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : undefined,
   };
 }
 
@@ -139,8 +150,8 @@ export async function launchGatehouse(processes: ProcessGroup, prepared: Prepare
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (workers > 1) await new Promise((resolve) => setTimeout(resolve, 2_000));
-  const { portalOrigin, appOrigin, appHost, appId, providerId, dataDir, file } = prepared;
-  return { server, port, portalOrigin, appOrigin, appHost, appId, providerId, dataDir, file, answeringPids };
+  const { portalOrigin, appOrigin, appHost, appId, providerId, dataDir, file, metricsUrl } = prepared;
+  return { server, port, portalOrigin, appOrigin, appHost, appId, providerId, dataDir, file, metricsUrl, answeringPids };
 }
 
 /** The node:cluster workers of a primary: its child processes but the development IdP and demo app it runs beside them. */

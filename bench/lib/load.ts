@@ -16,6 +16,11 @@ export type ScenarioName =
   | 'plain-proxy'
   | 'fastify-proxy'
   | 'caddy-proxy'
+  // Operations (bench/lib/operations.ts): the same hot paths with metrics on, and with the access log on.
+  | 'forward-auth-metrics'
+  | 'proxy-metrics'
+  | 'forward-auth-access-log'
+  | 'proxy-access-log'
   // At scale (bench/lib/scale.ts): PostgreSQL beside SQLite, two workers beside one, many sessions.
   | 'forward-auth-1w'
   | 'forward-auth-2w'

@@ -18,6 +18,7 @@ import { newReference } from './errors.js';
 import { requireContract, useZodSchemas } from './http/contract.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errorHandler.js';
 import { healthRoutes } from './http/health.js';
+import { requestObserver } from './http/observe.js';
 import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
 import { buildProxy } from './proxy/index.js';
@@ -44,14 +45,17 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // Ending a session on an app host ends it at the IdP too; only authenticate/ talks to IdPs.
   const logoutUrl = (providerId: string, idToken: string | undefined) => idpLogoutUrl(services, providerId, idToken);
   // The hot path, the app hosts and WebSockets, in front of the portal (proxy/index.ts).
-  const proxy = await buildProxy({ deps: services, logoutUrl, loggerInstance: options.loggerInstance });
+  // Metrics and the access log watch every request from its arrival, when either is on.
+  const observer = requestObserver(services.metrics, services.accessLog);
+  const proxy = await buildProxy({ deps: services, logoutUrl, loggerInstance: options.loggerInstance, observer });
   const app = Fastify({
     serverFactory: (portalHandler) => proxy.createServer(portalHandler),
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     // Forwarded headers and client IPs are believed only from configured proxies (PRODUCT.md).
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // The request id (reqId in the log) doubles as the reference id people see on error pages.
-    genReqId: () => newReference(),
+    // With the access log on, a request has its id from its arrival: the log's line and the error page agree.
+    genReqId: observer ? (raw) => observer.of(raw)?.id || newReference() : () => newReference(),
     // Requests Node's parser refuses get a catalogue answer too, not Fastify's default JSON.
     clientErrorHandler: clientErrorHandler(proxy.log),
     // And so do addresses Fastify's router refuses (a path that does not percent-decode, an over-long parameter).
@@ -129,6 +133,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     isAdmin,
     sharedLimits: services.sharedLimits,
     nodeLimits: services.nodeLimits,
+    metrics: services.metrics,
   });
   await app.register(apiArea, {
     // Read at each request: a config reload may rename the organisation.

@@ -8,6 +8,8 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { startDevServices, type DevServices } from './devServices.js';
 import { listen } from './http/listen.js';
+import { clusterRegistry } from './http/metrics.js';
+import { listenMetrics, type MetricsListener, type MetricsSource } from './http/metricsListener.js';
 import { keepTickObjectShape } from './http/tickObjectShape.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
@@ -174,6 +176,21 @@ async function failedToStart(error: unknown, log: pino.Logger, devServices: DevS
   throw error;
 }
 
+/**
+ * The metrics listener of this configuration, in the process that gathers them (the only one, or the
+ * primary of several workers); a port that cannot be had stops the start with one clear line.
+ */
+async function startMetrics(config: LoadedConfig['config'], source: MetricsSource | undefined, log: pino.Logger): Promise<MetricsListener | undefined | number> {
+  if (!config.metrics || !source) return undefined;
+  const { host, port } = config.metrics.listen;
+  try {
+    return await listenMetrics(source, host, port, log);
+  } catch (error) {
+    log.fatal(`cannot listen for metrics on ${host}:${port} (metrics.listen): ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    return 2;
+  }
+}
+
 /** How long stopping may take before the process exits regardless. */
 const SHUTDOWN_DEADLINE_MS = 15_000;
 
@@ -207,6 +224,13 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
 
   const reloadHere = cluster.isWorker ? workerReload(services, log) : localReload(services, readConfigFrom(file), log);
   const app = await buildApp(services, { loggerInstance: log, reload: reloadHere });
+  const metricsListener = cluster.isWorker ? undefined : await startMetrics(config, services.metricsRegistry?.registry, log);
+  if (typeof metricsListener === 'number') {
+    await app.close();
+    await services.close();
+    await devServices?.stop();
+    return metricsListener;
+  }
   const closeListeners = await listen(app, config.listen.host, config.listen.port);
   services.providers.start();
   reload = reloadHere;
@@ -221,6 +245,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
 
   if (cluster.isWorker) process.send?.({ gatehouseReady: true });
   else log.info(`Gatehouse is ready: open ${config.publicUrl}`);
+  if (metricsListener) log.info(`Metrics for Prometheus: ${metricsListener.url}`);
 
   const reason = await new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
@@ -245,7 +270,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS).unref();
   // Together: closing the app tells open WebSockets it is going away, which the listeners wait for too.
-  await Promise.all([closeListeners(), app.close()]);
+  await Promise.all([closeListeners(), app.close(), metricsListener?.close()]);
   await services.close();
   await devServices?.stop();
   log.flush();
@@ -307,6 +332,15 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
     restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS);
   });
   for (let index = 0; index < count; index++) fork();
+  // The workers record; this process gathers their registries at each scrape and serves the sum.
+  const metricsListener = await startMetrics(config, config.metrics ? clusterRegistry() : undefined, log);
+  if (typeof metricsListener === 'number') {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
+    await devServices?.stop();
+    return metricsListener;
+  }
+  if (metricsListener) log.info(`Metrics for Prometheus: ${metricsListener.url}`);
 
   const reason = await new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
@@ -315,6 +349,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   });
   stopping = true;
   log.info({ reason }, 'stopping Gatehouse');
+  await metricsListener?.close();
   setTimeout(() => {
     log.error(`still stopping after ${SHUTDOWN_DEADLINE_MS / 1000} s: exiting now`);
     log.flush();

@@ -16,6 +16,9 @@ import { SignInAttempts } from './authenticate/signInAttempts.js';
 import { RunningConfig } from './config/running.js';
 import type { Config } from './config/schema.js';
 import { workerLimits, type NodeLimits } from './http/clusterLimits.js';
+import { createAccessLog, type AccessLog } from './http/accessLog.js';
+import { createMetrics, idpFetch, NO_METRICS, type Metrics, type MetricsRegistry } from './http/metrics.js';
+import { connect } from './authenticate/providers/index.js';
 import { openSharedLimits, type SharedLimits } from './http/sharedLimits.js';
 import { loadSecrets, type Secrets } from './secrets.js';
 import { cookieNames, type CookieNames } from './sessions/cookies.js';
@@ -66,6 +69,12 @@ export interface Services {
   nodeLimits: NodeLimits | undefined;
   /** Changes to shared state, published by the stores and heard by every cache (storage/changes.ts). */
   changes: ChangeFeed;
+  /** What is recorded for Prometheus (NO_METRICS when `metrics:` is not configured). */
+  metrics: Metrics;
+  /** The registry behind `metrics`, for the metrics listener (main.ts); undefined when off. */
+  metricsRegistry: MetricsRegistry | undefined;
+  /** One line per proxied or forward-auth request (http/accessLog.ts); undefined when off. */
+  accessLog: AccessLog | undefined;
   close(): Promise<void>;
 }
 
@@ -109,7 +118,10 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const running = new RunningConfig(config, options.file);
   const secrets = loadSecrets(config);
   const database = await openDatabase(config, log);
-  const providers = new ProviderRegistry(config.providers, log);
+  // Metrics are recorded in every process that serves; in a worker of several, the primary gathers them.
+  const metricsRegistry = config.metrics ? createMetrics({ cluster: cluster.isWorker }) : undefined;
+  const metrics = metricsRegistry?.metrics ?? NO_METRICS;
+  const providers = new ProviderRegistry(config.providers, log, metricsRegistry ? (provider) => connect(provider, { fetch: idpFetch(metrics, provider.id) }) : undefined);
   const portalOrigin = new URL(config.publicUrl).origin;
   const secureCookies = portalOrigin.startsWith('https:');
   const cipher = createTokenCipher(secrets);
@@ -152,6 +164,12 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   });
   const sharedLimits = openSharedLimits(config.cache, log);
   const nodeLimits = !sharedLimits && cluster.isWorker ? workerLimits(log) : undefined;
+  metricsRegistry?.readFrom({
+    activeSessions: () => sessions.countLive(),
+    sessionCache: () => resolver.cacheLookups(),
+    database: () => database.stats(),
+  });
+  const accessLog = createAccessLog(config);
   return {
     config: running.live,
     running,
@@ -179,12 +197,16 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     sharedLimits,
     nodeLimits,
     changes,
+    metrics,
+    metricsRegistry,
+    accessLog,
     async close() {
       await changes.close();
       providers.close();
       await sharedLimits?.close();
       nodeLimits?.close();
       await database.close();
+      accessLog?.flush();
     },
   };
 }

@@ -74,8 +74,14 @@ describe('what a reload may change', () => {
 
   it('a key it does not know is restart-only (fail closed)', () => {
     const before = config();
-    const after = { ...config(), metrics: { listen: '127.0.0.1:9090' } } as ReturnType<typeof config>;
-    expect(restartOnlyChanges(before, after)).toEqual(['metrics']);
+    const after = { ...config(), future: { setting: true } } as unknown as ReturnType<typeof config>;
+    expect(restartOnlyChanges(before, after)).toEqual(['future']);
+  });
+
+  it('the metrics listener and the access log need a restart', () => {
+    const before = config();
+    const after = { ...config(), metrics: { listen: { host: '127.0.0.1', port: 9090 } }, accessLog: { ...before.accessLog, enabled: !before.accessLog.enabled } };
+    expect(restartOnlyChanges(before, after)).toEqual(['accessLog.enabled', 'metrics']);
   });
 });
 

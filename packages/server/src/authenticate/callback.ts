@@ -28,6 +28,20 @@ export function callback(deps: AuthenticateDeps) {
   return async function handler(request: FastifyRequest<CallbackRequest>, reply: FastifyReply) {
     const provider = providers.find(request.params.providerId);
     if (!provider) throw new AppError('not_found');
+    if (!deps.metrics) return complete(request, reply, provider);
+    // A sign-in (not a link or a test) is counted by how it ended: success, or its catalogue code.
+    let purpose: SignInAttempt['purpose'] | undefined;
+    try {
+      const done = await complete(request, reply, provider, (attempt) => (purpose = attempt.purpose));
+      if (purpose === 'sign-in') deps.metrics.signIn(provider.id, 'success');
+      return done;
+    } catch (error) {
+      if (purpose === 'sign-in' || purpose === undefined) deps.metrics.signIn(provider.id, error instanceof AppError ? error.code : 'internal');
+      throw error;
+    }
+  };
+
+  async function complete(request: FastifyRequest<CallbackRequest>, reply: FastifyReply, provider: ProviderConfig, consumed?: (attempt: SignInAttempt) => void) {
     const state = request.query.state;
     if (typeof state !== 'string' || state.length === 0 || state.length > 512) throw new AppError('sign_in_expired');
 
@@ -35,6 +49,7 @@ export function callback(deps: AuthenticateDeps) {
     // Mix-up defence (RFC 9700 §4.4): each provider has its own redirect URI, and an attempt started
     // with one provider can only be completed at that provider's callback.
     if (!attempt || attempt.provider_id !== provider.id) throw new AppError('sign_in_expired', { retryUrl: '/sign-in' });
+    consumed?.(attempt);
     // An admin's test sign-in may try a provider that is turned off (it creates nothing); a sign-in or a
     // link started before the provider was turned off ends here.
     if (attempt.purpose === 'test') return finish(reply, await completeTest(deps, request, provider, attempt, () => verifiedProfile(request, provider, attempt)));
@@ -58,7 +73,7 @@ export function callback(deps: AuthenticateDeps) {
       });
       throw failure;
     }
-  };
+  }
 
   /**
    * The provider's runtime (authenticate/providers/) validates the authorization response, redeems the

@@ -5,6 +5,7 @@ import type { AuditLog } from '../audit/auditLog.js';
 import type { AppRegistry } from '../authorize/appRegistry.js';
 import type { Config } from '../config/schema.js';
 import type { NodeLimits } from '../http/clusterLimits.js';
+import type { Metrics } from '../http/metrics.js';
 import type { SharedLimits } from '../http/sharedLimits.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
@@ -33,4 +34,6 @@ export interface AuthenticateDeps {
   sharedLimits?: Pick<SharedLimits, 'redis' | 'nameSpace'> | undefined;
   /** Without Redis, in a worker of several (`workers:`): the node's primary counts for all its workers. */
   nodeLimits?: Pick<NodeLimits, 'store'> | undefined;
+  /** Sign-ins by provider and outcome. */
+  metrics?: Pick<Metrics, 'signIn'> | undefined;
 }

@@ -13,11 +13,16 @@ import { canonicalHeaderName, identityHeaders } from './identityHeaders.js';
 
 export type ForwardAuthMode = 'auth_request' | 'redirect';
 
-/** What a forward-auth check answers: a status with the identity headers, a redirect, or the 403 page. */
-export type ForwardAuthAnswer =
+/**
+ * What a forward-auth check answers: a status with the identity headers, a redirect, or the 403 page;
+ * `judged`, when the request could be judged at all, is what was decided about which original request
+ * (for metrics and the access log).
+ */
+export type ForwardAuthAnswer = (
   | { kind: 'status'; status: 200 | 401 | 403; headers: Record<string, string> }
   | { kind: 'redirect'; location: string; headers: Record<string, string> }
-  | { kind: 'denied-page'; app: AppConfig; email: string; url: string; headers: Record<string, string> };
+  | { kind: 'denied-page'; app: AppConfig; email: string; url: string; headers: Record<string, string> }
+) & { judged?: { result: AccessResult; original: ForwardedRequest } };
 
 export interface ForwardAuthRequest {
   mode: ForwardAuthMode;
@@ -97,7 +102,13 @@ export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogg
     return { original, app, access };
   };
 
-  const answer = (mode: ForwardAuthMode, headers: IncomingHttpHeaders, { original, app }: Target, result: AccessResult): ForwardAuthAnswer => {
+  const answer = (mode: ForwardAuthMode, headers: IncomingHttpHeaders, target: Target, result: AccessResult): ForwardAuthAnswer => {
+    const decided = decide(mode, headers, target, result);
+    decided.judged = { result, original: target.original };
+    return decided;
+  };
+
+  const decide = (mode: ForwardAuthMode, headers: IncomingHttpHeaders, { original, app }: Target, result: AccessResult): ForwardAuthAnswer => {
     const browser = mode === 'redirect' && isBrowserNavigation(original.method, headers.accept);
     switch (result.kind) {
       case 'public':

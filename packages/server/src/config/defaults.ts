@@ -3,7 +3,7 @@ import type { ConfigInput } from './schema.js';
 /**
  * What `npm start` runs with when there is no config file: the portal on localhost:4180, the built-in
  * development IdP on localhost:4181, a second one ("Partner IdP") on localhost:4183 to try linking and
- * several IdPs, and the demo app on localhost:4182, all on loopback.
+ * several IdPs, the demo app on localhost:4182, and the metrics on 127.0.0.1:4189, all on loopback.
  */
 export const builtInDefaults: ConfigInput = {
   mode: 'development',
@@ -18,6 +18,8 @@ export const builtInDefaults: ConfigInput = {
     ],
     demoApp: { port: 4182 },
   },
+  // Prometheus metrics on a loopback port of their own, printed with the portal's URL at start.
+  metrics: { listen: { host: '127.0.0.1', port: 4189 } },
   // The demo app behind Gatehouse twice: for staff, and for admins only. Browsers resolve *.localhost
   // to loopback, so these hosts reach the portal's own port.
   apps: [

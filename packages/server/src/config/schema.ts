@@ -236,6 +236,37 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Prometheus metrics (http/metrics.ts) on a listener of their own, never the public one. Off
+     * unless configured. The listener has no authentication: keep it on loopback or a private network.
+     */
+    metrics: z
+      .object({
+        listen: z
+          .object({
+            host: z.string().min(1).default('127.0.0.1'),
+            port: z.number().int().min(0).max(65535),
+          })
+          .strict(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * One JSON line per proxied or forward-auth request (http/accessLog.ts). On by default in
+     * production, off in development.
+     */
+    accessLog: z
+      .object({
+        enabled: z.boolean().optional(),
+        /** stdout, stderr, or a file it is appended to. */
+        destination: z.string().min(1).default('stdout'),
+        /** Write the query string too. Off: query strings carry codes and tokens. */
+        query: z.boolean().default(false),
+        /** Write the user's email beside their id. Off: the id is enough to look them up in the console. */
+        email: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -267,6 +298,10 @@ export const configSchema = z
     }
     for (const issue of appSetIssues(config.publicUrl, config.apps)) {
       ctx.addIssue({ code: 'custom', path: ['apps', issue.index, issue.field], message: issue.message });
+    }
+    // The metrics listener has no authentication: it never shares the public port.
+    if (config.metrics && config.metrics.listen.port !== 0 && config.metrics.listen.port === config.listen.port) {
+      ctx.addIssue({ code: 'custom', path: ['metrics', 'listen', 'port'], message: 'must not be the public port (listen.port): metrics have a listener of their own' });
     }
     if (config.session.idleTimeout > config.session.absoluteLifetime) {
       ctx.addIssue({ code: 'custom', path: ['session', 'idleTimeout'], message: 'must not exceed absoluteLifetime' });

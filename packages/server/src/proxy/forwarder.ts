@@ -1,10 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { Pool } from 'undici';
 import type { AccessResult } from '../authorize/checkAccess.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
+import { NO_METRICS, type Metrics } from '../http/metrics.js';
+import type { RequestObserver } from '../http/observe.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import type { LiveAccess } from './liveAccess.js';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './upstreamHeaders.js';
@@ -39,6 +42,9 @@ export class UpstreamForwarder {
     private readonly log: FastifyBaseLogger,
     /** Where answers that may last are kept to their access while they do (none: not kept). */
     private readonly live?: LiveAccess,
+    /** Upstream times and errors by app, and the request's exchange for the access log. */
+    private readonly metrics: Metrics = NO_METRICS,
+    private readonly observer?: RequestObserver,
   ) {}
 
   forward(request: IncomingMessage, response: ServerResponse, target: ForwardTarget): void {
@@ -58,6 +64,8 @@ export class UpstreamForwarder {
       else delete headers.authorization;
     }
     const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+    const exchange = this.observer?.of(request);
+    const asked = this.metrics.enabled || exchange ? performance.now() : 0;
     pool.stream(
       {
         method: request.method as 'GET',
@@ -67,6 +75,11 @@ export class UpstreamForwarder {
         // The client's own connection decides how long an answer may take; undici's defaults stand.
       },
       ({ statusCode, headers: upstreamHeaders }) => {
+        if (asked !== 0) {
+          const upstreamMs = performance.now() - asked;
+          if (exchange) exchange.upstreamMs = upstreamMs;
+          this.metrics.upstream(app.id, upstreamMs / 1000);
+        }
         response.writeHead(statusCode, downstreamResponseHeaders(upstreamHeaders));
         // An answer of unknown length may last (an event stream, a long poll): it answers to its access
         // while it does, so a revocation ends it rather than leave it streaming. One check for the rest.
@@ -77,6 +90,7 @@ export class UpstreamForwarder {
         if (!error) return;
         // The client went away first (the request body failing is no reason: undici ends it on errors).
         if (response.writableEnded || !response.socket || response.socket.destroyed) return;
+        this.metrics.upstreamError(app.id);
         // Logged once, at error, with the cause and the reference the person is shown.
         sendRawError(new AppError('upstream_unavailable', { params: { app: app.name }, cause: error }), request, response, this.log);
       },

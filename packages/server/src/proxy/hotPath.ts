@@ -15,6 +15,8 @@ import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
 import { hostHeaderProblem } from '../http/hostHeader.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
+import type { Decision } from '../http/metrics.js';
+import { NO_APP, type Exchange, type RequestObserver } from '../http/observe.js';
 import { clientAddressOf } from '../http/trustedProxies.js';
 import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
@@ -71,6 +73,24 @@ export interface HotPathOptions {
   portal: Handler;
   /** The app hosts' Fastify instance (handshake, pages, errors). */
   appHost: Handler;
+  /** Metrics and the access log, when either is on. */
+  observer?: RequestObserver | undefined;
+}
+
+/** What metrics and the access log say of a decision: its name, the rule that made it, and whose it was. */
+export function recordDecision(observer: RequestObserver, exchange: Exchange, result: AccessResult): void {
+  let decision: Decision = result.kind;
+  let rule = 'none';
+  let user: Exchange['user'];
+  if (result.kind === 'allowed' || result.kind === 'denied') {
+    const by = result.decision.decidedBy;
+    rule = by ? `${by.list}[${by.index}]` : 'default';
+    user = { id: result.current.user.id, email: result.current.user.email };
+  } else if (result.kind === 'public') {
+    decision = 'public';
+    rule = 'public';
+  }
+  observer.decided(exchange, decision, rule, user);
 }
 
 /**
@@ -81,7 +101,7 @@ export interface HotPathOptions {
  * signed-out or refused request, Gatehouse's own endpoints, anything unusual — goes to the Fastify
  * instances, which answer it in full.
  */
-export function hotPath({ services, answer, log, portal, appHost }: HotPathOptions): Handler {
+export function hotPath({ services, answer, log, portal, appHost, observer }: HotPathOptions): Handler {
   const { apps, cookies } = services;
   const clientAddress = clientAddressOf(services.config.trustedProxies);
   const checker = forwardAuthCheck(services, log);
@@ -95,7 +115,7 @@ export function hotPath({ services, answer, log, portal, appHost }: HotPathOptio
     },
   });
 
-  function proxy(request: IncomingMessage, response: ServerResponse, app: AppConfig): Promise<void> | undefined {
+  function proxy(request: IncomingMessage, response: ServerResponse, app: AppConfig, exchange: Exchange | undefined): Promise<void> | undefined {
     const appOrigin = originOf(app);
     const method = request.method ?? 'GET';
     const access: AccessRequest = {
@@ -108,11 +128,12 @@ export function hotPath({ services, answer, log, portal, appHost }: HotPathOptio
     };
     // Most requests are decided without waiting; only then is the answer written in this very turn.
     const now = checkAccessNow(services, access);
-    if (now) return answerProxied(request, response, app, appOrigin, now);
-    return checkAccess(services, contextOf(request), access).then((result) => answerProxied(request, response, app, appOrigin, result));
+    if (now) return answerProxied(request, response, app, appOrigin, now, exchange);
+    return checkAccess(services, contextOf(request), access).then((result) => answerProxied(request, response, app, appOrigin, result, exchange));
   }
 
-  function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, appOrigin: string, result: AccessResult): undefined {
+  function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, appOrigin: string, result: AccessResult, exchange: Exchange | undefined): undefined {
+    if (exchange) recordDecision(observer!, exchange, result);
     if (!answer(request, response, app, appOrigin, result)) appHost(request, response);
     return undefined;
   }
@@ -120,14 +141,22 @@ export function hotPath({ services, answer, log, portal, appHost }: HotPathOptio
   /** Where a request the hot path does not answer goes: the app-host instance for an app's host, else the portal. */
   const fallback = (request: IncomingMessage): Handler => (apps.forHost(request.headers.host) ? appHost : portal);
 
-  function forwardAuth(request: IncomingMessage, response: ServerResponse, mode: ForwardAuthMode, appId: string | undefined): Promise<void> | undefined {
+  function forwardAuth(request: IncomingMessage, response: ServerResponse, mode: ForwardAuthMode, appId: string | undefined, exchange: Exchange | undefined): Promise<void> | undefined {
     const asked = { mode, appId, remoteAddress: request.socket.remoteAddress, headers: request.headers };
     const now = checker.now(asked);
-    if (now) return answerForwardAuth(request, response, now);
-    return checker.check({ ...asked, context: contextOf(request) }).then((answer) => answerForwardAuth(request, response, answer));
+    if (now) return answerForwardAuth(request, response, now, exchange);
+    return checker.check({ ...asked, context: contextOf(request) }).then((answer) => answerForwardAuth(request, response, answer, exchange));
   }
 
-  function answerForwardAuth(request: IncomingMessage, response: ServerResponse, answer: ForwardAuthAnswer): undefined {
+  function answerForwardAuth(request: IncomingMessage, response: ServerResponse, answer: ForwardAuthAnswer, exchange: Exchange | undefined): undefined {
+    if (exchange) {
+      const { judged } = answer;
+      if (judged) {
+        const { method, host, uri } = judged.original;
+        exchange.original = { method, host, target: uri };
+        recordDecision(observer!, exchange, judged.result);
+      } else observer!.decided(exchange, 'refused', 'none', undefined);
+    }
     if (answer.kind === 'denied-page') {
       fallback(request)(request, response);
     } else if (answer.kind === 'redirect') {
@@ -140,6 +169,7 @@ export function hotPath({ services, answer, log, portal, appHost }: HotPathOptio
 
   return function dispatch(request, response) {
     const url = request.url ?? '/';
+    const exchange = observer?.begin(request, response);
     let waiting: Promise<void> | undefined;
     try {
       const problem = requestProblem(request);
@@ -147,12 +177,21 @@ export function hotPath({ services, answer, log, portal, appHost }: HotPathOptio
       if (url.startsWith(RESERVED_PREFIX)) {
         // Forward-auth is asked on whatever host the proxy uses for Gatehouse: no app lookup first.
         const endpoint = forwardAuthEndpoint(url);
+        if (endpoint && exchange) {
+          exchange.area = 'forward_auth';
+          // Only an app that exists is a label: a client may name any id it likes.
+          exchange.app = endpoint.appId !== undefined && apps.get(endpoint.appId) ? endpoint.appId : NO_APP;
+        }
         if (!endpoint || (request.method !== 'GET' && request.method !== 'HEAD')) return fallback(request)(request, response);
-        waiting = forwardAuth(request, response, endpoint.mode, endpoint.appId);
+        waiting = forwardAuth(request, response, endpoint.mode, endpoint.appId, exchange);
       } else {
         const app = apps.forHost(request.headers.host);
         if (!app) return portal(request, response);
-        waiting = proxy(request, response, app);
+        if (exchange) {
+          exchange.area = 'proxy';
+          exchange.app = app.id;
+        }
+        waiting = proxy(request, response, app, exchange);
       }
     } catch (error) {
       return sendRawError(toAppError(error), request, response, log);

@@ -7,6 +7,8 @@ import { pino } from 'pino';
 import type { AppRegistry } from '../authorize/appRegistry.js';
 import { AppError, toAppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
+import { NO_METRICS } from '../http/metrics.js';
+import type { RequestObserver } from '../http/observe.js';
 import type { IdpLogoutUrl } from '../sessions/endSession.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import { buildAppHost, type AppHostDeps } from './appHost.js';
@@ -30,6 +32,8 @@ export interface ProxyOptions {
   /** The IdP's end-session URL, for the app host's sign-out (authenticate/ builds it). */
   logoutUrl: IdpLogoutUrl;
   loggerInstance?: FastifyBaseLogger | undefined;
+  /** Metrics and the access log, when either is on (http/observe.ts). */
+  observer?: RequestObserver | undefined;
 }
 
 export interface Proxy {
@@ -47,11 +51,11 @@ export interface Proxy {
  * answered on the hot path (node:http); everything else for a protected app's host goes to the app-host
  * instance (handshake, pages, errors), and the rest to the portal — two encapsulated Fastify applications.
  */
-export async function buildProxy({ deps, logoutUrl, loggerInstance }: ProxyOptions): Promise<Proxy> {
+export async function buildProxy({ deps, logoutUrl, loggerInstance, observer }: ProxyOptions): Promise<Proxy> {
   const log = loggerInstance ?? pino({ enabled: false });
   // WebSockets and streamed answers answer to their access while they last (proxy/liveAccess.ts).
   const live = new LiveAccess(deps, log);
-  const forwarder = new UpstreamForwarder(deps.sessions, log, live);
+  const forwarder = new UpstreamForwarder(deps.sessions, log, live, deps.metrics ?? NO_METRICS, observer);
   deps.apps.onChange(() => forwarder.retain(new Set(deps.apps.all().map((app) => app.upstream))));
   // One writer of the proxy's answer for both the hot path and the app-host instance.
   const answer = proxiedAnswer(forwarder, deps.config.trustedProxies);
@@ -61,7 +65,7 @@ export async function buildProxy({ deps, logoutUrl, loggerInstance }: ProxyOptio
   return {
     log: appHost.log,
     createServer(portal) {
-      const dispatch = hotPath({ services: deps, answer, log: appHost.log, portal, appHost: appHost.routing });
+      const dispatch = hotPath({ services: deps, answer, log: appHost.log, portal, appHost: appHost.routing, observer });
       // The hot path answers a missing (or repeated) Host itself, with a catalogue answer (http/hostHeader.ts).
       const server = createServer({ requireHostHeader: false }, dispatch);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

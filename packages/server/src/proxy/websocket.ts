@@ -7,6 +7,7 @@ import type { AppConfig, Config } from '../config/schema.js';
 import { originOf } from '../authorize/appRegistry.js';
 import { AppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
+import { NO_METRICS, type Metrics } from '../http/metrics.js';
 import { forwardedForOf } from '../http/trustedProxies.js';
 import type { LiveAccess } from './liveAccess.js';
 import { upstreamRequestHeaders } from './upstreamHeaders.js';
@@ -25,11 +26,14 @@ export const CLOSE_GRACE_MS = 5_000;
 /** What bridging a WebSocket takes: the access check, and which proxies to believe for X-Forwarded-For. */
 export interface WebSocketDeps extends AccessDeps {
   config: Pick<Config, 'admins' | 'trustedProxies'>;
+  /** WebSockets open by app, and upstreams that could not be reached. */
+  metrics?: Metrics;
 }
 
 export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, live: LiveAccess) {
   const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   const forwardedFor = forwardedForOf(services.config.trustedProxies);
+  const metrics = services.metrics ?? NO_METRICS;
 
   return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
     const appOrigin = originOf(app);
@@ -66,6 +70,7 @@ export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, 
     toUpstream.once('error', (error) => {
       // Once bridged, the socket speaks WebSocket: the bridge's own handlers end both sides instead.
       if (bridged) return;
+      metrics.upstreamError(app.id);
       if (socket.writable) refuseUpgrade(socket, new AppError('upstream_unavailable', { params: { app: app.name }, cause: error }), log);
       else socket.destroy();
     });
@@ -77,6 +82,8 @@ export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, 
     toUpstream.once('open', () => {
       server.handleUpgrade(request, socket, head, (client) => {
         bridged = true;
+        metrics.webSocket(app.id, 1);
+        client.once('close', () => metrics.webSocket(app.id, -1));
         const close = (code: number, reason: string) => {
           // The upstream first: the relay drops whatever the client sends to a side that is no longer open.
           closeWithin(toUpstream, code, reason);

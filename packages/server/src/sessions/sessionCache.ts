@@ -18,6 +18,8 @@ export class SessionCache<V extends { sessionId: string }> {
   private readonly entries = new Map<string, { value: V; scope: string; storedAt: number }>();
   private readonly keysBySession = new Map<string, Set<string>>();
   private invalidations = 0;
+  private hits = 0;
+  private misses = 0;
 
   constructor(
     private readonly maxEntries = 10_000,
@@ -28,12 +30,22 @@ export class SessionCache<V extends { sessionId: string }> {
   /** The value cached for a credential in this scope; `now` spares a second clock read to a caller that has one. */
   get(credential: string, scope: string, now = this.now()): V | undefined {
     const entry = this.entries.get(credential);
-    if (!entry || entry.scope !== scope) return undefined;
-    if (now - entry.storedAt >= this.ttlMs) {
-      this.delete(credential, entry.value.sessionId);
+    if (!entry || entry.scope !== scope) {
+      this.misses++;
       return undefined;
     }
+    if (now - entry.storedAt >= this.ttlMs) {
+      this.delete(credential, entry.value.sessionId);
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     return entry.value;
+  }
+
+  /** Lookups so far that found a value (hits) and that did not (misses), for metrics. */
+  get lookups(): { hits: number; misses: number } {
+    return { hits: this.hits, misses: this.misses };
   }
 
   /** Read before loading a value from the database; pass it to `set`. */

@@ -77,6 +77,11 @@ export class SessionResolver {
     });
   }
 
+  /** The session cache's hits and misses so far (metrics). */
+  cacheLookups(): { hits: number; misses: number } {
+    return this.cache.lookups;
+  }
+
   /**
    * The session for an app-host token when it is cached and nothing needs doing first (no load, no
    * claims check, no activity to record): the hot path's synchronous answer. Undefined means "not

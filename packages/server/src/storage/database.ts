@@ -1,6 +1,6 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config/schema.js';
 import type { DialectName } from './dialect.js';
@@ -20,7 +20,31 @@ export interface DatabaseHandle {
    * change notifications' LISTEN, storage/pgChanges.ts). Undefined on SQLite.
    */
   newClient?: () => pg.Client;
+  /** For metrics, read when scraped: the pool (PostgreSQL) and the queries that failed so far. */
+  stats(): DatabaseStats;
   close(): Promise<void>;
+}
+
+export interface DatabaseStats {
+  dialect: DialectName;
+  /** PostgreSQL's pool: connections open and idle, queries waiting for one, and its size. */
+  pool?: { total: number; idle: number; waiting: number; max: number };
+  /** Queries that failed; `busy`: of those, SQLite's "database is locked" past the busy timeout. */
+  errors: { total: number; busy: number };
+}
+
+/** Counts the queries that fail, through Kysely's log hook (which sees every query, and only logs here). */
+function errorCounter(): { errors: DatabaseStats['errors']; log: KyselyConfig['log'] } {
+  const errors = { total: 0, busy: 0 };
+  return {
+    errors,
+    log(event) {
+      if (event.level !== 'error') return;
+      errors.total++;
+      const code = (event.error as { code?: unknown } | null)?.code;
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') errors.busy++;
+    },
+  };
 }
 
 export interface OpenOptions {
@@ -85,8 +109,9 @@ function openSqlite(config: Config, log: Log | undefined): DatabaseHandle {
   if (onDisk) for (const suffix of ['-wal', '-shm']) tightenIfExists(`${file}${suffix}`, warn);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return handleOf(db, 'sqlite');
+  const counter = errorCounter();
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: counter.log });
+  return handleOf(db, 'sqlite', () => ({ dialect: 'sqlite', errors: counter.errors }));
 }
 
 /**
@@ -119,18 +144,25 @@ function openPostgres(config: Config, log: Log | undefined): DatabaseHandle {
   // Its failure already reaches the query it was running (or the next one: the connection is no longer
   // queryable, and the pool drops it when it comes back): that request answers 503 store_unavailable.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const counter = errorCounter();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: counter.log });
+  const stats = (): DatabaseStats => ({
+    dialect: 'postgres',
+    pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolOptions.max },
+    errors: counter.errors,
+  });
   return {
-    ...handleOf(db, 'postgres'),
+    ...handleOf(db, 'postgres', stats),
     // TCP keepalive too: a connection that only listens must notice a peer that vanished.
     newClient: () => new pg.Client({ ...connection, application_name: 'gatehouse-changes', keepAlive: true, keepAliveInitialDelayMillis: 10_000 }),
   };
 }
 
-function handleOf(db: Db, dialect: DialectName): DatabaseHandle {
+function handleOf(db: Db, dialect: DialectName, stats: () => DatabaseStats): DatabaseHandle {
   return {
     db,
     dialect,
+    stats,
     async ping() {
       try {
         await sql`select 1`.execute(db);

@@ -7,7 +7,7 @@ import { AppError, signInRefused } from '../../errors.js';
 import { IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
 import { fromOidcError } from '../oidcErrors.js';
 import { GitHubApiError, gitHubSite, readGitHubAccount, type GitHubAccount, type GitHubSite } from './githubApi.js';
-import type { AuthorizationRequest, CallbackCheck, ProviderConnection, VerifiedSignIn } from './types.js';
+import type { AuthorizationRequest, CallbackCheck, ConnectOptions, IdpFetch, ProviderConnection, VerifiedSignIn } from './types.js';
 
 type GitHubProvider = ProviderOf<'github'>;
 
@@ -24,8 +24,8 @@ type GitHubProvider = ProviderOf<'github'>;
  * (revoked by the person, by an organisation, or by GitHub) ends the session; a rate limit postpones
  * the check.
  */
-export async function connectGithub(provider: GitHubProvider): Promise<ProviderConnection> {
-  return new GitHubConnection(provider, gitHubSite(provider.baseUrl, provider.apiUrl));
+export async function connectGithub(provider: GitHubProvider, options: ConnectOptions = {}): Promise<ProviderConnection> {
+  return new GitHubConnection(provider, gitHubSite(provider.baseUrl, provider.apiUrl), options.fetch ?? fetch);
 }
 
 class GitHubConnection implements ProviderConnection {
@@ -34,6 +34,7 @@ class GitHubConnection implements ProviderConnection {
   constructor(
     private readonly provider: GitHubProvider,
     private readonly site: GitHubSite,
+    private readonly fetch: IdpFetch,
   ) {
     this.configuration = new client.Configuration(
       { issuer: site.webBase, authorization_endpoint: site.authorizationEndpoint, token_endpoint: site.tokenEndpoint },
@@ -43,7 +44,7 @@ class GitHubConnection implements ProviderConnection {
       client.ClientSecretPost(provider.clientSecret!),
     );
     this.configuration.timeout = IDP_TIMEOUT_SECONDS;
-    this.configuration[client.customFetch] = withOAuthErrorStatus;
+    this.configuration[client.customFetch] = withOAuthErrorStatus(fetch);
     const web = new URL(site.webBase);
     // Plain http only for a loopback GitHub (a test's stand-in), as for OpenID Connect issuers.
     if (web.protocol === 'http:' && isLoopbackHost(web.hostname)) client.allowInsecureRequests(this.configuration);
@@ -96,7 +97,7 @@ class GitHubConnection implements ProviderConnection {
     const { provider } = this;
     let account: GitHubAccount;
     try {
-      account = await readGitHubAccount(this.site, tokens.access_token, { groups: provider.readsGroups });
+      account = await readGitHubAccount(this.site, tokens.access_token, { groups: provider.readsGroups, fetch: this.fetch });
     } catch (error) {
       throw this.apiError(error);
     }
@@ -173,8 +174,11 @@ class GitHubConnection implements ProviderConnection {
  * such an answer is handed to openid-client as the 400 it stands for, so it reads as the OAuth error it
  * is (ResponseBodyError), not as a token response without a token.
  */
-async function withOAuthErrorStatus(...[url, options]: Parameters<client.CustomFetch>): Promise<Response> {
-  const response = await fetch(url, options as RequestInit);
+function withOAuthErrorStatus(fetch: IdpFetch): client.CustomFetch {
+  return async (url, options) => oauthErrorStatus(await fetch(url, options as RequestInit));
+}
+
+async function oauthErrorStatus(response: Response): Promise<Response> {
   if (response.status !== 200 || !response.headers.get('content-type')?.includes('json')) return response;
   const body: unknown = await response
     .clone()

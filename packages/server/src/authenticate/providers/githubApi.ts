@@ -99,7 +99,7 @@ export interface GitHubAccount {
 export interface ReadOptions {
   /** Read organisations and teams (the token must have read:org). */
   groups: boolean;
-  fetch?: typeof fetch;
+  fetch?: ((url: string, init: RequestInit) => Promise<Response>) | undefined;
 }
 
 const userSchema = z
@@ -198,7 +198,7 @@ class GitHubApi {
   constructor(
     private readonly site: GitHubSite,
     private readonly accessToken: string,
-    private readonly fetchImpl: typeof fetch,
+    private readonly fetchImpl: (url: string, init: RequestInit) => Promise<Response>,
   ) {
     const base = new URL(site.apiBase);
     this.origin = base.origin;
@@ -228,7 +228,7 @@ class GitHubApi {
   private async request(url: URL, path: string): Promise<{ body: unknown; next: URL | undefined }> {
     let response: Response;
     try {
-      response = await this.fetchImpl(url, {
+      response = await this.fetchImpl(url.href, {
         headers: {
           accept: 'application/vnd.github+json',
           authorization: `Bearer ${this.accessToken}`,

@@ -31,9 +31,9 @@ import { connectEntra } from './entra.js';
 import { connectGithub } from './github.js';
 import { connectGoogle } from './google.js';
 import { connectOidc } from './oidc.js';
-import type { Connect, ProviderConnection } from './types.js';
+import type { Connect, ConnectOptions, ProviderConnection } from './types.js';
 
-export type { AuthorizationRequest, BackchannelLogoutKeys, CallbackCheck, Connect, ProviderConnection, VerifiedSignIn } from './types.js';
+export type { AuthorizationRequest, BackchannelLogoutKeys, CallbackCheck, Connect, ConnectOptions, IdpFetch, ProviderConnection, VerifiedSignIn } from './types.js';
 export { connectOidc, type OidcQuirks } from './oidc.js';
 
 const runtimes: { [K in ProviderKind]: Connect<ProviderOf<K>> } = {
@@ -50,6 +50,6 @@ const runtimes: { [K in ProviderKind]: Connect<ProviderOf<K>> } = {
 };
 
 /** Prepares a provider with its kind's runtime (the registry's default). */
-export function connect(provider: ProviderConfig): Promise<ProviderConnection> {
-  return (runtimes[provider.kind] as Connect)(provider);
+export function connect(provider: ProviderConfig, options: ConnectOptions = {}): Promise<ProviderConnection> {
+  return (runtimes[provider.kind] as Connect)(provider, options);
 }

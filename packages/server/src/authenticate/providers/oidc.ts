@@ -5,7 +5,7 @@ import type { ProviderConfig, ProviderOf } from '../../config/schema.js';
 import { AppError } from '../../errors.js';
 import { clientAssertionKey, IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
 import { fromOidcError } from '../oidcErrors.js';
-import type { AuthorizationRequest, CallbackCheck, ProviderConnection, VerifiedSignIn } from './types.js';
+import type { AuthorizationRequest, CallbackCheck, ConnectOptions, ProviderConnection, VerifiedSignIn } from './types.js';
 
 /** Clock tolerance for ID token exp/nbf (openid-client's default is 30 s). */
 const CLOCK_TOLERANCE_SECONDS = 60;
@@ -57,8 +57,9 @@ export interface DiscoveryOptions {
  * preset's quirks. Every protocol step is openid-client's; this file only chooses its options.
  */
 export function connectOidc<P extends OidcProvider>(quirks: OidcQuirks<P> = {}) {
-  return async (provider: P): Promise<ProviderConnection> => {
-    const discover = (options?: DiscoveryOptions) => discoverProvider(provider, options);
+  return async (provider: P, connectOptions: ConnectOptions = {}): Promise<ProviderConnection> => {
+    // A quirk's own fetch (a test stand-in's routing) wins over the measured one.
+    const discover = (options?: DiscoveryOptions) => discoverProvider(provider, { fetch: options?.fetch ?? connectOptions.fetch });
     const configuration = quirks.discover ? await quirks.discover(provider, discover) : await discover();
     return new OidcConnection(provider, configuration, quirks);
   };

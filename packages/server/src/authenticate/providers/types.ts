@@ -70,5 +70,13 @@ export interface BackchannelLogoutKeys {
   algorithms: string[];
 }
 
+/** How a provider's every HTTP call to its IdP is made: Node's fetch, or one that measures (http/metrics.ts). */
+export type IdpFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface ConnectOptions {
+  /** The fetch every call to this provider's IdP goes through (discovery, tokens, userinfo, its APIs). */
+  fetch?: IdpFetch | undefined;
+}
+
 /** Prepares a provider of one protocol: discovery (or fixed endpoints) and client authentication. */
-export type Connect<P extends ProviderConfig = ProviderConfig> = (provider: P) => Promise<ProviderConnection>;
+export type Connect<P extends ProviderConfig = ProviderConfig> = (provider: P, options?: ConnectOptions) => Promise<ProviderConnection>;

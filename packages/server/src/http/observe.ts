@@ -1,0 +1,124 @@
+import { API_PREFIX } from '@gatehouse/contract';
+import { randomFillSync } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { AccessLog } from './accessLog.js';
+import type { Area, Decision, Metrics } from './metrics.js';
+
+/**
+ * One request as metrics and the access log see it, from its arrival to the end of its answer. The
+ * listening server begins it (proxy/index.ts); whoever knows more fills it in: the hot path the area,
+ * the app and the decision, the forwarder the upstream's time. Read once, when the answer is done.
+ */
+export interface Exchange {
+  /** performance.now() at arrival. */
+  readonly start: number;
+  /** The request id, as the access log and Fastify's log (reqId) give it; "" without an access log. */
+  readonly id: string;
+  area: Area | undefined;
+  /** The app's id ("" when none, or when the one a client named does not exist). */
+  app: string;
+  decision: Decision | undefined;
+  rule: string | undefined;
+  user: { id: string; email: string } | undefined;
+  /** For forward-auth: the original request the proxy asked about (method, host, target). */
+  original: { method: string; host: string; target: string } | undefined;
+  /** performance.now() when the upstream was asked, then how long it took to begin answering (ms). */
+  upstreamStart: number;
+  upstreamMs: number | undefined;
+}
+
+/**
+ * Watches requests for metrics and the access log. Only made when one of them is on (`requestObserver`
+ * answers undefined otherwise), so with both off the hot path pays one test per request.
+ */
+export interface RequestObserver {
+  /** A request arrived: its exchange, finished when the response closes. */
+  begin(request: IncomingMessage, response: ServerResponse): Exchange;
+  /** The exchange of a request begun here, if any. */
+  of(request: IncomingMessage): Exchange | undefined;
+  /** Access was decided: counted, and kept for the access log. */
+  decided(exchange: Exchange, decision: Decision, rule: string, user: Exchange['user']): void;
+}
+
+/** How the exchange's app label is given when the request names no (known) app. */
+export const NO_APP = '';
+
+export function requestObserver(metrics: Metrics, accessLog: AccessLog | undefined): RequestObserver | undefined {
+  if (!metrics.enabled && !accessLog) return undefined;
+  const exchanges = new WeakMap<IncomingMessage, Exchange>();
+  const nextId = accessLog ? requestIds() : () => '';
+
+  function finish(request: IncomingMessage, response: ServerResponse, exchange: Exchange): void {
+    const totalMs = performance.now() - exchange.start;
+    // No answer was sent when the client went away first: "other" in the status class.
+    const status = response.headersSent ? response.statusCode : 0;
+    const area = exchange.area ?? areaOfPortalRequest(request.url);
+    metrics.request(area, exchange.app, status, totalMs / 1000);
+    if (accessLog && (area === 'proxy' || area === 'forward_auth')) {
+      const { original } = exchange;
+      accessLog.write({
+        id: exchange.id,
+        method: original?.method ?? request.method ?? '',
+        host: original?.host ?? request.headers.host ?? '',
+        target: original?.target ?? request.url ?? '',
+        user: exchange.user,
+        app: exchange.app,
+        decision: exchange.decision,
+        rule: exchange.rule,
+        status,
+        upstreamMs: exchange.upstreamMs,
+        totalMs,
+      });
+    }
+  }
+
+  return {
+    begin(request, response) {
+      const exchange: Exchange = {
+        start: performance.now(),
+        id: nextId(),
+        area: undefined,
+        app: NO_APP,
+        decision: undefined,
+        rule: undefined,
+        user: undefined,
+        original: undefined,
+        upstreamStart: 0,
+        upstreamMs: undefined,
+      };
+      exchanges.set(request, exchange);
+      response.once('close', () => finish(request, response, exchange));
+      return exchange;
+    },
+    of: (request) => exchanges.get(request),
+    decided(exchange, decision, rule, user) {
+      exchange.decision = decision;
+      exchange.rule = rule;
+      exchange.user = user;
+      metrics.decision(exchange.area ?? 'portal', exchange.app, decision, rule);
+    },
+  };
+}
+
+function areaOfPortalRequest(url: string | undefined): Area {
+  return url !== undefined && url.startsWith(API_PREFIX) && (url.length === API_PREFIX.length || '/?'.includes(url[API_PREFIX.length]!)) ? 'api' : 'portal';
+}
+
+/**
+ * Request ids like the error references people see (errors.ts newReference: 12 hex digits, random),
+ * drawn from a pool of random bytes filled 1,024 ids at a time rather than one system call each.
+ */
+function requestIds(): () => string {
+  const pool = Buffer.alloc(6 * 1024);
+  let offset = pool.length;
+  return () => {
+    if (offset === pool.length) {
+      randomFillSync(pool);
+      offset = 0;
+    }
+    const id = pool.toString('hex', offset, offset + 6);
+    offset += 6;
+    return id;
+  };
+}

@@ -1,0 +1,416 @@
+import { parser as promql } from '@prometheus-io/lezer-promql';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { parse as parseYaml } from 'yaml';
+import { listenMetrics, type MetricsListener } from '../../src/http/metricsListener.js';
+import { formAction, ScriptedBrowser } from './support/browser.js';
+import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
+import { freePort } from './support/freePort.js';
+import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
+import { startUpstream, type Upstream } from './support/upstream.js';
+
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const DOCS = fileURLToPath(new URL('../../../../docs/operations/', import.meta.url));
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** Prometheus's text format, as far as a scrape of Gatehouse needs: `name{label="value",…} number`. */
+function parseScrape(text: string): Sample[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (!match) throw new Error(`not a sample line: ${line}`);
+      const labels: Record<string, string> = {};
+      for (const [, name, value] of match[2]?.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g) ?? []) labels[name!] = value!;
+      return { name: match[1]!, labels, value: Number(match[3]) };
+    });
+}
+
+/** The sum of the samples of `name` whose labels include `labels`. */
+function total(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+  return samples
+    .filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
+    .reduce((sum, sample) => sum + sample.value, 0);
+}
+
+async function scrape(url: string): Promise<Sample[]> {
+  const response = await fetch(url);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parseScrape(await response.text());
+}
+
+/** A GET on a connection of its own (the cluster hands each new connection to the next worker). */
+function rawGet(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, headers: { ...headers, connection: 'close' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const isCallback = (url: URL) => url.pathname.startsWith('/.gatehouse/callback/');
+
+/** Alice signs in at the portal through the development IdP's login form. */
+async function signIn(browser: ScriptedBrowser, portal: string): Promise<void> {
+  const first = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev`), isCallback);
+  let callback = first.stoppedAt;
+  if (!callback) {
+    const posted = await browser.request(new URL(formAction(first.hop.body)!, first.hop.url).href, { form: { login: 'alice@example.com', password: 'alice' } });
+    callback = (await browser.follow(posted, isCallback)).stoppedAt;
+  }
+  expect((await browser.request(callback!.href)).status).toBe(303);
+}
+
+/**
+ * The metrics a real server exposes, driven by real traffic: a sign-in through the development IdP (a
+ * separate process), the portal and its API, forward-auth checks, proxied requests allowed, denied and
+ * failing upstream, and a WebSocket. The access log is read line by line from its file.
+ */
+describe('metrics and the access log of one process', () => {
+  let dev: DevIdpProcess;
+  let upstream: Upstream;
+  let hangsUp: Server;
+  let gatehouse: RunningGatehouse;
+  let listener: MetricsListener;
+  let dir: string;
+  let accessLogFile: string;
+  let port: number;
+  const hosts = ['open.localhost', 'closed.localhost', 'down.localhost'];
+  const origin = (app: string) => `http://${app}.localhost:${port}`;
+
+  beforeAll(async () => {
+    port = await freePort();
+    const portal = `http://localhost:${port}`;
+    dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-metrics-'));
+    accessLogFile = path.join(dir, 'access.log');
+    dev = await startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/dev`], postLogoutRedirectUris: [`${portal}/signed-out`] });
+    upstream = await startUpstream();
+    // An upstream that hangs up on every connection: the proxy's upstream error.
+    hangsUp = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangsUp.listen(0, '127.0.0.1', resolve));
+    gatehouse = await startGatehouse({
+      port,
+      trustedProxies: ['127.0.0.1/8'],
+      metrics: { listen: { host: '127.0.0.1', port: 0 } },
+      accessLog: { enabled: true, destination: accessLogFile },
+      providers: [{ id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, pushedAuthorizationRequests: 'never' }],
+      apps: [
+        { id: 'open', name: 'Open', publicUrl: origin('open'), upstream: upstream.url, websockets: true, policy: { allow: [{ emails: ['alice@example.com'] }] } },
+        { id: 'closed', name: 'Closed', publicUrl: origin('closed'), upstream: upstream.url, policy: { deny: [{ emails: ['alice@example.com'] }], allow: [{ anyUser: true }] } },
+        { id: 'down', name: 'Down', publicUrl: origin('down'), upstream: `http://127.0.0.1:${(hangsUp.address() as AddressInfo).port}`, policy: { allow: [{ anyUser: true }] } },
+      ],
+    });
+    listener = await listenMetrics(gatehouse.services.metricsRegistry!.registry, '127.0.0.1', 0, pino({ enabled: false }));
+  });
+
+  afterAll(async () => {
+    await listener?.close();
+    await gatehouse?.close();
+    await upstream?.close();
+    hangsUp?.close();
+    await dev?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Forward-auth as nginx asks it, for the app's origin and `uri`. */
+  const forwardAuth = (app: string, uri: string, headers: Record<string, string> = {}) =>
+    rawGet(`http://127.0.0.1:${port}/.gatehouse/auth/${app}`, {
+      host: `localhost:${port}`,
+      'x-forwarded-proto': 'http',
+      'x-forwarded-host': `${app}.localhost:${port}`,
+      'x-forwarded-uri': uri,
+      'x-forwarded-method': 'GET',
+      ...headers,
+    });
+
+  it('counts requests by area, decisions by rule, sign-ins, upstreams, IdP calls and WebSockets', async () => {
+    const before = await scrape(listener.url);
+    expect(total(before, 'gatehouse_sign_ins_total')).toBe(0);
+
+    const browser = new ScriptedBrowser(hosts);
+    await signIn(browser, gatehouse.url);
+    // A callback whose state was never issued: a failed sign-in, counted by its catalogue code.
+    expect((await browser.request(`${gatehouse.url}/.gatehouse/callback/dev?state=forged&code=x`)).status).toBe(400);
+    // The portal's page and its API.
+    expect((await browser.request(`${gatehouse.url}/`, { headers: { accept: 'text/html' } })).status).toBe(200);
+    expect((await browser.request(`${gatehouse.url}/api/session`)).status).toBe(200);
+
+    // Through the handshake to the app host, then proxied: allowed by allow[0].
+    let { hop } = await browser.follow(await browser.request(`${origin('open')}/hello`, { headers: { accept: 'text/html' } }));
+    expect(hop.status).toBe(200);
+    expect(new URL(hop.url).origin).toBe(origin('open'));
+    ({ hop } = await browser.follow(await browser.request(`${origin('closed')}/`, { headers: { accept: 'text/html' } })));
+    expect(hop.status).toBe(403);
+    ({ hop } = await browser.follow(await browser.request(`${origin('down')}/`, { headers: { accept: 'text/html' } })));
+    expect(hop.status).toBe(502);
+
+    // Forward-auth: signed in and allowed, signed out, and an app id nobody configured.
+    expect(await forwardAuth('open', '/x', { cookie: browser.cookieHeader('open.localhost') })).toBe(200);
+    expect(await forwardAuth('open', '/x')).toBe(401);
+    expect(await rawGet(`http://127.0.0.1:${port}/.gatehouse/auth/made-up-${randomBytes(4).toString('hex')}`, { host: `localhost:${port}` })).toBe(403);
+
+    // A WebSocket through the proxy: open while it lasts.
+    const socket = await new Promise<WebSocket>((resolve, reject) => {
+      const opened = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { host: `open.localhost:${port}`, cookie: browser.cookieHeader('open.localhost') } });
+      opened.once('open', () => resolve(opened));
+      opened.once('error', reject);
+    });
+    const during = await scrape(listener.url);
+    expect(total(during, 'gatehouse_websockets_open', { app: 'open' })).toBe(1);
+    await new Promise<void>((resolve) => {
+      socket.once('close', () => resolve());
+      socket.close();
+    });
+    await expect.poll(async () => total(await scrape(listener.url), 'gatehouse_websockets_open', { app: 'open' })).toBe(0);
+
+    const after = await scrape(listener.url);
+    expect(total(after, 'gatehouse_sign_ins_total', { provider: 'dev', outcome: 'success' })).toBe(1);
+    expect(total(after, 'gatehouse_sign_ins_total', { provider: 'dev', outcome: 'sign_in_expired' })).toBe(1);
+    // Discovery, token, JWKS (and userinfo): several calls to the one IdP, none failing.
+    expect(total(after, 'gatehouse_idp_request_duration_seconds_count', { provider: 'dev' })).toBeGreaterThanOrEqual(3);
+    expect(total(after, 'gatehouse_idp_request_errors_total')).toBe(0);
+
+    expect(total(after, 'gatehouse_http_requests_total', { area: 'portal', app: '', status: '2xx' })).toBeGreaterThanOrEqual(1);
+    expect(total(after, 'gatehouse_http_requests_total', { area: 'api', app: '', status: '2xx' })).toBeGreaterThanOrEqual(1);
+    expect(total(after, 'gatehouse_http_requests_total', { area: 'proxy', app: 'open', status: '2xx' })).toBe(1);
+    expect(total(after, 'gatehouse_http_requests_total', { area: 'proxy', app: 'closed', status: '4xx' })).toBe(1);
+    expect(total(after, 'gatehouse_http_requests_total', { area: 'proxy', app: 'down', status: '5xx' })).toBe(1);
+    expect(total(after, 'gatehouse_http_requests_total', { area: 'forward_auth', app: 'open', status: '2xx' })).toBe(1);
+    expect(total(after, 'gatehouse_http_requests_total', { area: 'forward_auth', app: 'open', status: '4xx' })).toBe(1);
+    expect(total(after, 'gatehouse_http_request_duration_seconds_count', { area: 'forward_auth', app: 'open' })).toBe(2);
+
+    expect(total(after, 'gatehouse_access_decisions_total', { area: 'proxy', app: 'open', decision: 'allowed', rule: 'allow[0]' })).toBe(1);
+    expect(total(after, 'gatehouse_access_decisions_total', { area: 'proxy', app: 'closed', decision: 'denied', rule: 'deny[0]' })).toBe(1);
+    expect(total(after, 'gatehouse_access_decisions_total', { area: 'forward_auth', app: 'open', decision: 'unauthenticated' })).toBe(1);
+    expect(total(after, 'gatehouse_access_decisions_total', { area: 'forward_auth', app: 'open', decision: 'allowed', rule: 'allow[0]' })).toBe(1);
+
+    // Threat: label cardinality. An app id a client makes up is never a label; it counts under "".
+    expect(after.some((sample) => Object.values(sample.labels).some((value) => value.startsWith('made-up-')))).toBe(false);
+    expect(total(after, 'gatehouse_access_decisions_total', { area: 'forward_auth', app: '', decision: 'refused' })).toBe(1);
+
+    expect(total(after, 'gatehouse_upstream_errors_total', { app: 'down' })).toBe(1);
+    expect(total(after, 'gatehouse_upstream_response_seconds_count', { app: 'open' })).toBe(1);
+    expect(total(after, 'gatehouse_sessions_active')).toBe(1);
+    expect(total(after, 'gatehouse_session_cache_lookups_total', { result: 'hit' }) + total(after, 'gatehouse_session_cache_lookups_total', { result: 'miss' })).toBeGreaterThan(0);
+    expect(total(after, 'gatehouse_database_errors_total')).toBe(0);
+    expect(after.some((sample) => sample.name === 'gatehouse_process_cpu_seconds_total')).toBe(true);
+  });
+
+  it('serves metrics only on their own listener', async () => {
+    // The public port has no /metrics: it is the portal's 404.
+    const response = await fetch(`${gatehouse.url}/metrics`, { headers: { accept: 'application/json' } });
+    expect(response.status).toBe(404);
+    expect(await response.text()).not.toContain('gatehouse_');
+    expect((await fetch(new URL('/other', listener.url))).status).toBe(404);
+    expect((await fetch(listener.url, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('writes one access-log line per proxied or forward-auth request, field by field, without secrets', async () => {
+    const browser = new ScriptedBrowser(hosts);
+    await signIn(browser, gatehouse.url);
+    const { hop } = await browser.follow(await browser.request(`${origin('open')}/`, { headers: { accept: 'text/html' } }));
+    expect(hop.status).toBe(200);
+    const userId = JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).user.id as string;
+    const cookie = browser.cookieHeader('open.localhost');
+    // Threat: tokens in logs. A query string carrying a token, and the session cookie, must not be written.
+    const secret = `tok_${randomBytes(12).toString('hex')}`;
+    expect((await browser.request(`${origin('open')}/report?access_token=${secret}`)).status).toBe(200);
+    expect(await forwardAuth('open', `/page?code=${secret}`, { cookie })).toBe(200);
+    // Signed in at the closed app's host too (the handshake), where the policy then refuses her.
+    expect((await browser.follow(await browser.request(`${origin('closed')}/`, { headers: { accept: 'text/html' } }))).hop.status).toBe(403);
+    expect(await forwardAuth('closed', '/admin', { cookie: browser.cookieHeader('closed.localhost') })).toBe(403);
+
+    // pino writes the file asynchronously: wait for the lines.
+    const lines = async () =>
+      readFileSync(accessLogFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    await expect.poll(async () => (await lines()).some((line) => line.app === 'closed' && line.path === '/admin')).toBe(true);
+    const all = await lines();
+    const text = readFileSync(accessLogFile, 'utf8');
+    expect(text).not.toContain(secret);
+    for (const value of cookie.split(/;\s*/).map((pair) => pair.slice(pair.indexOf('=') + 1))) expect(text).not.toContain(value);
+    // Only proxied and forward-auth requests: never a portal page or the API.
+    expect(all.every((line) => line.log === 'access' && (line.app !== null || String(line.path).startsWith('/.gatehouse/')))).toBe(true);
+
+    const proxied = all.find((line) => line.path === '/report' && line.userId === userId)!;
+    expect(proxied).toMatchObject({ log: 'access', method: 'GET', host: `open.localhost:${port}`, app: 'open', decision: 'allowed', rule: 'allow[0]', status: 200 });
+    expect(Object.keys(proxied).sort()).toEqual(['app', 'decision', 'host', 'log', 'method', 'path', 'requestId', 'rule', 'status', 'time', 'totalMs', 'upstreamMs', 'userId'].sort());
+    expect(proxied.requestId).toMatch(/^[0-9a-f]{12}$/);
+    expect(new Date(proxied.time as string).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    expect(proxied.upstreamMs).toBeGreaterThan(0);
+    expect(proxied.totalMs).toBeGreaterThanOrEqual(proxied.upstreamMs as number);
+    // No email unless configured: the id identifies the person.
+    expect(text).not.toContain('alice@example.com');
+
+    // Forward-auth: the original request the proxy asked about, not the check's own URL.
+    const checked = all.find((line) => line.path === '/page' && line.userId === userId)!;
+    expect(checked).toMatchObject({ method: 'GET', host: `open.localhost:${port}`, app: 'open', decision: 'allowed', status: 200, upstreamMs: null });
+    const denied = all.find((line) => line.app === 'closed' && line.path === '/admin')!;
+    expect(denied).toMatchObject({ decision: 'denied', rule: 'deny[0]', status: 403, userId });
+  });
+
+  it('has every metric the dashboard and the alert rules use', async () => {
+    // Every family the registry has, with or without samples yet: a histogram as its _bucket, _sum and _count.
+    const response = await fetch(listener.url);
+    const exposed = new Set(
+      [...(await response.text()).matchAll(/^# TYPE (\w+) (\w+)$/gm)].flatMap(([, name, type]) => (type === 'histogram' ? ['_bucket', '_sum', '_count'].map((suffix) => `${name}${suffix}`) : [name!])),
+    );
+    const dashboard = JSON.parse(readFileSync(path.join(DOCS, 'grafana-dashboard.json'), 'utf8')) as { panels: Array<{ targets?: Array<{ expr: string }> }>; templating: { list: Array<{ definition?: string }> } };
+    const rules = parseYaml(readFileSync(path.join(DOCS, 'prometheus-alerts.yml'), 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string; labels: { severity: string }; annotations: { summary: string } }> }> };
+
+    const expressions = [
+      ...dashboard.panels.flatMap((panel) => panel.targets ?? []).map((target) => target.expr),
+      ...rules.groups.flatMap((group) => group.rules).map((rule) => rule.expr),
+    ];
+    expect(expressions.length).toBeGreaterThan(20);
+    const used = new Set<string>();
+    for (const expression of expressions) {
+      // Grafana's own variables stand for a range; the parser needs a real one.
+      const parsed = expression.replace(/\$__\w+/g, '5m');
+      const tree = promql.parse(parsed);
+      const cursor = tree.cursor();
+      do {
+        expect(cursor.type.isError, `PromQL does not parse at ${cursor.from}: ${expression}`).toBe(false);
+        if (cursor.name === 'VectorSelector') {
+          const name = cursor.node.getChild('Identifier');
+          if (name) used.add(parsed.slice(name.from, name.to));
+        }
+      } while (cursor.next());
+    }
+    for (const variable of dashboard.templating.list) for (const [, name] of variable.definition?.matchAll(/(gatehouse_\w+)/g) ?? []) used.add(name!);
+
+    const ours = [...used].filter((name) => name.startsWith('gatehouse_'));
+    expect(ours.length).toBeGreaterThan(10);
+    // A histogram is exposed as _bucket, _sum and _count; each is a name here.
+    expect(ours.filter((name) => !exposed.has(name))).toEqual([]);
+    // And every family the server exposes has a panel (process and Node runtime metrics aside).
+    const families = [...exposed].filter((name) => !/^gatehouse_(process|nodejs)_/.test(name)).map((name) => name.replace(/_(bucket|sum|count)$/, ''));
+    expect(families.filter((family) => !ours.some((name) => name.startsWith(family)))).toEqual([]);
+    for (const rule of rules.groups.flatMap((group) => group.rules)) {
+      expect(rule.alert).toMatch(/^Gatehouse[A-Za-z]+$/);
+      expect(['critical', 'warning', 'info']).toContain(rule.labels.severity);
+      expect(rule.annotations.summary.length).toBeGreaterThan(10);
+    }
+  });
+});
+
+/** `main.js start` with a config of its own: the real process, as operators run it. */
+async function startMain(config: Record<string, unknown>, dir: string): Promise<{ child: ChildProcess; output: () => string; ready: Promise<void>; stop(): Promise<void> }> {
+  const file = path.join(dir, 'gatehouse.yaml');
+  writeFileSync(file, JSON.stringify(config));
+  let output = '';
+  const child = spawn(process.execPath, [MAIN, 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (/Gatehouse is ready/.test(output)) {
+        clearInterval(timer);
+        resolve();
+      } else if (child.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`Gatehouse exited: ${output}`));
+      }
+    }, 100);
+  });
+  return {
+    child,
+    output: () => output,
+    ready,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+const productionSecrets = () => ({ cookieKey: randomBytes(32).toString('base64url'), encryptionKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] });
+
+describe('the metrics listener of the real process', () => {
+  let dir: string;
+  let store: TestStore;
+  // One node's secrets: every start below opens the same store.
+  const secrets = productionSecrets();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-metrics-main-'));
+    store = await createTestStore();
+  });
+  afterAll(async () => {
+    if (store) await removeTestStore(store);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('with two workers: the primary serves their metrics summed, and the session count once', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const running = await startMain(
+      {
+        mode: 'production',
+        publicUrl: `http://localhost:${port}`,
+        listen: { host: '127.0.0.1', port },
+        ...storeConfig(store),
+        workers: 2,
+        secrets,
+        metrics: { listen: { port: metricsPort } },
+        accessLog: { enabled: false },
+        apps: [{ id: 'app', name: 'App', publicUrl: `http://app.localhost:${port}`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } }],
+      },
+      dir,
+    );
+    try {
+      await running.ready;
+      await expect.poll(() => running.output()).toContain(`Metrics for Prometheus: http://127.0.0.1:${metricsPort}/metrics`);
+      // Each on a new connection: the cluster spreads them over both workers.
+      const checks = 12;
+      for (let index = 0; index < checks; index++) {
+        expect(await rawGet(`http://127.0.0.1:${port}/`, { host: `app.localhost:${port}`, accept: 'application/json' })).toBe(401);
+      }
+      const samples = await scrape(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(total(samples, 'gatehouse_http_requests_total', { area: 'proxy', app: 'app', status: '4xx' })).toBe(checks);
+      expect(total(samples, 'gatehouse_access_decisions_total', { app: 'app', decision: 'unauthenticated' })).toBe(checks);
+      // One series, not one per worker, and not their sum.
+      expect(samples.filter((sample) => sample.name === 'gatehouse_sessions_active')).toEqual([{ name: 'gatehouse_sessions_active', labels: {}, value: 0 }]);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('without `metrics:` there is no listener, and a metrics port equal to the public one is refused', async () => {
+    const port = await freePort();
+    const base = { mode: 'production', publicUrl: `http://localhost:${port}`, listen: { host: '127.0.0.1', port }, ...storeConfig(store), secrets };
+    const running = await startMain(base, dir);
+    try {
+      await running.ready;
+      expect(running.output()).not.toContain('Metrics for Prometheus');
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { accept: 'application/json' } })).status).toBe(404);
+    } finally {
+      await running.stop();
+    }
+    const refused = await startMain({ ...base, metrics: { listen: { port } } }, dir);
+    await expect(refused.ready).rejects.toThrow(/metrics\.listen\.port.*must not be the public port/s);
+  });
+});

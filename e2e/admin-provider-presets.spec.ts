@@ -37,8 +37,8 @@ test('alice adds Google from its preset, and a person signs in with it', async (
 
   // The kinds, as the server's presets list them: a radio group of cards, initials for logos.
   const kinds = page.getByRole('radiogroup', { name: 'Kind of provider' });
-  await expect(kinds.getByRole('radio')).toHaveCount(7);
-  for (const label of ['OpenID Connect', 'Google', 'Microsoft Entra ID', 'Okta', 'Keycloak', 'Auth0', 'GitLab']) {
+  await expect(kinds.getByRole('radio')).toHaveCount(8);
+  for (const label of ['OpenID Connect', 'Google', 'Microsoft Entra ID', 'Okta', 'Keycloak', 'Auth0', 'GitLab', 'GitHub']) {
     await expect(kinds.getByRole('radio', { name: label })).toBeVisible();
   }
   await check(page, testInfo, 'presets-light');

@@ -73,7 +73,8 @@ export interface ProviderDefinition {
   privateKey?: Record<string, unknown>;
   clientAuthMethod: ClientAuthMethod;
   scopes: string[];
-  claims: ClaimMapping;
+  /** OpenID Connect kinds only (GitHub has no claim mapping). */
+  claims?: ClaimMapping;
   allowedDomains: string[];
   createUsers: boolean;
   trustEmail: boolean;
@@ -81,7 +82,8 @@ export interface ProviderDefinition {
   trustGroups: boolean;
   /** When set, its groups count only prefixed (`partner:staff`); left out for none. */
   groupPrefix?: string;
-  pushedAuthorizationRequests: ParMode;
+  /** OpenID Connect kinds only. */
+  pushedAuthorizationRequests?: ParMode;
   authorizationParams: Record<string, string>;
   /** Only when creating; afterwards it is turned on and off with enable / disable. */
   enabled?: boolean;
@@ -120,7 +122,8 @@ export const providerPresetSchema = z.object({
   docs: z.string(),
   fields: z.array(presetFieldSchema),
   /** What the form starts with for the common fields it sets. */
-  defaults: z.object({ scopes: z.array(z.string()), claims: claimMappingSchema }),
+  /** `claims` is null for a kind without a claim mapping (GitHub). */
+  defaults: z.object({ scopes: z.array(z.string()), claims: claimMappingSchema.nullable() }),
   /** The redirect URI to register at the provider, with `{id}` standing for the provider's id. */
   redirectUriPattern: z.string(),
 });

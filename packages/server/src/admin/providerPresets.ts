@@ -28,7 +28,8 @@ function presetView(preset: ProviderPreset, redirectUriPattern: string): PresetV
     defaults: {
       scopes: isStringList(defaults.scopes) ? defaults.scopes : BASIC_SCOPES,
       // The mapping a provider of this kind gets when its entry names none (the schema's own defaults).
-      claims: claimMapping.parse({ ...(typeof defaults.claims === 'object' && defaults.claims !== null ? defaults.claims : {}) }),
+      // Null for a kind that maps no claims (GitHub: OAuth 2.0 and a REST API).
+      claims: preset.protocol === 'oidc' ? claimMapping.parse({ ...(typeof defaults.claims === 'object' && defaults.claims !== null ? defaults.claims : {}) }) : null,
     },
     redirectUriPattern,
   };

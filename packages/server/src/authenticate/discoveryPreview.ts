@@ -55,7 +55,7 @@ function list(value: unknown): string[] {
 }
 
 /** openid-client's failures in the catalogue's words; the IdP's own text is bounded and printable only. */
-function fromDiscoveryError(error: unknown, issuer: string): AppError {
+export function fromDiscoveryError(error: unknown, issuer: string): AppError {
   const params = { issuer };
   const code = error instanceof client.ClientError ? error.code : undefined;
   if (code === 'OAUTH_TIMEOUT') return new AppError('issuer_unreachable', { params: { ...params, reason: 'it did not answer in time' }, cause: error });

@@ -1,10 +1,12 @@
 import { formatIssues, type DiscoveryPreview } from '@gatehouse/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore } from '../accounts/accountStore.js';
-import { previewDiscovery } from './discoveryPreview.js';
+import { fromDiscoveryError, previewDiscovery } from './discoveryPreview.js';
+import { connect } from './providers/index.js';
 import { clientAssertionKey } from './oidcClient.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 import { providerSchema, type ProviderConfig } from '../config/schema.js';
+import { githubDefinition } from '../config/providers/github.js';
 import { AppError } from '../errors.js';
 import type { TokenCipher } from '../sessions/tokenCipher.js';
 import type { ChangeFeed } from '../storage/changes.js';
@@ -54,6 +56,8 @@ export class ProviderStore {
     /** Fetches the issuer's discovery document (replaced in unit tests). */
     private readonly checkIssuer: (issuer: string) => Promise<DiscoveryPreview> = previewDiscovery,
     private readonly now: () => number = Date.now,
+    /** Prepares a preset's provider with its kind's own runtime, as the registry will (replaced in unit tests). */
+    private readonly prepare: (provider: ProviderConfig) => Promise<unknown> = connect,
   ) {}
 
   /** Loads the stored providers into the registry (at start, and after every change). */
@@ -166,8 +170,9 @@ export class ProviderStore {
       if (given.enabled !== undefined) problems.push('enabled: turn a provider on or off with …/enable or …/disable');
       given.id = current.id;
       given.enabled = current.enabled;
-      given.clientSecret ??= current.clientSecret;
-      given.privateKey ??= current.privateKey;
+      // Only a credential there is (a key set to undefined would still be a key GitHub's schema refuses).
+      if (given.clientSecret === undefined && current.clientSecret !== undefined) given.clientSecret = current.clientSecret;
+      if (given.privateKey === undefined && current.privateKey !== undefined) given.privateKey = current.privateKey;
     }
     if (problems.length > 0) throw new ProviderValidationError(problems);
     const parsed = providerSchema.safeParse(given);
@@ -188,11 +193,26 @@ export class ProviderStore {
     if (!current || current.issuer !== provider.issuer) {
       // Identities are (provider, subject): another issuer's subjects would sign into these accounts.
       if (current && (await this.linkedIdentities(current.id)) > 0) throw new AppError('provider_in_use', { params: { provider: current.name } });
-      // A provider is saved only once its issuer answers as an OpenID Connect issuer that can do PKCE.
-      const preview = await this.checkIssuer(provider.issuer);
-      if (preview.pkce === 'unsupported') throw new AppError('pkce_unsupported', { params: { issuer: provider.issuer } });
+      await this.checkReachable(provider);
     }
     return { provider, replaced };
+  }
+
+  /**
+   * A provider is saved only once it answers as it will be used. The generic kind: its issuer answers
+   * as an OpenID Connect issuer that can do PKCE. A preset: prepared by its kind's own runtime, with its
+   * quirks (Entra's `{tenantid}` issuer template, ...); GitHub has no discovery, so nothing is fetched
+   * and the console's Test sign-in is its check.
+   */
+  private async checkReachable(provider: ProviderConfig): Promise<void> {
+    if (provider.kind === 'oidc') {
+      const preview = await this.checkIssuer(provider.issuer);
+      if (preview.pkce === 'unsupported') throw new AppError('pkce_unsupported', { params: { issuer: provider.issuer } });
+      return;
+    }
+    await this.prepare(provider).catch((error: unknown) => {
+      throw error instanceof AppError ? error : fromDiscoveryError(error, provider.issuer);
+    });
   }
 }
 
@@ -205,7 +225,7 @@ function withOneCredential(provider: ProviderConfig): ProviderConfig {
 /** The stored definition: everything but the credential, which is kept apart and encrypted. */
 function definitionOf(provider: ProviderConfig): string {
   const { clientSecret: _secret, privateKey: _key, ...definition } = provider;
-  return JSON.stringify(definition);
+  return JSON.stringify(definition.kind === 'github' ? githubDefinition(definition) : definition);
 }
 
 function idTaken(id: string, where: string): string {

@@ -5,14 +5,15 @@ import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { startGitHubStandIn, type GitHubStandIn } from './support/githubStandIn.js';
 import { startPresetIdp, type PresetIdp } from './support/presetIdp.js';
 
 /**
  * "Providers added from the console with each preset" (issue #17): an admin reads the presets from
  * `GET /api/admin/provider-presets`, creates one provider of every kind through the admin API as the
  * console's form sends it, and a person signs in with each. The IdPs that cannot be reached from here
- * (Google, Entra, Okta, Auth0, GitLab, Keycloak) are loopback stand-ins answering as those providers
- * do; the admin is signed in through the real development IdP.
+ * (Google, Entra, Okta, Auth0, GitLab, Keycloak, GitHub) are loopback stand-ins answering as those
+ * providers do; the admin is signed in through the real development IdP.
  */
 const CLIENT_ID = 'gatehouse-console';
 const TENANT = '22222222-2222-4222-8222-222222222222';
@@ -21,6 +22,7 @@ let dev: DevIdpProcess;
 let standIn: PresetIdp;
 let keycloak: PresetIdp;
 let entra: PresetIdp;
+let github: GitHubStandIn;
 let gatehouse: RunningGatehouse;
 let portal: string;
 let admin: { browser: ScriptedBrowser; csrf: string };
@@ -28,12 +30,13 @@ let admin: { browser: ScriptedBrowser; csrf: string };
 beforeAll(async () => {
   const port = await freePort();
   portal = `http://localhost:${port}`;
-  [dev, standIn, keycloak, entra] = await Promise.all([
+  [dev, standIn, keycloak, entra, github] = await Promise.all([
     startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/dev`], postLogoutRedirectUris: [`${portal}/signed-out`] }),
     startPresetIdp({ clientId: CLIENT_ID }),
     // Keycloak's issuer is its realm's URL.
     startPresetIdp({ clientId: CLIENT_ID, issuer: (origin) => `${origin}/realms/staff` }),
     startPresetIdp({ clientId: CLIENT_ID, issuer: () => 'https://login.microsoftonline.com/{tenantid}/v2.0', servedAs: 'https://login.microsoftonline.com', userinfo: false }),
+    startGitHubStandIn('ghes'),
   ]);
   gatehouse = await startGatehouse({
     port,
@@ -50,7 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gatehouse?.close();
-  await Promise.all([dev?.close(), standIn?.close(), keycloak?.close(), entra?.close()]);
+  await Promise.all([dev?.close(), standIn?.close(), keycloak?.close(), entra?.close(), github?.close()]);
 });
 
 const send = (method: string, path: string, body?: unknown) =>
@@ -69,10 +72,14 @@ function definitionFor(preset: ProviderPreset): Record<string, unknown> {
     clientId: CLIENT_ID,
     clientSecret: 'console-secret',
     scopes: preset.defaults.scopes,
-    claims: preset.defaults.claims,
+    // As the form sends it: a claim mapping only for the kinds that have one (GitHub has none).
+    ...(preset.defaults.claims ? { claims: preset.defaults.claims } : {}),
     createUsers: true,
   };
   switch (preset.kind) {
+    case 'github':
+      // GitHub Enterprise Server's layout: the web and the API under one base URL.
+      return { ...common, clientId: github.clientId, clientSecret: github.clientSecret, baseUrl: github.webBase };
     case 'keycloak':
       return { ...common, baseUrl: keycloak.origin, realm: 'staff' };
     case 'entra':
@@ -99,8 +106,11 @@ describe('the console’s presets', () => {
       expect(preset.label.length).toBeGreaterThan(0);
       expect(preset.docs).toMatch(/^(docs\/|https:\/\/)/);
       expect(preset.redirectUriPattern).toBe(`${portal}/.gatehouse/callback/{id}`);
-      expect(preset.defaults.scopes).toContain('openid');
-      expect(preset.defaults.claims.email.length).toBeGreaterThan(0);
+      // OpenID Connect kinds ask for openid and map claims; GitHub (OAuth 2.0 and a REST API) does neither.
+      if (preset.protocol === 'oidc') {
+        expect(preset.defaults.scopes).toContain('openid');
+        expect(preset.defaults.claims?.email.length).toBeGreaterThan(0);
+      } else expect(preset.defaults.scopes).not.toContain('openid');
     }
     const google = presets.find((preset) => preset.kind === 'google');
     if (google) expect(google.fields.find((field) => field.name === 'hostedDomains')).toMatchObject({ input: 'list', required: false, default: null });
@@ -111,14 +121,8 @@ describe('the console’s presets', () => {
     expect((await new ScriptedBrowser().request(`${portal}/api/admin/provider-presets`)).status).toBe(401);
   });
 
-  /**
-   * Every kind but Microsoft Entra ID: the console saves a provider only once its issuer answers
-   * discovery, and that check (authenticate/providerStore.ts) fetches Entra's derived issuer at
-   * login.microsoftonline.com itself, ignoring the loopbackStandIn its runtime honours — unreachable from
-   * here. (A multi-tenant Entra's document also names the `{tenantid}` template, not the issuer asked
-   * for.) Entra from gatehouse.yaml is covered by presetProviders.test.ts.
-   */
-  const fromConsole = providerPresets.map((preset) => preset.kind).filter((kind) => kind !== 'entra');
+  /** Every kind, each saved only once its own runtime prepared it (authenticate/providerStore.ts). */
+  const fromConsole = providerPresets.map((preset) => preset.kind);
 
   it.each(fromConsole.map((kind) => [kind]))('a %s provider created from the console signs a person in', async (kind) => {
     const { presets } = JSON.parse((await admin.browser.request(`${portal}/api/admin/provider-presets`)).body) as { presets: ProviderPreset[] };
@@ -134,12 +138,17 @@ describe('the console’s presets', () => {
       expect(view.options[field.name]).toEqual(definition[field.name]);
     }
 
-    const idp = kind === 'keycloak' ? keycloak : kind === 'entra' ? entra : standIn;
     const person = `p-${kind}`;
-    idp.claims =
+    if (kind === 'github') {
+      github.addUser({ login: person, name: 'Pat' });
+      github.signInAs = person;
+    } else {
+      const idp = kind === 'keycloak' ? keycloak : kind === 'entra' ? entra : standIn;
+      idp.claims =
       kind === 'entra'
         ? { sub: person, oid: person, tid: TENANT, email: `${person}@contoso.example`, xms_edov: true, name: 'Pat' }
         : { sub: person, email: `${person}@example.com`, email_verified: true, name: 'Pat' };
+    }
     const browser = new ScriptedBrowser();
     await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/${definition.id}`, { headers: { accept: 'text/html' } }));
     const session = await browser.request(`${portal}/api/session`);

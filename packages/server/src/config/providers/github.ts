@@ -105,3 +105,13 @@ export const githubPreset: ProviderPreset = {
   ],
   defaults: { scopes: ['read:user', 'user:email', 'read:org'] },
 };
+
+/**
+ * What the console stores of a GitHub provider: its definition as written, without what the schema
+ * derives (issuer, readsGroups, the fixed client authentication, PAR and claim mapping), which a
+ * providers: entry may not name — so the stored definition validates again when it is loaded.
+ */
+export function githubDefinition<P extends Partial<GitHubFixed>>(provider: P): Omit<P, Exclude<keyof GitHubFixed, 'createUsers' | 'privateKey'>> {
+  const { issuer: _issuer, readsGroups: _reads, clientAuthMethod: _method, pushedAuthorizationRequests: _par, assumeEmailVerified: _assume, claims: _claims, ...definition } = provider;
+  return definition;
+}

@@ -58,6 +58,8 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
   const [idTouched, setIdTouched] = useState(!isNew || values.id !== slugFromName(values.name));
   const { set, text, toggle } = formFields(values, onChange);
   const claims = formFields(values.claims, (next) => set('claims', next));
+  // OpenID Connect kinds have claims to map, an issuer and PAR; another protocol (GitHub's OAuth 2.0) has none of them.
+  const openIdConnect = (preset?.protocol ?? 'oidc') === 'oidc';
   const usesKey = values.clientAuthMethod === 'private_key_jwt';
   const name = values.name.trim() || 'this provider';
   // Fields are locked section by section, so the copy buttons between them stay usable.
@@ -155,7 +157,11 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
               )}
               <TextInput
                 label="Scopes"
-                description="Separated by spaces; openid is required. offline_access lets Gatehouse re-check people's claims during a session."
+                description={
+                  openIdConnect
+                    ? "Separated by spaces; openid is required. offline_access lets Gatehouse re-check people's claims during a session."
+                    : 'Separated by spaces, as the provider names them.'
+                }
                 {...text('scopes')}
               />
             </LockedFields>
@@ -208,19 +214,21 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
           </Section>
           <Accordion variant="separated" radius="md" chevronPosition="left" defaultValue={readOnly ? 'advanced' : null}>
             <Accordion.Item value="advanced">
-              <Accordion.Control>Advanced: claim mapping and request options</Accordion.Control>
+              <Accordion.Control>{openIdConnect ? 'Advanced: claim mapping and request options' : 'Advanced: request options'}</Accordion.Control>
               <Accordion.Panel>
                 <LockedFields locked={locked}>
-                  <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-                    {(Object.keys(CLAIM_LABELS) as Array<keyof ClaimMapping>).map((claim) => (
-                      <TextInput
-                        key={claim}
-                        label={CLAIM_LABELS[claim]}
-                        {...claims.text(claim)}
-                      />
-                    ))}
-                  </SimpleGrid>
-                  {!generic && (
+                  {openIdConnect && (
+                    <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+                      {(Object.keys(CLAIM_LABELS) as Array<keyof ClaimMapping>).map((claim) => (
+                        <TextInput
+                          key={claim}
+                          label={CLAIM_LABELS[claim]}
+                          {...claims.text(claim)}
+                        />
+                      ))}
+                    </SimpleGrid>
+                  )}
+                  {!generic && openIdConnect && (
                     <TextInput
                       label="Issuer URL"
                       description={`Leave empty: ${preset?.label ?? 'this kind'} has an issuer of its own. Only a loopback address may replace it (a local stand-in for testing).`}
@@ -229,18 +237,22 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                       {...text('issuer')}
                     />
                   )}
-                  <Switch
-                    label="Treat emails as verified when the provider does not say"
-                    description="Only for providers such as Microsoft Entra ID that never send email_verified."
-                    {...toggle('assumeEmailVerified')}
-                  />
-                  <Select
-                    label="Pushed authorization requests"
-                    data={Object.entries(PAR_LABELS).map(([value, label]) => ({ value, label }))}
-                    value={values.pushedAuthorizationRequests}
-                    onChange={(value) => value && set('pushedAuthorizationRequests', value as ParMode)}
-                    allowDeselect={false}
-                  />
+                  {openIdConnect && (
+                    <>
+                      <Switch
+                        label="Treat emails as verified when the provider does not say"
+                        description="Only for providers such as Microsoft Entra ID that never send email_verified."
+                        {...toggle('assumeEmailVerified')}
+                      />
+                      <Select
+                        label="Pushed authorization requests"
+                        data={Object.entries(PAR_LABELS).map(([value, label]) => ({ value, label }))}
+                        value={values.pushedAuthorizationRequests}
+                        onChange={(value) => value && set('pushedAuthorizationRequests', value as ParMode)}
+                        allowDeselect={false}
+                      />
+                    </>
+                  )}
                   <Textarea
                     label="Extra authorization parameters"
                     description="name=value, one per line (such as prompt=select_account or hd=example.com)."

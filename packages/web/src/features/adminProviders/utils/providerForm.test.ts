@@ -130,7 +130,25 @@ describe('a form started from a preset', () => {
       { name: 'allowAnyTenant', label: 'Admit any tenant', help: 'a', input: 'boolean', required: false, placeholder: null, default: false },
     ],
   };
+  const github: ProviderPreset = {
+    ...google,
+    kind: 'github',
+    protocol: 'oauth2',
+    label: 'GitHub',
+    fields: [{ name: 'baseUrl', label: 'GitHub Enterprise Server URL', help: 'b', input: 'url', required: false, placeholder: null, default: null }],
+    defaults: { scopes: ['read:user', 'user:email', 'read:org'], claims: null },
+  };
   const credentials = { clientId: 'c', clientSecret: 's' };
+
+  // GitHub's configuration refuses what only OpenID Connect has: the form must not send it.
+  it('sends no claim mapping, PAR mode or openid requirement for a kind that is not OpenID Connect', () => {
+    const { definition, problems } = formToProvider({ ...emptyProviderForm(github), ...credentials }, undefined, github);
+    expect(problems).toEqual([]);
+    expect(definition).toMatchObject({ kind: 'github', id: 'github', scopes: ['read:user', 'user:email', 'read:org'] });
+    expect(definition).not.toHaveProperty('claims');
+    expect(definition).not.toHaveProperty('pushedAuthorizationRequests');
+    expect(definition).not.toHaveProperty('issuer');
+  });
 
   it('starts named after the preset, with its defaults, and sends its kind and its own fields', () => {
     const values = emptyProviderForm(google);

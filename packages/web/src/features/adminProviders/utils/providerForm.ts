@@ -184,9 +184,11 @@ export function suggestedScopes(preview: Pick<DiscoveryPreview, 'scopesSupported
 export function formToProvider(
   values: ProviderFormValues,
   stored?: StoredCredentials,
-  preset?: Pick<ProviderPreset, 'fields'>,
+  preset?: Pick<ProviderPreset, 'fields'> & Partial<Pick<ProviderPreset, 'protocol'>>,
 ): { definition: ProviderDefinition; problems: string[] } {
   const problems: string[] = [];
+  // OpenID Connect kinds need `openid` and map claims; another protocol (GitHub's OAuth 2.0) has neither.
+  const openIdConnect = (preset?.protocol ?? 'oidc') === 'oidc';
   const isNew = stored === undefined;
   const id = values.id.trim();
   // The server's own rule and words for an id ("id: must be lowercase letters, digits and dashes (at most 63)").
@@ -230,7 +232,7 @@ export function formToProvider(
   }
 
   const scopes = splitList(values.scopes, /[\s,]+/);
-  if (!scopes.includes('openid')) problems.push('scopes: must include "openid"');
+  if (openIdConnect && !scopes.includes('openid')) problems.push('scopes: must include "openid"');
 
   const groupPrefix = values.groupPrefix.trim();
   if (groupPrefix && !GROUP_PREFIX.test(groupPrefix)) {
@@ -255,14 +257,16 @@ export function formToProvider(
     ...(!usesKey && secret ? { clientSecret: secret } : {}),
     ...(usesKey && privateKey ? { privateKey } : {}),
     scopes,
-    claims: Object.fromEntries(Object.entries(values.claims).map(([name, claim]) => [name, claim.trim() || DEFAULT_CLAIMS[name as keyof ClaimMapping]])) as unknown as ClaimMapping,
+    ...(openIdConnect
+      ? { claims: Object.fromEntries(Object.entries(values.claims).map(([name, claim]) => [name, claim.trim() || DEFAULT_CLAIMS[name as keyof ClaimMapping]])) as unknown as ClaimMapping }
+      : {}),
     allowedDomains: splitList(values.allowedDomains.toLowerCase()),
     createUsers: values.createUsers,
     trustEmail: values.trustEmail,
     assumeEmailVerified: values.assumeEmailVerified,
     trustGroups: values.trustGroups,
     ...(groupPrefix ? { groupPrefix } : {}),
-    pushedAuthorizationRequests: values.pushedAuthorizationRequests,
+    ...(openIdConnect ? { pushedAuthorizationRequests: values.pushedAuthorizationRequests } : {}),
     authorizationParams,
     ...(isNew ? { enabled: values.enabled } : {}),
   };

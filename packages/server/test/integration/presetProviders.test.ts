@@ -106,9 +106,12 @@ describe('Google (kind: google)', () => {
     const { hop, signedIn } = await signIn('google');
     expect(hop.status).toBe(403);
     expect(hop.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(hop.body).toContain('ada@gmail.com may not sign in here');
+    expect(hop.body).toContain('Your account at Google is not in an organisation allowed here.');
     expect(hop.body).not.toContain('hostedDomains');
     expect(signedIn).toBe(false);
+    // The reason the rule computed, for admins: in the audit event, never on the person's page.
+    expect((await lastFailure()).details).toMatchObject({ code: 'sign_in_not_allowed', reason: 'hosted_domain_not_allowed', why: expect.stringContaining(hd ?? 'no hd claim') });
+    expect(hop.body).not.toContain(hd ?? 'no hd claim');
   });
 
   it('checks hd again at every refresh: an account moved out of the domain loses its session', async () => {
@@ -160,8 +163,9 @@ describe('Microsoft Entra ID (kind: entra, multi-tenant)', () => {
     entra.claims = { ...entra.claims, tid: TENANT_B, email: 'eve@fabrikam.example' };
     const { hop, signedIn } = await signIn('entra');
     expect(hop.status).toBe(403);
-    expect(hop.body).toContain('eve@fabrikam.example may not sign in here');
+    expect(hop.body).toContain('Your account at Contoso belongs to an organisation that is not allowed here.');
     expect(signedIn).toBe(false);
+    expect((await lastFailure()).details).toMatchObject({ code: 'sign_in_not_allowed', reason: 'tenant_not_allowed', why: expect.stringContaining(TENANT_B) });
   });
 
   // Threat: a token whose tid names an admitted tenant but which another tenant issued.
@@ -236,3 +240,8 @@ describe('Microsoft Entra ID (kind: entra, multi-tenant)', () => {
     expect(await alive(browser)).toBe(false);
   });
 });
+
+async function lastFailure() {
+  const { events } = await gatehouse.services.audit.query({ type: 'sign_in_failed' }, 1, 1);
+  return events[0]!;
+}

@@ -42,7 +42,7 @@ export const connectEntra = connectOidc<Entra>({
     if (!tid) throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('Entra ID token without tid') });
     // Threat: a person of any other Entra ID tenant signing in to a multi-tenant app.
     if (isMultiTenant(provider) && !provider.allowAnyTenant && !provider.tenants.includes(tid)) {
-      throw refused(provider, claims, `its Entra ID tenant ${tid} is not one of this provider's tenants`);
+      throw refused(provider, 'tenant_not_allowed', claims, `its Entra ID tenant ${tid} is not one of this provider's tenants`);
     }
   },
   expectedIssuer: (_provider, claims, discovered) => (typeof claims.tid === 'string' ? discovered.replace('{tenantid}', claims.tid) : discovered),

@@ -22,7 +22,7 @@ export const connectGoogle = connectOidc<Google>({
     // hd was only asked for. Checked on every ID token, at sign-in and at refresh.
     const hd = typeof claims.hd === 'string' ? claims.hd.toLowerCase() : undefined;
     if (!hd || !provider.hostedDomains.includes(hd)) {
-      throw refused(provider, claims, hd ? `its Google Workspace domain ${hd} is not one of this provider's hostedDomains` : 'it is not a Google Workspace account of an allowed domain (no hd claim)');
+      throw refused(provider, 'hosted_domain_not_allowed', claims, hd ? `its Google Workspace domain ${hd} is not one of this provider's hostedDomains` : 'it is not a Google Workspace account of an allowed domain (no hd claim)');
     }
   },
 });

@@ -1,5 +1,4 @@
 import { parser as promql } from '@prometheus-io/lezer-promql';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
@@ -9,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { WebSocket } from 'ws';
 import { parse as parseYaml } from 'yaml';
 import { listenMetrics, type MetricsListener } from '../../src/http/metricsListener.js';
@@ -19,7 +19,6 @@ import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 import { startUpstream, type Upstream } from './support/upstream.js';
 
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../../../docs/operations/', import.meta.url));
 
 interface Sample {
@@ -317,35 +316,11 @@ describe('metrics and the access log of one process', () => {
 });
 
 /** `main.js start` with a config of its own: the real process, as operators run it. */
-async function startMain(config: Record<string, unknown>, dir: string): Promise<{ child: ChildProcess; output: () => string; ready: Promise<void>; stop(): Promise<void> }> {
+function startMain(config: Record<string, unknown>, dir: string): BuiltProcess & { ready: Promise<void> } {
   const file = path.join(dir, 'gatehouse.yaml');
   writeFileSync(file, JSON.stringify(config));
-  let output = '';
-  const child = spawn(process.execPath, [MAIN, 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (/Gatehouse is ready/.test(output)) {
-        clearInterval(timer);
-        resolve();
-      } else if (child.exitCode !== null) {
-        clearInterval(timer);
-        reject(new Error(`Gatehouse exited: ${output}`));
-      }
-    }, 100);
-  });
-  return {
-    child,
-    output: () => output,
-    ready,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  const running = startBuiltProcess(file);
+  return { ...running, ready: running.waitFor('Gatehouse is ready') };
 }
 
 const productionSecrets = () => ({ cookieKey: randomBytes(32).toString('base64url'), encryptionKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] });

@@ -1,14 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { freePort } from './support/freePort.js';
 
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const MAX = 3;
 
 /** A sign-in start, on a connection of its own (the cluster hands each new one to the next worker) or on `agent`'s. */
@@ -34,15 +33,10 @@ describe('the sign-in rate limit of a node with two workers', () => {
   let gatehouse: ChildProcess;
   let dir: string;
   let portal: string;
-  let output = '';
+  let running: BuiltProcess;
   let stopped = false;
 
-  const waitForOutput = async (text: string) => {
-    for (let waited = 0; !output.includes(text); waited += 100) {
-      if (waited > 20_000 || gatehouse.exitCode !== null) throw new Error(`no "${text}" in the output:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const waitForOutput = (text: string) => running.waitFor(text);
 
   beforeAll(async () => {
     const port = await freePort();
@@ -64,18 +58,15 @@ describe('the sign-in rate limit of a node with two workers', () => {
         providers: [{ id: 'gone', name: 'Gone IdP', issuer: `http://127.0.0.1:${await freePort()}`, clientId: 'x', clientSecret: 'y' }],
       }),
     );
-    gatehouse = spawn(process.execPath, [MAIN, 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    gatehouse.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    gatehouse.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    running = startBuiltProcess(file);
+    gatehouse = running.child;
     await waitForOutput('ready with 2 workers');
   });
 
   afterAll(async () => {
     if (gatehouse && gatehouse.exitCode === null) {
       if (stopped) process.kill(gatehouse.pid!, 'SIGCONT');
-      const exited = new Promise((resolve) => gatehouse.once('exit', resolve));
-      gatehouse.kill('SIGTERM');
-      await exited;
+      await running.stop();
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -103,7 +94,7 @@ describe('the sign-in rate limit of a node with two workers', () => {
       expect((await signInStart(portal, agent)).status).toBe(429);
       await waitForOutput('counts sign-ins again');
       // Two sign-ins let through, one warning (at most one a minute), before the all-clear.
-      expect(output.split('does not count sign-ins').length - 1).toBe(1);
+      expect(running.output().split('does not count sign-ins').length - 1).toBe(1);
     } finally {
       agent.destroy();
     }

@@ -1,19 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ScriptedBrowser } from './support/browser.js';
 import { freePort } from './support/freePort.js';
 import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 /** The download: 48 chunks of 2 KiB, one every 50 ms (about 2.4 s), of unknown length (chunked). */
 const CHUNKS = 48;
@@ -66,7 +65,8 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
   let port: number;
   let gatehouse: ChildProcess;
   let idp: HostileIdp;
-  let output = '';
+  let running: BuiltProcess;
+  const output = () => running.output();
 
   const config = (overrides: Record<string, unknown> = {}) => ({
     mode: 'production',
@@ -102,22 +102,13 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
     file = path.join(dir, 'gatehouse.yaml');
     port = await freePort();
     writeFileSync(file, JSON.stringify(config()));
-    gatehouse = spawn(process.execPath, [MAIN, 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    gatehouse.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    gatehouse.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const ready = workers > 1 ? `ready with ${workers} workers` : 'Gatehouse is ready';
-    for (let waited = 0; !output.includes(ready); waited += 100) {
-      if (waited > 20_000 || gatehouse.exitCode !== null) throw new Error(`Gatehouse did not start:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    running = startBuiltProcess(file);
+    gatehouse = running.child;
+    await running.waitFor(workers > 1 ? `ready with ${workers} workers` : 'Gatehouse is ready');
   });
 
   afterAll(async () => {
-    if (gatehouse && gatehouse.exitCode === null) {
-      const exited = new Promise((resolve) => gatehouse.once('exit', resolve));
-      gatehouse.kill('SIGTERM');
-      await exited;
-    }
+    await running?.stop();
     await upstream?.close();
     await idp?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -130,7 +121,7 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
   /** Every worker answers `expected`: asked on enough connections in a row. */
   async function everyWorkerSays(ask: () => Promise<unknown>, expected: unknown): Promise<void> {
     for (let waited = 0, agreeing = 0; agreeing < 4 * workers; waited += 50) {
-      if (waited > 10_000) throw new Error(`not every worker says ${JSON.stringify(expected)}:\n${output}`);
+      if (waited > 10_000) throw new Error(`not every worker says ${JSON.stringify(expected)}:\n${output()}`);
       agreeing = JSON.stringify(await ask()) === JSON.stringify(expected) ? agreeing + 1 : 0;
       if (agreeing === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -173,7 +164,7 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
     process.kill(gatehouse.pid!, 'SIGHUP');
     await everyWorkerSays(organization, 'After');
     reloaded = true;
-    expect(output).toContain('configuration reloaded');
+    expect(output()).toContain('configuration reloaded');
 
     // The WebSocket still carries messages both ways, and the download finishes whole.
     expect(await echo('after')).toBe('echo: after');
@@ -197,7 +188,7 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
       const ready = await getJson<Ready>('/readyz');
       return [ready.status, ready.checks.config.lastReload?.outcome, ready.checks.config.lastReload?.problems?.[0]?.split(':')[0]];
     }, ['ready', 'refused', 'listen.port']);
-    expect(output).toContain('configuration reload refused');
+    expect(output()).toContain('configuration reload refused');
     await everyWorkerSays(organization, 'After');
     expect(gatehouse.exitCode).toBeNull();
   });

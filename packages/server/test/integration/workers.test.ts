@@ -1,17 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 /** GET on a connection of its own: the cluster hands each new connection to the next worker. */
 function get(url: string, cookie: string): Promise<number> {
@@ -52,7 +51,7 @@ describe('a node with two workers', () => {
   let dir: string;
   let store: TestStore | undefined;
   let portal: string;
-  let output = '';
+  let running: BuiltProcess;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -75,22 +74,14 @@ describe('a node with two workers', () => {
         providers: [{ id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, pushedAuthorizationRequests: 'never' }],
       }),
     );
-    gatehouse = spawn(process.execPath, [MAIN, 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    gatehouse.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    gatehouse.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    running = startBuiltProcess(file);
+    gatehouse = running.child;
     // Both workers listening: every request from here on may reach either.
-    for (let waited = 0; !output.includes('ready with 2 workers'); waited += 100) {
-      if (waited > 20_000 || gatehouse.exitCode !== null) throw new Error(`Gatehouse did not start with two workers:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await running.waitFor('ready with 2 workers');
   });
 
   afterAll(async () => {
-    if (gatehouse && gatehouse.exitCode === null) {
-      const exited = new Promise((resolve) => gatehouse.once('exit', resolve));
-      gatehouse.kill('SIGTERM');
-      await exited;
-    }
+    await running?.stop();
     await dev?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (store) await removeTestStore(store);
@@ -124,10 +115,7 @@ describe('a node with two workers', () => {
     const workers = children.filter((pid) => execFileSync('ps', ['-o', 'args=', '-p', String(pid)]).toString().includes('main.js'));
     expect(workers).toHaveLength(2);
     process.kill(workers[0]!, 'SIGKILL');
-    for (let waited = 0; !output.includes('a worker stopped unexpectedly'); waited += 100) {
-      if (waited > 5_000) throw new Error(output);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await running.waitFor('a worker stopped unexpectedly', 5_000);
     // Once the primary knows (a connection handed over at the very moment of the crash is lost with
     // the worker: node:cluster's own limit), the other worker answers everything meanwhile.
     for (let i = 0; i < 4; i++) expect(await get(`${portal}/healthz`, '')).toBe(200);

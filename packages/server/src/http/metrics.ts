@@ -1,5 +1,6 @@
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { performance } from 'node:perf_hooks';
+import { FastCounter, FastHistogram, type CounterSeries, type HistogramSeries } from './fastMetrics.js';
 import type { DatabaseStats } from '../storage/database.js';
 
 /**
@@ -110,38 +111,22 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
   }
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
-  const requestCount = new Counter({
-    name: `${PREFIX}http_requests_total`,
-    help: 'Requests answered, by area (portal, api, forward_auth, proxy), app (proxy and forward_auth) and status class.',
-    labelNames: ['area', 'app', 'status'] as const,
-    registers,
-  });
-  const requestTime = new Histogram({
-    name: `${PREFIX}http_request_duration_seconds`,
-    help: 'Time from a request’s arrival to the end of its answer, by area and app.',
-    labelNames: ['area', 'app'] as const,
-    buckets: REQUEST_BUCKETS,
-    registers,
-  });
-  const decisions = new Counter({
-    name: `${PREFIX}access_decisions_total`,
-    help: 'Access decisions by area, app, decision (allowed, public, denied, unauthenticated, refused) and the policy rule that decided.',
-    labelNames: ['area', 'app', 'decision', 'rule'] as const,
-    registers,
-  });
-  const upstreamTime = new Histogram({
-    name: `${PREFIX}upstream_response_seconds`,
-    help: 'Time from asking an app’s upstream to the start of its answer (headers), by app.',
-    labelNames: ['app'] as const,
-    buckets: REQUEST_BUCKETS,
-    registers,
-  });
-  const upstreamErrors = new Counter({
-    name: `${PREFIX}upstream_errors_total`,
-    help: 'Proxied requests whose upstream could not be reached or failed mid-answer, by app.',
-    labelNames: ['app'] as const,
-    registers,
-  });
+  // What every proxied and forward-auth request records: series resolved once, plain numbers after (fastMetrics.ts).
+  const requestCount = new FastCounter(
+    `${PREFIX}http_requests_total`,
+    'Requests answered, by area (portal, api, forward_auth, proxy), app (proxy and forward_auth) and status class.',
+    ['area', 'app', 'status'],
+    registry,
+  );
+  const requestTime = new FastHistogram(`${PREFIX}http_request_duration_seconds`, 'Time from a request’s arrival to the end of its answer, by area and app.', ['area', 'app'], REQUEST_BUCKETS, registry);
+  const decisions = new FastCounter(
+    `${PREFIX}access_decisions_total`,
+    'Access decisions by area, app, decision (allowed, public, denied, unauthenticated, refused) and the policy rule that decided.',
+    ['area', 'app', 'decision', 'rule'],
+    registry,
+  );
+  const upstreamTime = new FastHistogram(`${PREFIX}upstream_response_seconds`, 'Time from asking an app’s upstream to the start of its answer (headers), by app.', ['app'], REQUEST_BUCKETS, registry);
+  const upstreamErrors = new FastCounter(`${PREFIX}upstream_errors_total`, 'Proxied requests whose upstream could not be reached or failed mid-answer, by app.', ['app'], registry);
   const signIns = new Counter({
     name: `${PREFIX}sign_ins_total`,
     help: 'Sign-ins that ended, by provider and outcome (success, or the error catalogue code).',
@@ -168,26 +153,35 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
     registers,
   });
 
-  const requestCounters = twoLevel((area, app) => STATUS_CLASSES.map((status) => requestCount.labels(area, app, status)).concat(requestCount.labels(area, app, 'other')));
-  const requestTimers = twoLevel((area, app) => requestTime.labels(area, app));
-  const upstreamTimers = new Map<string, ReturnType<typeof upstreamTime.labels>>();
+  // Each (area, app) resolves its series once: its status classes, its time, its decisions by rule.
+  const requestSeries = twoLevel((area, app) => ({
+    statuses: [...STATUS_CLASSES, 'other'].map((status) => requestCount.of(area, app, status)),
+    time: requestTime.of(area, app),
+    decisions: new Map<string, CounterSeries>(),
+  }));
+  const upstreamSeries = new Map<string, HistogramSeries>();
 
   const metrics: Metrics = {
     enabled: true,
     request(area, app, status, seconds) {
-      requestCounters(area, app)[statusClass(status)]!.inc();
-      requestTimers(area, app).observe(seconds);
+      const series = requestSeries(area, app);
+      series.statuses[statusClass(status)]!.value++;
+      requestTime.observe(series.time, seconds);
     },
     decision(area, app, decision, rule) {
-      decisions.labels(area, app, decision, rule).inc();
+      const byRule = requestSeries(area, app).decisions;
+      const key = `${decision} ${rule}`;
+      let series = byRule.get(key);
+      if (!series) byRule.set(key, (series = decisions.of(area, app, decision, rule)));
+      series.value++;
     },
     upstream(app, seconds) {
-      let timer = upstreamTimers.get(app);
-      if (!timer) upstreamTimers.set(app, (timer = upstreamTime.labels(app)));
-      timer.observe(seconds);
+      let series = upstreamSeries.get(app);
+      if (!series) upstreamSeries.set(app, (series = upstreamTime.of(app)));
+      upstreamTime.observe(series, seconds);
     },
     upstreamError(app) {
-      upstreamErrors.labels(app).inc();
+      upstreamErrors.of(app).value++;
     },
     signIn(provider, outcome) {
       signIns.labels(provider, outcome).inc();

@@ -68,6 +68,7 @@ describe.each(['github.com', 'ghes'] as const)('the REST client against the %s l
       name: 'The Octocat',
       avatarUrl: octocat.avatarUrl,
       email: 'octocat@example.com',
+      primaryUnverified: false,
       groups: ['acme', 'acme/platform'],
     });
     const last = github.apiRequests.at(-1)!;
@@ -92,6 +93,9 @@ describe.each(['github.com', 'ghes'] as const)('the REST client against the %s l
     });
     const account = await readGitHubAccount(site, github.tokenFor('unverified-primary'), { groups: true });
     expect(account.email).toBeUndefined();
+    // Said, so the refusal names the real reason (not verified), without the address itself.
+    expect(account.primaryUnverified).toBe(true);
+    expect(JSON.stringify(account)).not.toContain('claimed@example.com');
   });
 
   it('follows every page of a long list, lowercasing organisation logins', async () => {

@@ -12,9 +12,22 @@ const adminNav = (page: Page) => page.getByRole('navigation', { name: 'Admin' })
 const appsTable = (page: Page) => page.getByTestId('apps-table');
 const appRow = (page: Page, id: string) => appsTable(page).locator(`tr[data-app-id="${id}"]`);
 
+/** The browsers a test signed in; signed out after it whatever its outcome, so later specs see no sessions of theirs. */
+const signedIn: Page[] = [];
+
+test.afterEach(async () => {
+  for (const page of signedIn.splice(0)) {
+    await page.goto(`${portalUrl()}/account`);
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await expect(page).toHaveURL(`${portalUrl()}/signed-out`);
+    await page.context().close();
+  }
+});
+
 async function signedInBrowser(browser: Browser, login: string, password: string): Promise<Page> {
   const context = await browser.newContext();
   const page = await context.newPage();
+  signedIn.push(page);
   await signInWith(page, 'Development IdP', login, password);
   await expect(page).toHaveURL(`${portalUrl()}/account`);
   return page;
@@ -139,12 +152,4 @@ test('alice adds an app with a policy, tests it, and it guards the app at once; 
   await expect(appRow(page, 'reports')).toHaveCount(0);
   await page.emulateMedia({ colorScheme: 'dark' });
   await expectAccessible(page);
-
-  // Signed out, so later specs on the same stack see no extra sessions of theirs.
-  for (const browserPage of [page, bob]) {
-    await browserPage.goto(`${portalUrl()}/account`);
-    await browserPage.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await expect(browserPage).toHaveURL(`${portalUrl()}/signed-out`);
-    await browserPage.context().close();
-  }
 });

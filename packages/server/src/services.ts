@@ -206,7 +206,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       await sharedLimits?.close();
       nodeLimits?.close();
       await database.close();
-      accessLog?.flush();
+      await accessLog?.close();
     },
   };
 }

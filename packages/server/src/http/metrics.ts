@@ -1,6 +1,6 @@
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { performance } from 'node:perf_hooks';
-import { FastCounter, FastHistogram, type CounterSeries, type HistogramSeries } from './fastMetrics.js';
+import { FastCounter, FastHistogram, type HistogramSeries } from './fastMetrics.js';
 import type { DatabaseStats } from '../storage/database.js';
 
 /**
@@ -157,7 +157,7 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
   const requestSeries = twoLevel((area, app) => ({
     statuses: [...STATUS_CLASSES, 'other'].map((status) => requestCount.of(area, app, status)),
     time: requestTime.of(area, app),
-    decisions: new Map<string, CounterSeries>(),
+    decisions: twoLevel((decision, rule) => decisions.of(area, app, decision, rule)),
   }));
   const upstreamSeries = new Map<string, HistogramSeries>();
 
@@ -169,11 +169,7 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
       requestTime.observe(series.time, seconds);
     },
     decision(area, app, decision, rule) {
-      const byRule = requestSeries(area, app).decisions;
-      const key = `${decision} ${rule}`;
-      let series = byRule.get(key);
-      if (!series) byRule.set(key, (series = decisions.of(area, app, decision, rule)));
-      series.value++;
+      requestSeries(area, app).decisions(decision, rule).value++;
     },
     upstream(app, seconds) {
       let series = upstreamSeries.get(app);

@@ -7,7 +7,7 @@ import type { Area, Decision, Metrics } from './metrics.js';
 
 /**
  * One request as metrics and the access log see it, from its arrival to the end of its answer. The
- * listening server begins it (proxy/index.ts); whoever knows more fills it in: the hot path the area,
+ * dispatcher begins it (proxy/hotPath.ts); whoever knows more fills it in: the hot path the area,
  * the app and the decision, the forwarder the upstream's time. Read once, when the answer is done.
  */
 export interface Exchange {
@@ -23,9 +23,10 @@ export interface Exchange {
   user: { id: string; email: string } | undefined;
   /** For forward-auth: the original request the proxy asked about (method, host, target). */
   original: { method: string; host: string; target: string } | undefined;
-  /** performance.now() when the upstream was asked, then how long it took to begin answering (ms). */
-  upstreamStart: number;
+  /** How long the upstream took to begin answering (ms). */
   upstreamMs: number | undefined;
+  /** Open, followed to its close, or recorded: recorded once, whichever way it ends. */
+  state: 'open' | 'followed' | 'recorded';
 }
 
 /**
@@ -33,9 +34,19 @@ export interface Exchange {
  * answers undefined otherwise), so with both off the hot path pays one test per request.
  */
 export interface RequestObserver {
-  /** A request arrived: its exchange, finished when the response closes. */
-  begin(request: IncomingMessage, response: ServerResponse): Exchange;
-  /** The exchange of a request begun here, if any. */
+  /** A request arrived: its exchange, open until it is followed or finished. */
+  begin(): Exchange;
+  /**
+   * The request goes on elsewhere (Fastify, the upstream): `of` finds its exchange, recorded when the
+   * response closes. Once only; a no-op for an exchange already followed or recorded.
+   */
+  follow(request: IncomingMessage, response: ServerResponse, exchange: Exchange): void;
+  /**
+   * The answer was written in full just now (the hot path's own empty answers): recorded at once, with
+   * no map entry or close listener for the request. A no-op for an exchange already recorded.
+   */
+  finish(request: IncomingMessage, response: ServerResponse, exchange: Exchange): void;
+  /** The exchange of a request followed here, if any. */
   of(request: IncomingMessage): Exchange | undefined;
   /** Access was decided: counted, and kept for the access log. */
   decided(exchange: Exchange, decision: Decision, rule: string, user: Exchange['user']): void;
@@ -50,6 +61,8 @@ export function requestObserver(metrics: Metrics, accessLog: AccessLog | undefin
   const nextId = accessLog ? requestIds() : () => '';
 
   function finish(request: IncomingMessage, response: ServerResponse, exchange: Exchange): void {
+    if (exchange.state === 'recorded') return;
+    exchange.state = 'recorded';
     const totalMs = performance.now() - exchange.start;
     // No answer was sent when the client went away first: "other" in the status class.
     const status = response.headersSent ? response.statusCode : 0;
@@ -74,8 +87,8 @@ export function requestObserver(metrics: Metrics, accessLog: AccessLog | undefin
   }
 
   return {
-    begin(request, response) {
-      const exchange: Exchange = {
+    begin() {
+      return {
         start: performance.now(),
         id: nextId(),
         area: undefined,
@@ -84,13 +97,17 @@ export function requestObserver(metrics: Metrics, accessLog: AccessLog | undefin
         rule: undefined,
         user: undefined,
         original: undefined,
-        upstreamStart: 0,
         upstreamMs: undefined,
+        state: 'open',
       };
+    },
+    follow(request, response, exchange) {
+      if (exchange.state !== 'open') return;
+      exchange.state = 'followed';
       exchanges.set(request, exchange);
       response.once('close', () => finish(request, response, exchange));
-      return exchange;
     },
+    finish,
     of: (request) => exchanges.get(request),
     decided(exchange, decision, rule, user) {
       exchange.decision = decision;

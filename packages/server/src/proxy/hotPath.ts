@@ -77,6 +77,10 @@ export interface HotPathOptions {
   observer?: RequestObserver | undefined;
 }
 
+/** A rule's label (`allow[0]`), made once per position rather than once per request. */
+const ruleNames = { allow: [] as string[], deny: [] as string[] };
+const ruleName = (list: 'allow' | 'deny', index: number): string => (ruleNames[list][index] ??= `${list}[${index}]`);
+
 /** What metrics and the access log say of a decision: its name, the rule that made it, and whose it was. */
 export function recordDecision(observer: RequestObserver, exchange: Exchange, result: AccessResult): void {
   let decision: Decision = result.kind;
@@ -84,7 +88,7 @@ export function recordDecision(observer: RequestObserver, exchange: Exchange, re
   let user: Exchange['user'];
   if (result.kind === 'allowed' || result.kind === 'denied') {
     const by = result.decision.decidedBy;
-    rule = by ? `${by.list}[${by.index}]` : 'default';
+    rule = by ? ruleName(by.list, by.index) : 'default';
     user = { id: result.current.user.id, email: result.current.user.email };
   } else if (result.kind === 'public') {
     decision = 'public';
@@ -133,7 +137,11 @@ export function hotPath({ services, answer, log, portal, appHost, observer }: Ho
   }
 
   function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, appOrigin: string, result: AccessResult, exchange: Exchange | undefined): undefined {
-    if (exchange) recordDecision(observer!, exchange, result);
+    if (exchange) {
+      recordDecision(observer!, exchange, result);
+      // Its answer comes from the upstream or the app host: recorded when the response closes.
+      observer!.follow(request, response, exchange);
+    }
     if (!answer(request, response, app, appOrigin, result)) appHost(request, response);
     return undefined;
   }
@@ -157,19 +165,32 @@ export function hotPath({ services, answer, log, portal, appHost, observer }: Ho
         recordDecision(observer!, exchange, judged.result);
       } else observer!.decided(exchange, 'refused', 'none', undefined);
     }
-    if (answer.kind === 'denied-page') {
-      fallback(request)(request, response);
-    } else if (answer.kind === 'redirect') {
+    if (answer.kind === 'denied-page') return leave(request, response, fallback(request), exchange);
+    if (answer.kind === 'redirect') {
       response.writeHead(302, Object.assign({ location: answer.location, 'cache-control': 'no-store', 'content-length': 0 }, PAGE_SECURITY_HEADERS, answer.headers)).end();
     } else {
       response.writeHead(answer.status, emptyAnswerHeaders(answer.headers)).end();
     }
+    // Written in full here: recorded now, with nothing kept per request until it closes.
+    if (exchange) observer!.finish(request, response, exchange);
     return undefined;
+  }
+
+  /** Hands the request to a Fastify instance; its exchange, if any, is recorded when the response closes. */
+  function leave(request: IncomingMessage, response: ServerResponse, handler: Handler, exchange: Exchange | undefined): undefined {
+    if (exchange) observer!.follow(request, response, exchange);
+    handler(request, response);
+    return undefined;
+  }
+
+  function failed(request: IncomingMessage, response: ServerResponse, error: unknown, exchange: Exchange | undefined): void {
+    if (exchange) observer!.follow(request, response, exchange);
+    sendRawError(toAppError(error), request, response, log);
   }
 
   return function dispatch(request, response) {
     const url = request.url ?? '/';
-    const exchange = observer?.begin(request, response);
+    const exchange = observer?.begin();
     let waiting: Promise<void> | undefined;
     try {
       const problem = requestProblem(request);
@@ -182,11 +203,11 @@ export function hotPath({ services, answer, log, portal, appHost, observer }: Ho
           // Only an app that exists is a label: a client may name any id it likes.
           exchange.app = endpoint.appId !== undefined && apps.get(endpoint.appId) ? endpoint.appId : NO_APP;
         }
-        if (!endpoint || (request.method !== 'GET' && request.method !== 'HEAD')) return fallback(request)(request, response);
+        if (!endpoint || (request.method !== 'GET' && request.method !== 'HEAD')) return leave(request, response, fallback(request), exchange);
         waiting = forwardAuth(request, response, endpoint.mode, endpoint.appId, exchange);
       } else {
         const app = apps.forHost(request.headers.host);
-        if (!app) return portal(request, response);
+        if (!app) return leave(request, response, portal, exchange);
         if (exchange) {
           exchange.area = 'proxy';
           exchange.app = app.id;
@@ -194,8 +215,8 @@ export function hotPath({ services, answer, log, portal, appHost, observer }: Ho
         waiting = proxy(request, response, app, exchange);
       }
     } catch (error) {
-      return sendRawError(toAppError(error), request, response, log);
+      return failed(request, response, error, exchange);
     }
-    waiting?.catch((error: unknown) => sendRawError(toAppError(error), request, response, log));
+    waiting?.catch((error: unknown) => failed(request, response, error, exchange));
   };
 }

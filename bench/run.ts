@@ -15,7 +15,7 @@ import { startGatehouse } from './lib/gatehouse.js';
 import { httpGet } from './lib/http.js';
 import { measure, problems, type LoadSettings, type Measurement, type Scenario, type ScenarioName } from './lib/load.js';
 import { freePort, ProcessGroup, type ServerProcess } from './lib/processes.js';
-import { reportOperations, setUpOperations, type OperationsReport, type OperationsSetup } from './lib/operations.js';
+import { measureInterleaved, reportOperations, setUpOperations, type OperationsReport, type OperationsSetup } from './lib/operations.js';
 import { reportScale, type ScaleReport } from './lib/scaleReport.js';
 import { setUpScale, type ScaleSetup } from './lib/scale.js';
 import { fixed, spread, table, thousands, type Spread } from './lib/stats.js';
@@ -111,6 +111,8 @@ const withBase = envSwitch('BENCH_BASE', true);
 const withScale = envSwitch('BENCH_SCALE', true);
 /** The hot paths with metrics on and with the access log on, beside both off (bench/lib/operations.ts). */
 const withOperations = envSwitch('BENCH_OPERATIONS', true);
+/** How many 1-second slices the operations nodes are measured in, in turn (bench/lib/operations.ts). */
+const operationsSlices = envNumber('BENCH_OPERATIONS_SLICES', 15, true) || 1;
 /** PostgreSQL in the scale measurements: by default when installed. */
 const withPostgres = envSwitch('BENCH_POSTGRES', 'when installed' as const);
 /** Rounds of the scale groups: the first this many of the rounds (all of them when larger). */
@@ -255,12 +257,12 @@ async function main(): Promise<number> {
   const orders: string[] = [];
   const everyServer = [...new Set([gatehouse.server, upstream, bare, ...references.flatMap((reference) => [reference.server, reference.upstream]), ...(scale?.servers ?? []), ...(operations?.servers ?? [])])];
   for (let round = 1; round <= rounds; round++) {
-    const groups = [...baseGroups, ...(operations?.groups ?? []), ...(scale && round <= scaleRounds ? scale.groups : [])];
+    const groups = [...baseGroups, ...(scale && round <= scaleRounds ? scale.groups : [])];
     const order = groups.flatMap((group) => (round % 2 === 0 ? [...group].reverse() : group));
     orders.push(order.join(' → '));
     for (const name of order) {
       const run = () => measure(scenarios.get(name)!, round, settings);
-      const m = operations ? await operations.scrapedDuring(name, run) : await run();
+      const m = await run();
       measurements.push(m);
       for (const server of everyServer) {
         if (!server.running) throw new Error(`${server.name} stopped during the run:\n${server.tail()}`);
@@ -272,6 +274,8 @@ async function main(): Promise<number> {
       );
     }
   }
+  // ---- operations: their own interleaved slices, once the rounds have warmed every node
+  const operationsMeasurements = operations ? await measureInterleaved(operations, scenarios, settings, operationsSlices) : [];
   say();
 
   // ---- report
@@ -296,9 +300,12 @@ async function main(): Promise<number> {
     }),
   ) as Record<string, { rps: Spread; p50: Spread; p99: Spread; serverCpuUsPerRequest: Spread; helperCpuUsPerRequest: Record<string, Spread>; loadGeneratorCpuUsPerRequest: Spread }>;
   const otherLoad = spread(measurements.map((m) => m.otherLoad ?? Number.NaN));
-  const invalid = measurements.flatMap((m) => {
+  const invalid = [
+    ...measurements.map((m) => [m, `round ${m.round}`] as const),
+    ...operationsMeasurements.map((m) => [m, `operations slice ${m.round}`] as const),
+  ].flatMap(([m, when]) => {
     const issue = problems(m);
-    return issue ? [`${m.scenario} in round ${m.round}: ${issue}`] : [];
+    return issue ? [`${m.scenario} in ${when}: ${issue}`] : [];
   });
   const base = withBase ? reportBase() : undefined;
   if (!withBase) {
@@ -307,7 +314,7 @@ async function main(): Promise<number> {
   }
   if (scale && withBase) say();
   if (operations) say();
-  const operationsReport: OperationsReport | undefined = operations ? reportOperations(operations, measurements, rounds, say) : undefined;
+  const operationsReport: OperationsReport | undefined = operations ? reportOperations(operations, operationsMeasurements, operationsSlices, say) : undefined;
   const scaleReport: ScaleReport | undefined = scale ? reportScale({ scale, measurements, scenarioSummary, scaleRounds, invalid: invalid.length > 0, say }) : undefined;
 
   await mkdir(path.dirname(resultsFile), { recursive: true });
@@ -318,14 +325,14 @@ async function main(): Promise<number> {
     node: process.version,
     cpus: { count: cpus().length, model: cpus()[0]?.model.trim() },
     loadAverage: { start: loadAtStart, end: loadavg() },
-    settings: { rounds, ...settings, plainProxy: withPlainProxy, fastifyProxy: withFastifyProxy, caddy: measureCaddy, base: withBase, operations: withOperations, scale: withScale ? { rounds: scaleRounds, ...scaleSettings } : false },
+    settings: { rounds, ...settings, plainProxy: withPlainProxy, fastifyProxy: withFastifyProxy, caddy: measureCaddy, base: withBase, operations: withOperations && { slices: operationsSlices }, scale: withScale ? { rounds: scaleRounds, ...scaleSettings } : false },
     otherLoad,
     valid: invalid.length === 0,
     problems: invalid,
     targets: [...(base?.targets ?? []), ...(scaleReport?.targets ?? [])].map(({ name, value, target, pass }) => ({ name, value, target, pass })),
     ratios: base?.ratios ?? {},
     scale: scaleReport,
-    operations: operationsReport,
+    operations: operationsReport && { ...operationsReport, slices: operationsSlices, measurements: operationsMeasurements },
     scenarios: scenarioSummary,
     rounds: base?.perRound.map(({ references: referenceRound, ...round }) => ({ ...round, ...referenceRound })) ?? [],
     measurements,

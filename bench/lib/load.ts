@@ -17,6 +17,8 @@ export type ScenarioName =
   | 'fastify-proxy'
   | 'caddy-proxy'
   // Operations (bench/lib/operations.ts): the same hot paths with metrics on, and with the access log on.
+  | 'forward-auth-control'
+  | 'proxy-control'
   | 'forward-auth-metrics'
   | 'proxy-metrics'
   | 'forward-auth-access-log'

@@ -63,6 +63,16 @@ const send = (method: string, path: string, body?: unknown) =>
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
 
+/** The console's "Test sign-in" with a provider, through the IdP (the stand-ins answer at once): its result. */
+async function testSignIn(providerId: string): Promise<Record<string, unknown>> {
+  const start = await admin.browser.request(`${portal}/.gatehouse/test-sign-in/${providerId}`, { form: { csrf_token: admin.csrf }, headers: { origin: portal } });
+  expect(start.status, start.body).toBe(303);
+  const { stoppedAt } = await admin.browser.follow(start, (url) => url.origin === portal && url.pathname.startsWith('/admin/'));
+  const match = /^\/admin\/providers\/([^/]+)\/tests\/([^/]+)$/.exec(stoppedAt?.pathname ?? '');
+  expect(match, `the test's result page, not ${stoppedAt?.href}`).not.toBeNull();
+  return JSON.parse((await admin.browser.request(`${portal}/api/admin/providers/${match![1]}/tests/${match![2]}`)).body);
+}
+
 /** Where each kind is reached here, and the values of its required fields an admin would type. */
 function definitionFor(preset: ProviderPreset): Record<string, unknown> {
   const common = {
@@ -140,7 +150,7 @@ describe('the console’s presets', () => {
 
     const person = `p-${kind}`;
     if (kind === 'github') {
-      github.addUser({ login: person, name: 'Pat' });
+      github.addUser({ login: person, name: 'Pat', orgs: ['Acme'], teams: [{ org: 'Acme', slug: 'platform' }] });
       github.signInAs = person;
     } else {
       const idp = kind === 'keycloak' ? keycloak : kind === 'entra' ? entra : standIn;
@@ -149,6 +159,11 @@ describe('the console’s presets', () => {
         ? { sub: person, oid: person, tid: TENANT, email: `${person}@contoso.example`, xms_edov: true, name: 'Pat' }
         : { sub: person, email: `${person}@example.com`, email_verified: true, name: 'Pat' };
     }
+    // The console's "Test sign-in" first: the kind's own runtime verifies the answer, and nothing is created.
+    const tested = await testSignIn(String(definition.id));
+    expect(tested, `testing ${kind}`).toMatchObject({ provider: { id: definition.id }, result: 'create', profile: { emailVerified: true, name: 'Pat' } });
+    if (kind === 'github') expect(tested.profile).toMatchObject({ email: `${person}@example.com`, groups: ['acme', 'acme/platform'] });
+
     const browser = new ScriptedBrowser();
     await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/${definition.id}`, { headers: { accept: 'text/html' } }));
     const session = await browser.request(`${portal}/api/session`);
@@ -160,5 +175,17 @@ describe('the console’s presets', () => {
     const updated = await send('PUT', `/api/admin/providers/${definition.id}`, { ...unchanged, kind, name: `${preset.label} (renamed)` });
     expect(updated.status, updated.body).toBe(200);
     expect(JSON.parse(updated.body)).toMatchObject({ kind, name: `${preset.label} (renamed)` });
+  });
+
+  it('a test sign-in names the GitHub organisation rule that refuses a person', async () => {
+    github.addUser({ login: 'outsider', name: 'Out Sider', orgs: ['elsewhere'] });
+    github.signInAs = 'outsider';
+    const definition = { ...definitionFor({ kind: 'github' } as ProviderPreset), id: 'console-github-acme', name: 'GitHub (Acme only)', scopes: ['read:user', 'user:email', 'read:org'], allowedOrganizations: ['acme'] };
+    const created = await send('POST', '/api/admin/providers', definition);
+    expect(created.status, created.body).toBe(201);
+    expect(await testSignIn(definition.id)).toMatchObject({ result: 'refused', code: 'sign_in_not_allowed', reason: 'organization_not_allowed' });
+    // A member of the organisation passes the same test.
+    github.signInAs = 'octocat';
+    expect(await testSignIn(definition.id)).toMatchObject({ result: 'create', profile: { groups: ['acme', 'acme/platform'] } });
   });
 });

@@ -180,10 +180,12 @@ describe('the console’s presets', () => {
   it('a test sign-in names the GitHub organisation rule that refuses a person', async () => {
     github.addUser({ login: 'outsider', name: 'Out Sider', orgs: ['elsewhere'] });
     github.signInAs = 'outsider';
-    const definition = { ...definitionFor({ kind: 'github' } as ProviderPreset), id: 'console-github-acme', name: 'GitHub (Acme only)', scopes: ['read:user', 'user:email', 'read:org'], allowedOrganizations: ['acme'] };
+    const { presets } = JSON.parse((await admin.browser.request(`${portal}/api/admin/provider-presets`)).body) as { presets: ProviderPreset[] };
+    const definition = { ...definitionFor(presets.find((preset) => preset.kind === 'github')!), id: 'console-github-acme', name: 'GitHub (Acme only)', allowedOrganizations: ['acme'] };
     const created = await send('POST', '/api/admin/providers', definition);
     expect(created.status, created.body).toBe(201);
-    expect(await testSignIn(definition.id)).toMatchObject({ result: 'refused', code: 'sign_in_not_allowed', reason: 'organization_not_allowed' });
+    // The provider's own check refuses before the rules are asked: a failed test that keeps the rule's reason.
+    expect(await testSignIn(definition.id)).toMatchObject({ result: 'failed', code: 'sign_in_not_allowed', reason: 'organization_not_allowed', why: expect.stringContaining('acme') });
     // A member of the organisation passes the same test.
     github.signInAs = 'octocat';
     expect(await testSignIn(definition.id)).toMatchObject({ result: 'create', profile: { groups: ['acme', 'acme/platform'] } });

@@ -19,6 +19,7 @@ export const adminAppSchema = z.object({
   corsPreflight: z.boolean(),
   preserveHost: z.boolean(),
   passAccessToken: z.boolean(),
+  compress: z.boolean(),
   source: z.enum(sources),
 });
 export type AdminApp = z.output<typeof adminAppSchema>;

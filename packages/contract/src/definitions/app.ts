@@ -36,6 +36,12 @@ export const appSchema = z
      * Off by default: an access token is a credential, and most apps only need the identity headers.
      */
     passAccessToken: z.boolean().default(false),
+    /**
+     * Compress the app's answers (brotli or gzip, as the client accepts) when it sent them uncompressed:
+     * text, JSON, JavaScript, XML and SVG of 1 KB or more; never event streams, ranges, or answers marked
+     * `Cache-Control: no-transform`. Off: the app's bytes go through as they are.
+     */
+    compress: z.boolean().default(true),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { pipeline } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { Pool } from 'undici';
 import type { AccessResult } from '../authorize/checkAccess.js';
@@ -10,6 +11,7 @@ import { NO_METRICS, type Metrics } from '../http/metrics.js';
 import type { RequestObserver } from '../http/observe.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import type { LiveAccess } from './liveAccess.js';
+import { compressedHeaders, compressor, encodingFor } from './compression.js';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './upstreamHeaders.js';
 
 export interface ForwardTarget {
@@ -80,11 +82,18 @@ export class UpstreamForwarder {
           if (exchange) exchange.upstreamMs = upstreamMs;
           this.metrics.upstream(app.id, upstreamMs / 1000);
         }
-        response.writeHead(statusCode, downstreamResponseHeaders(upstreamHeaders));
+        const encoding = app.compress ? encodingFor(request, statusCode, upstreamHeaders) : undefined;
+        const headers = downstreamResponseHeaders(upstreamHeaders);
+        response.writeHead(statusCode, encoding ? compressedHeaders(headers, encoding) : headers);
         // An answer of unknown length may last (an event stream, a long poll): it answers to its access
         // while it does, so a revocation ends it rather than leave it streaming. One check for the rest.
         if (upstreamHeaders['content-length'] === undefined && this.live && hasContent(request.method, statusCode)) this.keepToAccess(request, response, target);
-        return response;
+        if (!encoding) return response;
+        const length = upstreamHeaders['content-length'];
+        const compressing = compressor(encoding, length === undefined ? undefined : Number(length));
+        // A client that goes away destroys the compressor too, and undici then stops reading the upstream.
+        pipeline(compressing, response, () => {});
+        return compressing;
       },
       (error) => {
         if (!error) return;

@@ -79,6 +79,11 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
               description="Send the identity provider's access token upstream as a bearer token. Only for apps that call APIs as the user."
               {...toggle('passAccessToken')}
             />
+            <Switch
+              label="Compress answers"
+              description="Send the app's text, JSON and scripts compressed when the browser accepts it and the app did not compress them. Never event streams."
+              {...toggle('compress')}
+            />
           </Stack>
         </Section>
         <Section title="Allow rules" description="Someone may open the app when any allow rule matches them and no deny rule does.">

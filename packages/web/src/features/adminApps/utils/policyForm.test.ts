@@ -16,6 +16,7 @@ const app: AdminApp = {
   corsPreflight: false,
   preserveHost: true,
   passAccessToken: false,
+  compress: true,
   source: 'console',
 };
 

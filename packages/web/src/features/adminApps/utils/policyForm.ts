@@ -41,6 +41,7 @@ export interface AppFormValues {
   corsPreflight: boolean;
   preserveHost: boolean;
   passAccessToken: boolean;
+  compress: boolean;
   allow: RuleFormValues[];
   deny: RuleFormValues[];
 }
@@ -125,6 +126,7 @@ export function emptyAppForm(): AppFormValues {
     corsPreflight: false,
     preserveHost: false,
     passAccessToken: false,
+    compress: true,
     allow: [],
     deny: [],
   };
@@ -141,6 +143,7 @@ export function appToForm(app: AdminApp | AppDefinition): AppFormValues {
     corsPreflight: Boolean(app.corsPreflight),
     preserveHost: Boolean(app.preserveHost),
     passAccessToken: Boolean(app.passAccessToken),
+    compress: app.compress !== false,
     ...policyToForm(app.policy),
   };
 }
@@ -158,6 +161,7 @@ export function formToApp(form: AppFormValues): AppDefinition {
     corsPreflight: form.corsPreflight,
     preserveHost: form.preserveHost,
     passAccessToken: form.passAccessToken,
+    compress: form.compress,
   };
 }
 

@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/freePort.js';
+import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
+
+/**
+ * The proxy compresses an app's answers where the client accepts it and the app did not
+ * (proxy/compression.ts), and leaves alone what must not be: event streams, ranges, encoded or
+ * incompressible bodies, `no-transform`, HEAD, and every answer of an app with `compress: false`.
+ * The upstream is a real server answering each path its own way; the paths are public, so no sign-in.
+ */
+const html = `<!doctype html><title>Report</title>${'<p>Quarterly numbers, region by region.</p>\n'.repeat(500)}`;
+const json = JSON.stringify(Array.from({ length: 400 }, (_, index) => ({ id: index, name: `item ${index}`, tags: ['a', 'b'] })));
+const png = randomBytes(20_000);
+
+const PATHS = ['/page', '/chunked', '/small', '/image', '/encoded', '/no-transform', '/range', '/events'];
+
+let upstream: Server;
+let idp: HostileIdp;
+let gatehouse: RunningGatehouse;
+let port: number;
+
+beforeAll(async () => {
+  upstream = createServer((request, response) => {
+    switch (request.url) {
+      case '/page':
+        return response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html), etag: '"v1"', vary: 'Cookie' }).end(html);
+      case '/chunked':
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write(json.slice(0, 1000));
+        return response.end(json.slice(1000));
+      case '/small':
+        return response.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 }).end('ok');
+      case '/image':
+        return response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
+      case '/encoded': {
+        const body = gzipSync(html);
+        return response.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip', 'content-length': body.length }).end(body);
+      }
+      case '/no-transform':
+        return response.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'public, no-transform', 'content-length': Buffer.byteLength(html) }).end(html);
+      case '/range':
+        return response.writeHead(206, { 'content-type': 'text/html', 'content-range': `bytes 0-1999/${Buffer.byteLength(html)}`, 'content-length': 2000 }).end(html.slice(0, 2000));
+      case '/events':
+        // One event now; the stream stays open until the client leaves.
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        response.write(`data: ${'first event '.repeat(200)}\n\n`);
+        return;
+      default:
+        return response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  idp = await startHostileIdp('gatehouse');
+  port = await freePort();
+  gatehouse = await startGatehouse({
+    port,
+    providers: [{ id: 'idp', name: 'Test IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 's', createUsers: true }],
+    apps: [
+      { id: 'reports', name: 'Reports', publicUrl: `http://reports.localhost:${port}`, upstream: upstreamUrl, publicPaths: PATHS, policy: { allow: [{ anyUser: true }] } },
+      { id: 'raw', name: 'Raw', publicUrl: `http://raw.localhost:${port}`, upstream: upstreamUrl, publicPaths: PATHS, compress: false, policy: { allow: [{ anyUser: true }] } },
+    ],
+  });
+});
+
+afterAll(async () => {
+  await gatehouse?.close();
+  await idp?.close();
+  upstream?.close();
+});
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+function get(host: string, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host: `${host}.localhost:${port}`, ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+const decoded = (answer: Answer) =>
+  answer.headers['content-encoding'] === 'br' ? brotliDecompressSync(answer.body) : answer.headers['content-encoding'] === 'gzip' ? gunzipSync(answer.body) : answer.body;
+
+describe('compressing proxied answers', () => {
+  it('sends brotli to a browser that offers it, the same bytes once decoded, and marks the answer as varying', async () => {
+    const answer = await get('reports', '/page', { 'accept-encoding': 'gzip, deflate, br, zstd' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-encoding']).toBe('br');
+    expect(answer.headers['content-length']).toBeUndefined();
+    expect(answer.headers.vary).toBe('Cookie, Accept-Encoding');
+    // The bytes differ from those the app's ETag names: a weak validator now.
+    expect(answer.headers.etag).toBe('W/"v1"');
+    expect(decoded(answer).toString()).toBe(html);
+    expect(answer.body.length).toBeLessThan(Buffer.byteLength(html) / 10);
+  });
+
+  it('sends gzip where that is all the client takes, also for an answer of unknown length', async () => {
+    const page = await get('reports', '/page', { 'accept-encoding': 'gzip' });
+    expect(page.headers['content-encoding']).toBe('gzip');
+    expect(decoded(page).toString()).toBe(html);
+    const chunked = await get('reports', '/chunked', { 'accept-encoding': 'br;q=0, gzip' });
+    expect(chunked.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(decoded(chunked).toString())).toHaveLength(400);
+  });
+
+  it('leaves an answer alone where compressing would be wrong or useless', async () => {
+    const offer = { 'accept-encoding': 'br, gzip' };
+    const unchanged = async (path: string, expected: Buffer | string, status = 200) => {
+      const answer = await get('reports', path, offer);
+      expect(answer.status, path).toBe(status);
+      expect(answer.headers.vary, path).toBeUndefined();
+      expect(answer.body.equals(Buffer.from(expected)), path).toBe(true);
+      return answer;
+    };
+    // Already encoded by the app: passed through as it is, never encoded twice.
+    expect((await unchanged('/encoded', gzipSync(html))).headers['content-encoding']).toBe('gzip');
+    await unchanged('/image', png);
+    await unchanged('/small', 'ok');
+    await unchanged('/no-transform', html);
+    // A range is of the uncompressed bytes.
+    await unchanged('/range', html.slice(0, 2000), 206);
+    // No offer, or only identity: as the app sent it.
+    for (const headers of [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'gzip;q=0, br;q=0' }] as Array<Record<string, string>>) {
+      const answer = await get('reports', '/page', headers);
+      expect(answer.headers['content-encoding'], JSON.stringify(headers)).toBeUndefined();
+      expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(html)));
+    }
+    // HEAD: the headers of the uncompressed answer, no body.
+    const head = await get('reports', '/page', offer, 'HEAD');
+    expect(head.headers['content-encoding']).toBeUndefined();
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(html)));
+    // An app with compress: false gets none, whatever the client offers.
+    const raw = await get('raw', '/page', offer);
+    expect(raw.headers['content-encoding']).toBeUndefined();
+    expect(raw.body.toString()).toBe(html);
+  });
+
+  it('never holds back an event stream: its first event arrives while the stream is still open', async () => {
+    const first = await new Promise<{ headers: IncomingHttpHeaders; data: string }>((resolve, reject) => {
+      const request = httpRequest(
+        { host: '127.0.0.1', port, path: '/events', headers: { host: `reports.localhost:${port}`, 'accept-encoding': 'br, gzip', accept: 'text/event-stream' } },
+        (response) => {
+          response.once('data', (chunk: Buffer) => {
+            resolve({ headers: response.headers, data: chunk.toString() });
+            request.destroy();
+          });
+        },
+      );
+      request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
+      request.setTimeout(5_000, () => reject(new Error('no event within 5 s')));
+      request.end();
+    });
+    expect(first.headers['content-encoding']).toBeUndefined();
+    expect(first.data).toMatch(/^data: first event/);
+  });
+});

@@ -111,6 +111,8 @@ const withBase = envSwitch('BENCH_BASE', true);
 const withScale = envSwitch('BENCH_SCALE', true);
 /** The hot paths with metrics on and with the access log on, beside both off (bench/lib/operations.ts). */
 const withOperations = envSwitch('BENCH_OPERATIONS', true);
+/** A 10 kB page through the proxy without and with compression (proxy/compression.ts). */
+const withCompression = envSwitch('BENCH_COMPRESSION', true);
 /** How many 1-second slices the operations nodes are measured in, in turn (bench/lib/operations.ts). */
 const operationsSlices = envNumber('BENCH_OPERATIONS_SLICES', 15, true) || 1;
 /** PostgreSQL in the scale measurements: by default when installed. */
@@ -216,6 +218,12 @@ async function main(): Promise<number> {
     ['forward-auth', { name: 'forward-auth', url: `http://127.0.0.1:${gatehouse.port}/.gatehouse/auth/${gatehouse.appId}`, headers: forwardAuthHeaders, server: gatehouse.server }],
     ['direct', { name: 'direct', url: `http://127.0.0.1:${upstreamPort}/some/path`, headers: { cookie }, server: upstream }],
     ['proxy', { name: 'proxy', url: `http://127.0.0.1:${gatehouse.port}/some/path`, headers: { host: gatehouse.appHost, cookie }, server: gatehouse.server, helpers: [upstream] }],
+    // The same 10 kB page through the proxy, as a client that does not and one that does take compression.
+    ['proxy-page', { name: 'proxy-page', url: `http://127.0.0.1:${gatehouse.port}/page`, headers: { host: gatehouse.appHost, cookie }, server: gatehouse.server, helpers: [upstream] }],
+    [
+      'proxy-page-compressed',
+      { name: 'proxy-page-compressed', url: `http://127.0.0.1:${gatehouse.port}/page`, headers: { host: gatehouse.appHost, cookie, 'accept-encoding': 'gzip, deflate, br' }, server: gatehouse.server, helpers: [upstream] },
+    ],
   ]);
   for (const { scenario, port, server, upstream: behind } of references) {
     scenarios.set(scenario, { name: scenario, url: `http://127.0.0.1:${port}/some/path`, headers: { cookie }, server, helpers: [behind] });
@@ -251,6 +259,7 @@ async function main(): Promise<number> {
     ? [
         ['bare', 'bare-identity', 'forward-auth'],
         ['direct', 'proxy', ...references.map((reference) => reference.scenario)],
+        ...(withCompression ? [['proxy-page', 'proxy-page-compressed'] as ScenarioName[]] : []),
       ]
     : [];
   const measurements: Measurement[] = [];
@@ -313,6 +322,7 @@ async function main(): Promise<number> {
     sayOtherLoad();
   }
   if (scale && withBase) say();
+  const compression = withBase && withCompression ? reportCompression() : undefined;
   if (operations) say();
   const operationsReport: OperationsReport | undefined = operations ? reportOperations(operations, operationsMeasurements, operationsSlices, say) : undefined;
   const scaleReport: ScaleReport | undefined = scale ? reportScale({ scale, measurements, scenarioSummary, scaleRounds, invalid: invalid.length > 0, say }) : undefined;
@@ -332,6 +342,7 @@ async function main(): Promise<number> {
     targets: [...(base?.targets ?? []), ...(scaleReport?.targets ?? [])].map(({ name, value, target, pass }) => ({ name, value, target, pass })),
     ratios: base?.ratios ?? {},
     scale: scaleReport,
+    compression,
     operations: operationsReport && { ...operationsReport, slices: operationsSlices, measurements: operationsMeasurements },
     scenarios: scenarioSummary,
     rounds: base?.perRound.map(({ references: referenceRound, ...round }) => ({ ...round, ...referenceRound })) ?? [],
@@ -348,6 +359,37 @@ async function main(): Promise<number> {
   }
 
   /** The two groups' report, as before the scale measurements: the rounds, the medians, the ratios, the targets. */
+  /** The page compressed / as it came, per round: what a client receives, and what it costs the proxy. */
+  function reportCompression() {
+    const perRound = (pick: (m: Measurement) => number | undefined) =>
+      spread(
+        Array.from({ length: rounds }, (_, index) => {
+          const [on, off] = [of('proxy-page-compressed', index + 1), of('proxy-page', index + 1)];
+          const [x, y] = [on && pick(on), off && pick(off)];
+          return x === undefined || y === undefined || y === 0 ? Number.NaN : x / y;
+        }),
+      );
+    const bytes = (name: ScenarioName) => spread(measurements.filter((m) => m.scenario === name).map((m) => m.bytesPerAnswer ?? Number.NaN)).median;
+    const result = {
+      bytesPerAnswer: { plain: bytes('proxy-page'), compressed: bytes('proxy-page-compressed') },
+      rps: perRound((m) => m.rps),
+      cpu: perRound((m) => m.cpu.server),
+    };
+    say();
+    say(`compression: a 10 kB HTML page through the proxy, compressed (brotli) / as it came, median over ${rounds} rounds`);
+    say(
+      table(
+        ['ratio', 'median', 'min–max'],
+        [
+          ['bytes per answer', fixed(result.bytesPerAnswer.compressed / result.bytesPerAnswer.plain, 3), `${thousands(result.bytesPerAnswer.compressed)} / ${thousands(result.bytesPerAnswer.plain)} bytes`],
+          ['req/s', fixed(result.rps.median, 3), `${fixed(result.rps.min, 3)}–${fixed(result.rps.max, 3)}`],
+          ['server CPU/req', fixed(result.cpu.median, 3), `${fixed(result.cpu.min, 3)}–${fixed(result.cpu.max, 3)}`],
+        ],
+      ),
+    );
+    return result;
+  }
+
   function reportBase() {
     const perRound = Array.from({ length: rounds }, (_, index) => {
       const round = index + 1;
@@ -582,7 +624,11 @@ async function verify(scenarios: readonly Scenario[]): Promise<void> {
       throw new Error(`${scenario.name}: ${why} (got ${answer.status}, ${JSON.stringify(answer.headers)}, body ${JSON.stringify(answer.body.slice(0, 300))})`);
     };
     if (answer.status !== 200) fail('expected 200');
-    if (!scenario.name.startsWith('bare') && !scenario.name.startsWith('forward-auth') && answer.body !== 'ok') fail('expected the body "ok"');
+    if (scenario.name === 'proxy-page') {
+      if (!answer.body.startsWith('<!doctype html>') || answer.headers['content-encoding'] !== undefined) fail('expected the page, uncompressed');
+    } else if (scenario.name === 'proxy-page-compressed') {
+      if (answer.headers['content-encoding'] !== 'br') fail('expected the page, brotli-compressed');
+    } else if (!scenario.name.startsWith('bare') && !scenario.name.startsWith('forward-auth') && answer.body !== 'ok') fail('expected the body "ok"');
     if (scenario.name.startsWith('forward-auth') || scenario.name === 'bare-identity') {
       if (answer.headers['x-gatehouse-email'] !== 'alice@example.com') fail('expected X-Gatehouse-Email: alice@example.com');
       if (!answer.headers['x-gatehouse-user'] || !answer.headers['x-gatehouse-assertion']) fail('expected the identity headers');

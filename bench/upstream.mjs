@@ -1,5 +1,6 @@
 // The upstream app for the benchmark: the "direct" baseline and the reverse proxy's target.
-// A bare node:http server answering every request with 200 "ok" (text/plain). It listens on an
+// A bare node:http server answering every request with 200 "ok" (text/plain), and /page with a 10 kB
+// HTML page (for the proxy's compression). It listens on an
 // ephemeral 127.0.0.1 port and prints `listening <port>` once ready.
 import { createServer } from 'node:http';
 import { keepTickObjectShape } from '../packages/server/dist/http/tickObjectShape.js';
@@ -9,7 +10,15 @@ import { keepTickObjectShape } from '../packages/server/dist/http/tickObjectShap
 keepTickObjectShape();
 
 const body = Buffer.from('ok');
-const server = createServer((_request, response) => {
+// A page like an app's: repeated markup with varying numbers, about 10 kB.
+const page = Buffer.from(
+  `<!doctype html><html lang="en"><head><title>Report</title></head><body><table>${Array.from({ length: 160 }, (_, row) => `<tr><td class="id">${row}</td><td>Region ${row % 7}</td><td>${(row * 7919) % 10007}</td></tr>`).join('\n')}</table></body></html>`,
+);
+const server = createServer((request, response) => {
+  if (request.url === '/page') {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length });
+    return response.end(page);
+  }
   response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': body.length });
   response.end(body);
 });

@@ -23,6 +23,9 @@ export type ScenarioName =
   | 'proxy-metrics'
   | 'forward-auth-access-log'
   | 'proxy-access-log'
+  // Compression (run.ts): a 10 kB HTML page through the proxy, asked for without and with Accept-Encoding.
+  | 'proxy-page'
+  | 'proxy-page-compressed'
   // At scale (bench/lib/scale.ts): PostgreSQL beside SQLite, two workers beside one, many sessions.
   | 'forward-auth-1w'
   | 'forward-auth-2w'
@@ -80,6 +83,8 @@ export interface Measurement {
   seconds: number;
   requests: number;
   rps: number;
+  /** Bytes received per answer, headers included (wrk only). */
+  bytesPerAnswer?: number;
   /** Milliseconds: wrk's histogram of every answer, or every 2xx answer's own time with autocannon. */
   latency: { mean: number; p50: number; p90: number; p99: number; max: number };
   errors: number;
@@ -113,6 +118,8 @@ interface LoadRun {
   statusCodes: Record<string, number>;
   /** CPU seconds the load generator used. */
   loadCpu: number;
+  /** Bytes received, headers included (wrk only). */
+  bytes?: number;
 }
 
 /** A discarded warm-up run, then the measured run with the processes' CPU time read around it. */
@@ -147,6 +154,7 @@ export async function measure(scenario: Scenario, round: number, settings: LoadS
     seconds: result.seconds,
     requests,
     rps: requests / result.seconds,
+    ...(result.bytes !== undefined && requests > 0 ? { bytesPerAnswer: result.bytes / requests } : {}),
     latency: result.latency,
     errors: result.errors,
     timeouts: result.timeouts,
@@ -218,6 +226,7 @@ interface WrkReport {
   p90Us: number;
   p99Us: number;
   maxUs: number;
+  bytes: number;
 }
 
 /**
@@ -244,6 +253,7 @@ async function runWrk(scenario: Scenario, settings: LoadSettings, seconds: numbe
   return {
     seconds: report.durationUs / 1e6,
     requests: report.requests,
+    bytes: report.bytes,
     latency: { mean: report.meanUs / 1000, p50: report.p50Us / 1000, p90: report.p90Us / 1000, p99: report.p99Us / 1000, max: report.maxUs / 1000 },
     errors: socketErrors,
     timeouts: report.timeout,

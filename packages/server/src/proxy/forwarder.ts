@@ -11,7 +11,7 @@ import { NO_METRICS, type Metrics } from '../http/metrics.js';
 import type { RequestObserver } from '../http/observe.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import type { LiveAccess } from './liveAccess.js';
-import { compressedHeaders, compressor, encodingFor } from './compression.js';
+import { compressedHeaders, compressor, encodingFor, WHOLE_LIMIT, WholeAnswer } from './compression.js';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './upstreamHeaders.js';
 
 export interface ForwardTarget {
@@ -84,13 +84,14 @@ export class UpstreamForwarder {
         }
         const encoding = app.compress ? encodingFor(request, statusCode, upstreamHeaders) : undefined;
         const headers = downstreamResponseHeaders(upstreamHeaders);
+        const length = upstreamHeaders['content-length'] === undefined ? undefined : Number(upstreamHeaders['content-length']);
+        if (encoding && length !== undefined && length <= WHOLE_LIMIT) return new WholeAnswer(response, statusCode, headers, encoding, length);
         response.writeHead(statusCode, encoding ? compressedHeaders(headers, encoding) : headers);
         // An answer of unknown length may last (an event stream, a long poll): it answers to its access
         // while it does, so a revocation ends it rather than leave it streaming. One check for the rest.
-        if (upstreamHeaders['content-length'] === undefined && this.live && hasContent(request.method, statusCode)) this.keepToAccess(request, response, target);
+        if (length === undefined && this.live && hasContent(request.method, statusCode)) this.keepToAccess(request, response, target);
         if (!encoding) return response;
-        const length = upstreamHeaders['content-length'];
-        const compressing = compressor(encoding, length === undefined ? undefined : Number(length));
+        const compressing = compressor(encoding, length);
         // A client that goes away destroys the compressor too, and undici then stops reading the upstream.
         pipeline(compressing, response, () => {});
         return compressing;

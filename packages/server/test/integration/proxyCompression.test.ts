@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
+import { WHOLE_LIMIT } from '../../src/proxy/compression.js';
 
 /**
  * The proxy compresses an app's answers where the client accepts it and the app did not
@@ -16,8 +17,10 @@ import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
 const html = `<!doctype html><title>Report</title>${'<p>Quarterly numbers, region by region.</p>\n'.repeat(500)}`;
 const json = JSON.stringify(Array.from({ length: 400 }, (_, index) => ({ id: index, name: `item ${index}`, tags: ['a', 'b'] })));
 const png = randomBytes(20_000);
+/** Longer than the proxy gathers whole (WHOLE_LIMIT): compressed as it streams. */
+const log = Array.from({ length: 3000 }, (_, index) => `${index} GET /reports/${index % 17} 200 ${(index * 7919) % 1000} ms`).join('\n');
 
-const PATHS = ['/page', '/chunked', '/small', '/image', '/encoded', '/no-transform', '/range', '/events'];
+const PATHS = ['/page', '/log', '/lying', '/chunked', '/small', '/image', '/encoded', '/no-transform', '/range', '/events'];
 
 let upstream: Server;
 let idp: HostileIdp;
@@ -29,6 +32,12 @@ beforeAll(async () => {
     switch (request.url) {
       case '/page':
         return response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html), etag: '"v1"', vary: 'Cookie' }).end(html);
+      case '/log':
+        return response.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(log) }).end(log);
+      case '/lying':
+        // Fewer bytes than the length announced, then the connection closes: an app that failed midway.
+        response.socket?.end(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${Buffer.byteLength(html) + 1000}\r\n\r\n${html}`);
+        return;
       case '/chunked':
         response.writeHead(200, { 'content-type': 'application/json' });
         response.write(json.slice(0, 1000));
@@ -101,12 +110,29 @@ describe('compressing proxied answers', () => {
     const answer = await get('reports', '/page', { 'accept-encoding': 'gzip, deflate, br, zstd' });
     expect(answer.status).toBe(200);
     expect(answer.headers['content-encoding']).toBe('br');
-    expect(answer.headers['content-length']).toBeUndefined();
+    // Known length and short: compressed whole, and sent with its compressed length rather than chunked.
+    expect(answer.headers['content-length']).toBe(String(answer.body.length));
     expect(answer.headers.vary).toBe('Cookie, Accept-Encoding');
     // The bytes differ from those the app's ETag names: a weak validator now.
     expect(answer.headers.etag).toBe('W/"v1"');
     expect(decoded(answer).toString()).toBe(html);
     expect(answer.body.length).toBeLessThan(Buffer.byteLength(html) / 10);
+  });
+
+  it('compresses a long answer as it streams, without a length', async () => {
+    expect(Buffer.byteLength(log)).toBeGreaterThan(WHOLE_LIMIT);
+    const answer = await get('reports', '/log', { 'accept-encoding': 'br' });
+    expect(answer.headers['content-encoding']).toBe('br');
+    expect(answer.headers['content-length']).toBeUndefined();
+    expect(answer.headers['transfer-encoding']).toBe('chunked');
+    expect(decoded(answer).toString()).toBe(log);
+  });
+
+  it('answers 502 to an answer cut short, as it was gathered whole before anything was sent', async () => {
+    // Threat: a truncated body passed on as if complete (a compressed one would even decode cleanly).
+    const answer = await get('reports', '/lying', { 'accept-encoding': 'br' });
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(answer.status).toBe(502);
   });
 
   it('sends gzip where that is all the client takes, also for an answer of unknown length', async () => {

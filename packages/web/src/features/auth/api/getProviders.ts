@@ -3,7 +3,7 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import { callApi } from '../../../lib/apiClient';
 
 /** What the page falls back to when the server's answer has no verdict: the person's own account. */
-const DEFAULT_VERDICT: ReturnTo = { href: DEFAULT_RETURN_TO, host: null };
+const DEFAULT_VERDICT: ReturnTo = { href: DEFAULT_RETURN_TO, host: null, appName: null };
 
 /**
  * `GET /api/providers?rd=` (public): the organisation's name, every enabled provider, and the server's

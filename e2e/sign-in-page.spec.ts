@@ -22,7 +22,7 @@ async function namesFitInButtons(page: Page): Promise<Array<{ name: string; fits
         const label = element.querySelector('span')!;
         const box = element.getBoundingClientRect();
         const text = label.getBoundingClientRect();
-        const lineHeight = Number.parseFloat(getComputedStyle(label).lineHeight);
+        const lineHeight = Number.parseFloat(element.ownerDocument.defaultView!.getComputedStyle(label).lineHeight);
         return {
           name: label.textContent ?? '',
           // Nothing overflows the button (cut off or hidden), and the button stays on the screen.
@@ -71,4 +71,17 @@ test('on a phone the provider buttons wrap their names instead of cutting them o
   expect(narrow.find((result) => result.name === 'Sign in with Development IdP')?.lines).toBe(2);
   await expect(page.getByText('Sign in with Development IdP')).toBeVisible();
   await page.screenshot({ path: testInfo.outputPath('sign-in-phone-320.png'), fullPage: true });
+});
+
+test('a link inside the app to the sign-in page loads the sign-in page itself', async ({ page }) => {
+  // The app's own router has no sign-in page: it hands /sign-in to the server, query and all.
+  await page.goto(`${portalUrl()}/signed-out`);
+  await page.getByRole('link', { name: 'Sign in again' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/sign-in`);
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await expect(providerLinks(page)).toHaveCount(2);
+  // Signed out, a page that needs a session goes through the same page and keeps where it was going.
+  await page.goto(`${portalUrl()}/account`);
+  await expect(page).toHaveURL(/\/sign-in\?rd=(\/|%2F)account$/);
+  await expect(providerLinks(page).first()).toHaveAttribute('href', `/.gatehouse/sign-in/dev?rd=${encodeURIComponent('/account')}`);
 });

@@ -7,7 +7,7 @@ import { ProviderButtons } from '../features/auth/components/ProviderButtons';
 import { SignedInNotice } from '../features/auth/components/SignedInNotice';
 import { SignInErrorAlert } from '../features/auth/components/SignInErrorAlert';
 import { readSignInFailure } from '../features/auth/utils/signInErrors';
-import { Alert } from './Alert';
+import { Alert } from '../features/auth/components/SignInAlert';
 import { loadProviders, loadSession, SignInPageError, type LoadFailure } from './api';
 
 type Providers = { state: 'loading' } | { state: 'ready'; data: ProvidersResponse } | { state: 'failed'; failure: LoadFailure };

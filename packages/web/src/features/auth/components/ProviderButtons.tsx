@@ -1,6 +1,6 @@
 import type { SignInProvider } from '@gatehouse/contract';
 import { IconInfoCircle, IconLogin2 } from '@tabler/icons-react';
-import { Alert } from '../../../signIn/Alert';
+import { Alert } from './SignInAlert';
 import { signInStartHref } from '../utils/returnTo';
 
 export interface ProviderButtonsProps {

@@ -1,6 +1,6 @@
 import type { SignInProvider } from '@gatehouse/contract';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { Alert } from '../../../signIn/Alert';
+import { Alert } from './SignInAlert';
 import { describeSignInError, type SignInFailure } from '../utils/signInErrors';
 
 export interface SignInErrorAlertProps {

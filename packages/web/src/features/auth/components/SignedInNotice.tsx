@@ -1,7 +1,7 @@
 import type { CurrentSession, ReturnTo } from '@gatehouse/contract';
 import { DEFAULT_RETURN_TO } from '@gatehouse/contract/paths';
 import { IconCircleCheck } from '@tabler/icons-react';
-import { Alert } from '../../../signIn/Alert';
+import { Alert } from './SignInAlert';
 
 export interface SignedInNoticeProps {
   current: CurrentSession;

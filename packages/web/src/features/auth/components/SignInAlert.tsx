@@ -11,7 +11,7 @@ export interface AlertProps {
   'data-error-code'?: string;
 }
 
-/** A notice on the sign-in card, drawn as the console's alerts are (the page's own CSS, sign-in.html). */
+/** A notice on the sign-in card, drawn as the console's alerts are, without Mantine (the page's own CSS, sign-in.html). */
 export function Alert({ tone, title, icon, children, role, ...data }: AlertProps) {
   return (
     <div className={`alert alert-${tone}`} role={role} {...data}>

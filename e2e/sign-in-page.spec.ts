@@ -85,3 +85,16 @@ test('a link inside the app to the sign-in page loads the sign-in page itself', 
   await expect(page).toHaveURL(/\/sign-in\?rd=(\/|%2F)account$/);
   await expect(providerLinks(page).first()).toHaveAttribute('href', `/.gatehouse/sign-in/dev?rd=${encodeURIComponent('/account')}`);
 });
+
+test('the sign-in page with an error banner passes axe in light and dark', async ({ page }, testInfo) => {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.goto(`${portalUrl()}/sign-in?error=sign_in_denied&provider=dev&ref=0123abcd`);
+    const banner = page.locator('[data-error-code="sign_in_denied"]');
+    await expect(banner).toContainText('Development IdP did not sign you in');
+    await expect(banner).toContainText('Reference: 0123abcd');
+    await expect(providerLinks(page)).toHaveCount(2);
+    await expectAccessible(page);
+    await page.screenshot({ path: testInfo.outputPath(`sign-in-error-${colorScheme}.png`), fullPage: true });
+  }
+});

@@ -32,7 +32,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['packages/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
+          include: ['packages/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/web/build/**/*.test.ts'],
           exclude: ['**/node_modules/**', 'packages/*/test/integration/**'],
           environment: 'node',
         },

@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 /** Tests run on the contract's sources, so they need no build of it first. */
 const contract = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
+const contractPaths = fileURLToPath(new URL('./packages/contract/src/paths.ts', import.meta.url));
 
 /** The integration tests: real processes (the development IdP, a hostile IdP, the server listening on loopback). */
 const integration = {
@@ -20,13 +21,18 @@ const integration = {
  * tests are Playwright's (e2e/).
  */
 export default defineConfig({
-  resolve: { alias: { '@gatehouse/contract': contract } },
+  resolve: {
+    alias: [
+      { find: /^@gatehouse\/contract$/, replacement: contract },
+      { find: /^@gatehouse\/contract\/paths$/, replacement: contractPaths },
+    ],
+  },
   test: {
     projects: [
       {
         test: {
           name: 'unit',
-          include: ['packages/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
+          include: ['packages/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/web/build/**/*.test.ts'],
           exclude: ['**/node_modules/**', 'packages/*/test/integration/**'],
           environment: 'node',
         },

@@ -1,9 +1,17 @@
 /**
  * Every address that is not a JSON route, in one place: the server's `/.gatehouse/` endpoints the
  * browser reaches by navigation or an HTML form post, and the front end's pages the server redirects to.
- * The JSON routes carry their own paths (`defineRoute`).
+ * The JSON routes carry their own paths (`defineRoute`). No schema here (no zod): the sign-in page's
+ * small bundle imports this module alone, as `@gatehouse/contract/paths`.
  */
 import { fillPath } from './route.js';
+
+/**
+ * The id of a provider or an app: lowercase letters, digits and dashes, at most 63, starting with a
+ * letter or digit. It appears in URLs (`/.gatehouse/callback/<provider>`, `/.gatehouse/auth/<app>`),
+ * so it is the one pattern everywhere.
+ */
+export const ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** The JSON API's prefix on the portal: every failure under it is problem+json. */
 export const API_PREFIX = '/api';

@@ -21,7 +21,7 @@ export const catalogue = {
     status: 403,
     title: 'Sign-in was not completed',
     message: ({ provider, reason }: Params) =>
-      `${provider ?? 'The sign-in provider'} did not sign you in: ${reason ?? 'no reason was given'}.`,
+      `${provider ?? 'The sign-in provider'} did not sign you in: ${sentenceEnd(reason ?? 'no reason was given')}`,
   },
   provider_disabled: {
     status: 403,
@@ -335,4 +335,13 @@ export function toAppError(error: unknown): AppError {
   if (status === 429) return new AppError('rate_limited', { cause: error });
   if (status >= 400 && status < 500) return new AppError('bad_request', { cause: error });
   return new AppError('internal', { cause: error });
+}
+
+/**
+ * A clause ended with one full stop: an IdP's own description often ends with one already ("The user
+ * cancelled the sign-in."), and "sign-in.." reads as a typo.
+ */
+function sentenceEnd(clause: string): string {
+  const trimmed = clause.trimEnd();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }

@@ -20,6 +20,10 @@ describe('error catalogue', () => {
     expect(new AppError('sign_in_denied', { params: { provider: 'Corp SSO', reason: 'access_denied' } }).message).toBe(
       'Corp SSO did not sign you in: access_denied.',
     );
+    // The IdP's own sentence keeps its one full stop: never "sign-in..".
+    expect(new AppError('sign_in_denied', { params: { provider: 'Development IdP', reason: 'The user cancelled the sign-in.' } }).message).toBe(
+      'Development IdP did not sign you in: The user cancelled the sign-in.',
+    );
   });
 
   it('maps foreign errors by status, hiding their details', () => {

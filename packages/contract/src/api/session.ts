@@ -8,6 +8,8 @@ export const returnToSchema = z.object({
   href: z.string(),
   /** The app's host when `href` is on an app (to name it), else null. */
   host: z.string().nullable(),
+  /** The app's name when `href` is on an app: the sign-in page says what the person is signing in to. */
+  appName: z.string().nullable(),
 });
 export type ReturnTo = z.output<typeof returnToSchema>;
 

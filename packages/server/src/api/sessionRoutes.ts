@@ -1,4 +1,4 @@
-import { endpoints, routes } from '@gatehouse/contract';
+import { endpoints, routes, type ReturnTo } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
 import { validateReturnTo } from '../authorize/returnTo.js';
 import { contractRoute, typed } from '../http/contract.js';
@@ -18,7 +18,7 @@ export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
       organization: { name: deps.organizationName },
       // The server's verdict on `rd`, by the one return-to rule: the sign-in page links only to this,
       // never to what it was given (Threat: open redirect).
-      returnTo: returnToVerdict(validateReturnTo(request.query.rd, deps.returnToPolicy())),
+      returnTo: returnToVerdict(validateReturnTo(request.query.rd, deps.returnToPolicy()), deps.apps),
       providers: providers.enabled().map((provider) => ({ id: provider.id, name: provider.name, startUrl: endpoints.signInUrl(provider.id) })),
     }),
   });
@@ -54,7 +54,9 @@ export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
   });
 }
 
-/** An accepted return-to and, when it is on an app rather than the portal, that app's host (to name it). */
-function returnToVerdict(href: string): { href: string; host: string | null } {
-  return { href, host: href.startsWith('/') ? null : new URL(href).host };
+/** An accepted return-to and, when it is on an app rather than the portal, that app's host and name (to name it). */
+function returnToVerdict(href: string, apps: ApiDeps['apps']): ReturnTo {
+  if (href.startsWith('/')) return { href, host: null, appName: null };
+  const { host } = new URL(href);
+  return { href, host, appName: apps.forHost(host)?.name ?? null };
 }

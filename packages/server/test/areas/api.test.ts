@@ -68,8 +68,13 @@ describe('the api area, alone', () => {
     expect(answer.json()).toEqual({
       organization: { name: 'Example' },
       providers: [{ id: 'dev', name: 'Dev IdP', startUrl: '/.gatehouse/sign-in/dev' }],
-      returnTo: { href: '/account', host: null },
+      returnTo: { href: '/account', host: null, appName: null },
     });
+  });
+
+  it('names the app a sign-in would return to, so the page can say what the person is signing in to', async () => {
+    const answer = await get(`${routes.session.getProviders.path}?rd=${encodeURIComponent('http://wiki.localhost:4180/pages/1')}`);
+    expect(answer.json()).toMatchObject({ returnTo: { href: 'http://wiki.localhost:4180/pages/1', host: 'wiki.localhost:4180', appName: 'Wiki' } });
   });
 
   it('offers in the launcher only the apps whose policy lets the person in', async () => {

@@ -216,7 +216,7 @@ describe('through the server: every Location and every link stays on an allowed 
 
   it('the sign-in page offers "Continue to evil.com" to nobody: an outside rd comes back as the default', async () => {
     const response = await app.inject({ method: 'GET', url: `/api/providers?rd=${encodeURIComponent('https://evil.com/login')}`, headers: { host: 'localhost:4180' } });
-    expect(response.json()).toMatchObject({ returnTo: { href: '/account', host: null } });
+    expect(response.json()).toMatchObject({ returnTo: { href: '/account', host: null, appName: null } });
     const ok = await app.inject({ method: 'GET', url: `/api/providers?rd=${encodeURIComponent(`${APP}/x`)}`, headers: { host: 'localhost:4180' } });
     expect(ok.json()).toMatchObject({ returnTo: { href: `${APP}/x`, host: 'whoami.localhost:4180' } });
   });

@@ -28,6 +28,8 @@ export interface StartOptions extends Partial<Omit<ConfigInput, 'dataDir' | 'dat
   store?: TestStore;
   /** Where its log lines go (JSON, one a line, level info and up); silent without it. */
   logStream?: Writable;
+  /** The built front end it serves (packages/web/dist unless given). */
+  webRoot?: string;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface StartOptions extends Partial<Omit<ConfigInput, 'dataDir' | 'dat
  * project says), configured like an operator would.
  */
 export async function startGatehouse(overrides: StartOptions = {}): Promise<RunningGatehouse> {
-  const { port: wanted, store: given, logStream, ...input } = overrides;
+  const { port: wanted, store: given, logStream, webRoot, ...input } = overrides;
   const port = wanted ?? (await freePort());
   const store = given ?? (await createTestStore());
   const owned = given === undefined;
@@ -55,7 +57,7 @@ export async function startGatehouse(overrides: StartOptions = {}): Promise<Runn
     const services = await createServices(config, log);
     let app: FastifyInstance;
     try {
-      app = await buildApp(services, { loggerInstance: log });
+      app = await buildApp(services, { loggerInstance: log, ...(webRoot ? { webRoot } : {}) });
       await app.listen({ host: '127.0.0.1', port });
     } catch (error) {
       await services.close();

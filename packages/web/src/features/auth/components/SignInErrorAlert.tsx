@@ -1,6 +1,6 @@
 import type { SignInProvider } from '@gatehouse/contract';
-import { Alert, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
+import { Alert } from './SignInAlert';
 import { describeSignInError, type SignInFailure } from '../utils/signInErrors';
 
 export interface SignInErrorAlertProps {
@@ -14,11 +14,9 @@ export function SignInErrorAlert({ failure, providers }: SignInErrorAlertProps) 
   const provider = failure.providerId ? providers?.find((p) => p.id === failure.providerId)?.name : undefined;
   const { title, message, code } = describeSignInError(failure.code, { provider });
   return (
-    <Alert color="red" title={title} icon={<IconAlertTriangle aria-hidden />} data-error-code={code}>
-      <Stack gap={4}>
-        <Text size="sm">{message}</Text>
-        {failure.reference && <Text size="sm">Reference: {failure.reference}</Text>}
-      </Stack>
+    <Alert tone="red" title={title} icon={<IconAlertTriangle aria-hidden />} data-error-code={code}>
+      <p>{message}</p>
+      {failure.reference && <p>Reference: {failure.reference}</p>}
     </Alert>
   );
 }

@@ -1,6 +1,7 @@
-import { DEFAULT_RETURN_TO, type CurrentSession, type ReturnTo } from '@gatehouse/contract';
-import { Alert, Anchor, Text } from '@mantine/core';
+import type { CurrentSession, ReturnTo } from '@gatehouse/contract';
+import { DEFAULT_RETURN_TO } from '@gatehouse/contract/paths';
 import { IconCircleCheck } from '@tabler/icons-react';
+import { Alert } from './SignInAlert';
 
 export interface SignedInNoticeProps {
   current: CurrentSession;
@@ -13,18 +14,18 @@ export function SignedInNotice({ current, returnTo }: SignedInNoticeProps) {
   const who = current.user.name || current.user.email;
   const { href, host } = returnTo;
   return (
-    <Alert color="blue" title="You are already signed in" icon={<IconCircleCheck aria-hidden />}>
-      <Text size="sm">
+    <Alert tone="blue" title="You are already signed in" icon={<IconCircleCheck aria-hidden />}>
+      <p>
         You are signed in as {who}
         {current.user.name && current.user.email ? ` (${current.user.email})` : ''}.
-      </Text>
-      <Text size="sm" mt={4}>
+      </p>
+      <p>
         {/* A full page load: the destination may be a page the server renders, or an app at its own host. */}
-        {/* The text colour and an underline: the anchor blue on the alert's light blue is below 4.5:1. */}
-        <Anchor href={href} fw={600} inherit c="inherit" underline="always">
+        {/* The text colour and an underline: the link blue on the alert's light blue is below 4.5:1. */}
+        <a href={href} className="alert-link">
           {href === DEFAULT_RETURN_TO ? 'Continue to your account' : host ? `Continue to ${host}` : 'Continue'}
-        </Anchor>
-      </Text>
+        </a>
+      </p>
     </Alert>
   );
 }

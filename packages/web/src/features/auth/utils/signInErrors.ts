@@ -1,4 +1,4 @@
-import { ID_PATTERN } from '@gatehouse/contract';
+import { ID_PATTERN } from '@gatehouse/contract/paths';
 
 /**
  * What a person reads when a sign-in attempt failed. The server ends a failed attempt on

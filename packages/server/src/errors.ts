@@ -12,6 +12,12 @@ export const catalogue = {
     title: 'Sign-in provider unavailable',
     message: ({ provider }: Params) => `We couldn't reach ${provider ?? 'the sign-in provider'}. Try again in a minute.`,
   },
+  provider_misconfigured: {
+    status: 502,
+    title: 'Sign-in provider misconfigured',
+    message: ({ provider }: Params) =>
+      `${provider ?? 'The sign-in provider'} is not set up correctly for this site, so signing in with it does not work right now. Tell your administrator, quoting the reference below.`,
+  },
   sign_in_expired: {
     status: 400,
     title: 'Sign-in expired',
@@ -230,6 +236,11 @@ export interface AppErrorOptions {
   params?: Params;
   /** Why a sign-in was refused; picks the sentence too (see signInRefused). */
   refusal?: Refusal;
+  /**
+   * What an admin must change when the failure is a configuration error (`provider_misconfigured`):
+   * logged and shown in the console's test sign-in, never to the person.
+   */
+  fix?: string;
   cause?: unknown;
   /** Extra response headers (Retry-After, Allow, ...). */
   headers?: Record<string, string>;
@@ -244,6 +255,7 @@ export class AppError extends Error {
   readonly headers: Record<string, string>;
   readonly retryUrl: string | undefined;
   readonly refusal: Refusal | undefined;
+  readonly fix: string | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const entry: CatalogueEntry = catalogue[code];
@@ -255,6 +267,7 @@ export class AppError extends Error {
     this.headers = options.headers ?? {};
     this.retryUrl = options.retryUrl;
     this.refusal = options.refusal;
+    this.fix = options.fix;
   }
 }
 

@@ -4,7 +4,7 @@ import { isLoopbackHost } from '../../config/loopback.js';
 import type { ProviderConfig, ProviderOf } from '../../config/schema.js';
 import { AppError } from '../../errors.js';
 import { clientAssertionKey, IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
-import { fromOidcError } from '../oidcErrors.js';
+import { configurationError, fromOidcError } from '../oidcErrors.js';
 import type { AuthorizationRequest, CallbackCheck, ConnectOptions, ProviderConnection, VerifiedSignIn } from './types.js';
 
 /** Clock tolerance for ID token exp/nbf (openid-client's default is 30 s). */
@@ -129,7 +129,9 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
     try {
       return usePar ? await client.buildAuthorizationUrlWithPAR(configuration, parameters) : client.buildAuthorizationUrl(configuration, parameters);
     } catch (error) {
-      throw new AppError('provider_unavailable', { params: { provider: provider.name }, cause: error });
+      // The IdP's PAR endpoint may answer that Gatehouse's registration is wrong (a client secret, a
+      // redirect URI): that is a configuration error with its fix, not an outage.
+      throw configurationError(error, provider, { redirectUri }) ?? new AppError('provider_unavailable', { params: { provider: provider.name }, cause: error });
     }
   }
 
@@ -148,7 +150,7 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
         idTokenExpected: true,
       });
     } catch (error) {
-      throw fromOidcError(error, provider);
+      throw fromOidcError(error, provider, { redirectUri: `${callbackUrl.origin}${callbackUrl.pathname}` });
     }
     const idClaims = tokens.claims();
     if (!idClaims) throw new AppError('invalid_response', { params: { provider: provider.name } });

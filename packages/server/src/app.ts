@@ -12,10 +12,12 @@ import { adminArea } from './admin/index.js';
 import { apiArea } from './api/index.js';
 import { authenticateArea } from './authenticate/index.js';
 import { idpLogoutUrl, signedOutReturn } from './authenticate/signOut.js';
+import { forwardAuthEndpoint } from './authorize/forwardAuth.js';
 import { authorizeArea } from './authorize/index.js';
 import { portalReturnToPolicy } from './authorize/returnTo.js';
 import { newReference } from './errors.js';
 import { requireContract, useZodSchemas } from './http/contract.js';
+import { canonicalHost } from './http/canonicalHost.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errorHandler.js';
 import { healthRoutes } from './http/health.js';
 import { requestObserver } from './http/observe.js';
@@ -96,6 +98,12 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     // Cross-origin isolation headers would break nothing here but add nothing either.
     crossOriginEmbedderPolicy: false,
     strictTransportSecurity: services.secureCookies ? { maxAge: 31536000, includeSubDomains: false } : false,
+  });
+  // The portal answers at publicUrl's host: a loopback alias is sent there, an unknown host refused (http/canonicalHost.ts).
+  await app.register(canonicalHost, {
+    portalOrigin: services.portalOrigin,
+    listenPort: config.listen.port,
+    isForwardAuth: (url) => forwardAuthEndpoint(url) !== undefined,
   });
   const groupsOf = (current: CurrentSession) => sessionGroups(services.providers, current);
   const isAdmin = (current: CurrentSession) => adminStatus(config.admins, current.user, groupsOf(current)).admin;

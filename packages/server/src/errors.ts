@@ -159,6 +159,11 @@ export const catalogue = {
     title: 'Request timed out',
     message: () => 'The request took too long to arrive. Try again.',
   },
+  unknown_host: {
+    status: 421,
+    title: 'Not an address of this site',
+    message: ({ portal }: Params) => `Gatehouse does not answer at this address${portal ? `. Open ${portal} instead` : ''}.`,
+  },
   not_found: {
     status: 404,
     title: 'Page not found',
@@ -182,7 +187,7 @@ export const catalogue = {
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof catalogue;
-type Params = Partial<Record<'provider' | 'reason' | 'email' | 'app' | 'issuer' | 'domain', string>> & {
+type Params = Partial<Record<'provider' | 'reason' | 'email' | 'app' | 'issuer' | 'domain' | 'portal', string>> & {
   /** For a refused sign-in: which rule said no, so the sentence names the real reason. */
   refusal?: SignInRefusalReason | undefined;
 };
@@ -246,6 +251,8 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** Where a person can start over (defaults per code). */
   retryUrl?: string;
+  /** The words of that link (default: "Start again"). */
+  retryLabel?: string;
 }
 
 export class AppError extends Error {
@@ -254,6 +261,7 @@ export class AppError extends Error {
   readonly title: string;
   readonly headers: Record<string, string>;
   readonly retryUrl: string | undefined;
+  readonly retryLabel: string | undefined;
   readonly refusal: Refusal | undefined;
   readonly fix: string | undefined;
 
@@ -266,6 +274,7 @@ export class AppError extends Error {
     this.title = entry.title;
     this.headers = options.headers ?? {};
     this.retryUrl = options.retryUrl;
+    this.retryLabel = options.retryLabel;
     this.refusal = options.refusal;
     this.fix = options.fix;
   }

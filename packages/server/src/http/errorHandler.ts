@@ -121,7 +121,7 @@ function errorAnswer(error: AppError, reference: string, json: boolean): { heade
     const problem = { type: `urn:gatehouse:error:${error.code}`, title: error.title, status: error.status, detail: error.message, code: error.code, reference };
     return { headers: { ...headers, 'content-type': 'application/problem+json' }, body: JSON.stringify(problem) };
   }
-  const retry = error.retryUrl ? { url: error.retryUrl, label: 'Start again' } : retryFor[error.code];
+  const retry = error.retryUrl ? { url: error.retryUrl, label: error.retryLabel ?? 'Start again' } : retryFor[error.code];
   const page = errorPage({ title: error.title, message: error.message, code: error.code, reference, retryUrl: retry?.url, retryLabel: retry?.label });
   return { headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: page };
 }

@@ -7,7 +7,7 @@ import { AppError, signInRefused } from '../../errors.js';
 import { IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
 import { configurationError, fromOidcError } from '../oidcErrors.js';
 import { GitHubApiError, gitHubSite, readGitHubAccount, type GitHubAccount, type GitHubSite } from './githubApi.js';
-import type { AuthorizationRequest, CallbackCheck, ConnectOptions, IdpFetch, ProviderConnection, VerifiedSignIn } from './types.js';
+import { promptForSwitch, type AuthorizationRequest, type CallbackCheck, type ConnectOptions, type IdpFetch, type ProviderConnection, type VerifiedSignIn } from './types.js';
 
 type GitHubProvider = ProviderOf<'github'>;
 
@@ -51,9 +51,11 @@ class GitHubConnection implements ProviderConnection {
   }
 
   /** RFC 6749 §4.1.1 with PKCE S256 (RFC 7636) and state; GitHub has no nonce (no ID token). */
-  async authorizationUrl({ redirectUri, state, codeChallenge }: AuthorizationRequest): Promise<URL> {
+  async authorizationUrl({ redirectUri, state, codeChallenge, chooseAccount }: AuthorizationRequest): Promise<URL> {
     return client.buildAuthorizationUrl(this.configuration, {
       ...this.provider.authorizationParams,
+      // GitHub's account picker (its only prompt value), for a person switching account.
+      ...(chooseAccount ? { prompt: promptForSwitch(this.provider.authorizationParams.prompt, 'select_account') } : {}),
       redirect_uri: redirectUri,
       scope: this.provider.scopes.join(' '),
       state,

@@ -46,6 +46,25 @@ export interface AuthorizationRequest {
   state: string;
   nonce: string;
   codeChallenge: string;
+  /**
+   * The person asked to switch account: the IdP is asked to let them choose (`prompt`, OIDC Core
+   * §3.1.2.1) rather than sign them straight back in with the session it has. Each kind says how
+   * (`chooseAccountPrompt`).
+   */
+  chooseAccount?: boolean | undefined;
+}
+
+/** How an IdP is asked to let the person choose an account: its account chooser, or a fresh login. */
+export type ChooseAccountPrompt = 'select_account' | 'login';
+
+/**
+ * The prompt a switch of account sends, given what the caller wants, the operator's own `prompt`
+ * (authorizationParams, sent on every request) and the kind's choice: an operator's `login` already
+ * lets the person choose, and is kept.
+ */
+export function promptForSwitch(operatorPrompt: string | undefined, kindPrompt: ChooseAccountPrompt): string {
+  const asked = operatorPrompt?.split(' ') ?? [];
+  return asked.includes('login') || asked.includes('select_account') ? operatorPrompt! : kindPrompt;
 }
 
 export interface CallbackCheck {

@@ -31,6 +31,8 @@ beforeAll(async () => {
       { id: 'dev', name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups'] },
       // The same IdP without PAR, so the prompt can be read in the authorization URL.
       { id: 'dev-plain', name: 'Development IdP (no PAR)', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', pushedAuthorizationRequests: 'never' },
+      // An operator who wants a fresh login on a switch, whatever the IdP offers.
+      { id: 'dev-login', name: 'Development IdP (login)', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', pushedAuthorizationRequests: 'never', chooseAccountPrompt: 'login' },
     ],
     apps: [{ id: 'admins', name: 'Admins only', publicUrl: admins, upstream: upstream.url, policy: { allow: [{ groups: ['admins'] }] } }],
   });
@@ -122,6 +124,13 @@ describe('Switch account', () => {
     expect(new URL(chosen.headers.get('location')!).searchParams.get('prompt')).toBe('select_account');
     const plain = await browser.request(`${portal}/.gatehouse/sign-in/dev-plain`);
     expect(new URL(plain.headers.get('location')!).searchParams.get('prompt')).toBeNull();
+  });
+
+  it("asks for the provider's configured prompt (chooseAccountPrompt) instead", async () => {
+    const browser = new ScriptedBrowser();
+    await browser.request(`${portal}/.gatehouse/switch-account?rd=%2Faccount`);
+    const chosen = await browser.request(`${portal}/.gatehouse/sign-in/dev-login`);
+    expect(new URL(chosen.headers.get('location')!).searchParams.get('prompt')).toBe('login');
   });
 
   it('needs the app host\'s CSRF token and origin', async () => {

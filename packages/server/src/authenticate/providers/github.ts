@@ -55,7 +55,7 @@ class GitHubConnection implements ProviderConnection {
     return client.buildAuthorizationUrl(this.configuration, {
       ...this.provider.authorizationParams,
       // GitHub's account picker (its only prompt value), for a person switching account.
-      ...(chooseAccount ? { prompt: promptForSwitch(this.provider.authorizationParams.prompt, 'select_account') } : {}),
+      ...(chooseAccount ? { prompt: promptForSwitch(this.provider.authorizationParams.prompt, this.provider.chooseAccountPrompt ?? 'select_account') } : {}),
       redirect_uri: redirectUri,
       scope: this.provider.scopes.join(' '),
       state,

@@ -188,8 +188,9 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
     return this.verified(tokens, { ...(idClaims ?? {}), sub: identity.subject, sid: idClaims?.sid ?? identity.sid }, identity.subject);
   }
 
-  /** The kind's account chooser, else what discovery says the IdP offers (see OidcQuirks.chooseAccountPrompt). */
+  /** The operator's choice, else the kind's account chooser, else what discovery says the IdP offers (see OidcQuirks.chooseAccountPrompt). */
   private chooseAccountPrompt(): ChooseAccountPrompt {
+    if (this.provider.chooseAccountPrompt) return this.provider.chooseAccountPrompt;
     if (this.quirks.chooseAccountPrompt) return this.quirks.chooseAccountPrompt;
     const offered = this.configuration.serverMetadata().prompt_values_supported;
     return Array.isArray(offered) && offered.includes('select_account') ? 'select_account' : 'login';

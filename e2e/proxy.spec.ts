@@ -68,13 +68,40 @@ test('bob may open whoami but is denied the admins-only app, with a clear page',
   await expect(page).toHaveURL(appUrl('admin-demo', '/secret'));
   await expect(page.getByRole('heading', { name: 'Access denied' })).toBeVisible();
   await expect(page.getByText('You are signed in as bob@example.com, who may not open Admin demo.')).toBeVisible();
-  await expect(page.getByRole('link', { name: 'Switch account' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Switch account' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Back to your apps' })).toHaveAttribute('href', `${portalUrl()}/`);
+  await expect(page.getByText('If you should have access, ask an administrator.')).toBeVisible();
   await expectAccessible(page);
 
   // Sign out from the denied page ends the session everywhere.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/signed-out$/);
   expect((await page.request.get(`${portalUrl()}/api/session`)).status()).toBe(401);
+});
+
+test('"Switch account" on the denied page lets bob sign in as alice instead of looping back to bob', async ({ page }, testInfo) => {
+  await openAs(page, appUrl('admin-demo', '/secret'), 'bob@example.com', 'bob');
+  await expect(page.getByRole('heading', { name: 'Access denied' })).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath('denied.png'), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: testInfo.outputPath('denied-phone.png'), fullPage: true });
+  await expectAccessible(page);
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // Bob's Gatehouse session ends; the sign-in page does not say "already signed in as bob".
+  await page.getByRole('button', { name: 'Switch account' }).click();
+  await expect(page).toHaveURL(/\/sign-in\?rd=/);
+  expect((await page.request.get(`${portalUrl()}/api/session`)).status()).toBe(401);
+  await expect(page.getByText('You are already signed in')).toHaveCount(0);
+
+  // The IdP still has bob's session, but is asked to let the person choose: its login form, not bob again.
+  await page.getByRole('link', { name: 'Sign in with Development IdP' }).click();
+  await expect(page.locator('input[name="login"]')).toBeVisible();
+  await page.locator('input[name="login"]').fill('alice@example.com');
+  await page.locator('input[name="password"]').fill('alice');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(appUrl('admin-demo', '/secret'));
+  await expect(page.getByText('alice@example.com').first()).toBeVisible();
 });
 
 test('WebSocket echo through the proxy carries the identity', async ({ page }) => {

@@ -37,6 +37,12 @@ export const endpoints = {
   /** POST with `csrf_token` (admins): a sign-in that creates nothing; ends on the console's result page. */
   testSignIn: `${RESERVED_PREFIX}/test-sign-in/:providerId`,
   testSignInUrl: (providerId: string) => `${RESERVED_PREFIX}/test-sign-in/${segment(providerId)}`,
+  /**
+   * "Switch account" on the 403 page of an app host: POST with `csrf_token` and `rd` there ends the
+   * session; GET `?rd=` on the portal then has the next sign-in ask the IdP to let the person choose.
+   */
+  switchAccount: `${RESERVED_PREFIX}/switch-account`,
+  switchAccountUrl: (returnTo: string) => `${RESERVED_PREFIX}/switch-account?rd=${encodeURIComponent(returnTo)}`,
   /** OpenID Connect Back-Channel Logout 1.0: one endpoint per provider. */
   backchannelLogout: `${RESERVED_PREFIX}/backchannel-logout/:providerId`,
   backchannelLogoutUrl: (providerId: string) => `${RESERVED_PREFIX}/backchannel-logout/${segment(providerId)}`,

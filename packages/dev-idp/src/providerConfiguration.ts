@@ -111,6 +111,9 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     // §2.1.1); oidc-provider 9 offers only S256.
     pkce: { required: () => true },
     interactions: { policy: promptPolicy() },
+    // OpenID Connect Prompt Create §4: the prompts it takes, select_account among them, so a relying
+    // party that asks to let the person choose an account sends the one this IdP offers.
+    discovery: { prompt_values_supported: ['none', ...promptPolicy().map((prompt) => prompt.name)] },
     async findAccount(_ctx, sub) {
       const user = users.findBySubject(sub);
       if (!user) return undefined;

@@ -12,13 +12,16 @@ import { adminArea } from './admin/index.js';
 import { apiArea } from './api/index.js';
 import { authenticateArea } from './authenticate/index.js';
 import { idpLogoutUrl, signedOutReturn } from './authenticate/signOut.js';
+import { forwardAuthEndpoint } from './authorize/forwardAuth.js';
 import { authorizeArea } from './authorize/index.js';
 import { portalReturnToPolicy } from './authorize/returnTo.js';
 import { newReference } from './errors.js';
 import { requireContract, useZodSchemas } from './http/contract.js';
+import { canonicalHost } from './http/canonicalHost.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errorHandler.js';
 import { healthRoutes } from './http/health.js';
 import { requestObserver } from './http/observe.js';
+import { DebugRequestLogging } from './http/requestLogging.js';
 import { spaRoutes } from './http/spa.js';
 import type { Services } from './services.js';
 import { buildProxy } from './proxy/index.js';
@@ -56,6 +59,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     // The request id (reqId in the log) doubles as the reference id people see on error pages.
     // With the access log on, a request has its id from its arrival: the log's line and the error page agree.
     genReqId: observer ? (raw) => observer.of(raw)?.id || newReference() : () => newReference(),
+    // One line per request only at debug: the access log is the record of requests (http/requestLogging.ts).
+    logController: new DebugRequestLogging(),
     // Requests Node's parser refuses get a catalogue answer too, not Fastify's default JSON.
     clientErrorHandler: clientErrorHandler(proxy.log),
     // And so do addresses Fastify's router refuses (a path that does not percent-decode, an over-long parameter).
@@ -93,6 +98,12 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     // Cross-origin isolation headers would break nothing here but add nothing either.
     crossOriginEmbedderPolicy: false,
     strictTransportSecurity: services.secureCookies ? { maxAge: 31536000, includeSubDomains: false } : false,
+  });
+  // The portal answers at publicUrl's host: a loopback alias is sent there, an unknown host refused (http/canonicalHost.ts).
+  await app.register(canonicalHost, {
+    portalOrigin: services.portalOrigin,
+    listenPort: config.listen.port,
+    isForwardAuth: (url) => forwardAuthEndpoint(url) !== undefined,
   });
   const groupsOf = (current: CurrentSession) => sessionGroups(services.providers, current);
   const isAdmin = (current: CurrentSession) => adminStatus(config.admins, current.user, groupsOf(current)).admin;

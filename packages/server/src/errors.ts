@@ -12,6 +12,12 @@ export const catalogue = {
     title: 'Sign-in provider unavailable',
     message: ({ provider }: Params) => `We couldn't reach ${provider ?? 'the sign-in provider'}. Try again in a minute.`,
   },
+  provider_misconfigured: {
+    status: 502,
+    title: 'Sign-in provider misconfigured',
+    message: ({ provider }: Params) =>
+      `${provider ?? 'The sign-in provider'} is not set up correctly for this site, so signing in with it does not work right now. Tell your administrator, quoting the reference below.`,
+  },
   sign_in_expired: {
     status: 400,
     title: 'Sign-in expired',
@@ -153,6 +159,11 @@ export const catalogue = {
     title: 'Request timed out',
     message: () => 'The request took too long to arrive. Try again.',
   },
+  unknown_host: {
+    status: 421,
+    title: 'Not an address of this site',
+    message: ({ portal }: Params) => `Gatehouse does not answer at this address${portal ? `. Open ${portal} instead` : ''}.`,
+  },
   not_found: {
     status: 404,
     title: 'Page not found',
@@ -176,7 +187,7 @@ export const catalogue = {
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof catalogue;
-type Params = Partial<Record<'provider' | 'reason' | 'email' | 'app' | 'issuer' | 'domain', string>> & {
+type Params = Partial<Record<'provider' | 'reason' | 'email' | 'app' | 'issuer' | 'domain' | 'portal', string>> & {
   /** For a refused sign-in: which rule said no, so the sentence names the real reason. */
   refusal?: SignInRefusalReason | undefined;
 };
@@ -230,11 +241,18 @@ export interface AppErrorOptions {
   params?: Params;
   /** Why a sign-in was refused; picks the sentence too (see signInRefused). */
   refusal?: Refusal;
+  /**
+   * What an admin must change when the failure is a configuration error (`provider_misconfigured`):
+   * logged and shown in the console's test sign-in, never to the person.
+   */
+  fix?: string;
   cause?: unknown;
   /** Extra response headers (Retry-After, Allow, ...). */
   headers?: Record<string, string>;
   /** Where a person can start over (defaults per code). */
   retryUrl?: string;
+  /** The words of that link (default: "Start again"). */
+  retryLabel?: string;
 }
 
 export class AppError extends Error {
@@ -243,7 +261,9 @@ export class AppError extends Error {
   readonly title: string;
   readonly headers: Record<string, string>;
   readonly retryUrl: string | undefined;
+  readonly retryLabel: string | undefined;
   readonly refusal: Refusal | undefined;
+  readonly fix: string | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const entry: CatalogueEntry = catalogue[code];
@@ -254,7 +274,9 @@ export class AppError extends Error {
     this.title = entry.title;
     this.headers = options.headers ?? {};
     this.retryUrl = options.retryUrl;
+    this.retryLabel = options.retryLabel;
     this.refusal = options.refusal;
+    this.fix = options.fix;
   }
 }
 

@@ -13,6 +13,9 @@ import { createServices, type Services } from '../src/services.js';
  * The API contract is the server's: every JSON route is registered from it (and so answers through its
  * response schemas, which are allow-lists), and a JSON route registered any other way stops the start.
  */
+/** The portal answers at publicUrl's host only (http/canonicalHost.ts); inject's default Host is localhost:80. */
+const PORTAL_HOST = { host: 'localhost:4180' };
+
 describe('the whole server against the contract', () => {
   let services: Services;
   let app: FastifyInstance;
@@ -54,7 +57,7 @@ describe('the whole server against the contract', () => {
   });
 
   it('describes every JSON answer of the contract in the OpenAPI document (from the same schemas)', async () => {
-    const document = (await app.inject({ method: 'GET', url: '/api/docs' })).json<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>();
+    const document = (await app.inject({ method: 'GET', headers: PORTAL_HOST, url: '/api/docs' })).json<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>();
     for (const route of allRoutes.filter((candidate) => candidate.path.startsWith('/api/'))) {
       const openApiPath = route.path.replace(/:(\w+)/g, '{$1}');
       const operation = document.paths[openApiPath]?.[route.method.toLowerCase()];
@@ -65,10 +68,10 @@ describe('the whole server against the contract', () => {
 
   it('keeps JSON answers out of every cache, unless the route says otherwise (the JWKS)', async () => {
     for (const url of ['/healthz', '/readyz', '/api/providers']) {
-      expect((await app.inject({ method: 'GET', url })).headers['cache-control'], url).toBe('no-store');
+      expect((await app.inject({ method: 'GET', headers: PORTAL_HOST, url })).headers['cache-control'], url).toBe('no-store');
     }
-    expect((await app.inject({ method: 'GET', url: '/api/session' })).headers['cache-control']).toBe('no-store');
-    expect((await app.inject({ method: 'GET', url: '/.gatehouse/jwks.json' })).headers['cache-control']).toBe('public, max-age=300');
+    expect((await app.inject({ method: 'GET', headers: PORTAL_HOST, url: '/api/session' })).headers['cache-control']).toBe('no-store');
+    expect((await app.inject({ method: 'GET', headers: PORTAL_HOST, url: '/.gatehouse/jwks.json' })).headers['cache-control']).toBe('public, max-age=300');
   });
 
   it('gives every success answer of the contract a schema, or declares it bodiless (204) or a download', () => {
@@ -121,7 +124,7 @@ describe('the leak guard', () => {
       // A handler that returns more than it should (a row straight from the database, say).
       handler: async () => ({ id: 'a', secret_hash: 'x', nested: { name: 'n', refreshToken: 'y' } }) as { id: string; nested: { name: string } },
     });
-    const answer = await app.inject({ method: 'GET', url: '/api/probe' });
+    const answer = await app.inject({ method: 'GET', headers: PORTAL_HOST, url: '/api/probe' });
     expect(answer.json()).toEqual({ id: 'a', nested: { name: 'n' } });
   });
 

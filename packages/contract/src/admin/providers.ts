@@ -255,6 +255,8 @@ export const providerTestSchema = z.object({
   reason: signInRefusalReason.nullable(),
   /** Which rule refused, in words (for admins). */
   why: nullableString,
+  /** For a configuration error (failed, `provider_misconfigured`): what to change, at the provider or here (for admins). */
+  fix: nullableString,
   /** The user the person would be signed in as (existing, link). */
   user: z.object({ id: z.string(), email: z.string(), name: z.string() }).nullable(),
   profile: z

@@ -34,6 +34,7 @@ export async function providerTestRoutes(instance: FastifyInstance, { admin }: {
         // A result recorded by an older version has no reason; an unknown one is not passed on.
         reason: signInRefusalReason.safeParse(details.reason).data ?? null,
         why: details.why ?? null,
+        fix: details.fix ?? null,
         user: details.user ?? null,
         profile: details.profile ?? null,
       };

@@ -14,6 +14,8 @@ export interface AuthorizationIntent {
   /** For link and test attempts: the signed-in user and session that started it (and must finish it). */
   userId?: string;
   sessionId?: string;
+  /** The person is switching account: the IdP is asked to let them choose (providers/types.ts). */
+  chooseAccount?: boolean;
 }
 
 /**
@@ -26,7 +28,7 @@ export async function redirectToProvider(
   deps: AuthenticateDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  { provider, returnTo, purpose, userId, sessionId }: AuthorizationIntent,
+  { provider, returnTo, purpose, userId, sessionId, chooseAccount }: AuthorizationIntent,
 ): Promise<FastifyReply> {
   const { providers, attempts, cookies, secureCookies, portalOrigin, config } = deps;
   const connection = await providers.connection(provider.id);
@@ -47,8 +49,11 @@ export async function redirectToProvider(
     state,
     nonce,
     codeChallenge: await client.calculatePKCECodeChallenge(codeVerifier),
+    chooseAccount,
   });
 
+  // "Switch account" asks once: the sign-in after this one is a plain one again.
+  if (chooseAccount) reply.clearCookie(cookies.chooseAccount, cookieOptions(secureCookies));
   return reply
     .setCookie(cookies.signInBinding, bindingSecret, cookieOptions(secureCookies, Math.ceil(config.signIn.attemptLifetime / 1000)))
     .header('cache-control', 'no-store')

@@ -4,12 +4,23 @@ import type { IdentityProfile } from '../accounts/identityProfile.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { AuthenticateDeps } from './deps.js';
-import type { SignInAttempt } from './signInAttempts.js';
+import type { AttemptMissing, SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import type { NewSession } from '../sessions/sessionStore.js';
 import type { VerifiedSignIn } from './providers/index.js';
 import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
 import { completeTest } from './testSignIn.js';
+
+/** Why a callback found no attempt, in words for the operator reading the log. */
+const MISSING_ATTEMPT: Record<AttemptMissing | 'no_state' | 'other_provider', string> = {
+  no_state: 'the callback carries no usable state parameter',
+  unknown_state: 'no attempt has this state: it was already used, expired and purged, or never started here',
+  expired: 'the attempt is older than signIn.attemptLifetime',
+  no_binding_cookie:
+    "the browser sent no sign-in cookie: the sign-in was started at another address than publicUrl (the cookie is the portal host's only), the browser blocks cookies, or the cookie expired",
+  other_browser: 'the sign-in cookie is not the one the attempt was started with: it was started in another browser, or the link was passed on',
+  other_provider: "the attempt was started with another provider: it is completed only at that provider's callback",
+};
 
 interface CallbackRequest {
   Params: { providerId: string };
@@ -43,12 +54,19 @@ export function callback(deps: AuthenticateDeps) {
 
   async function complete(request: FastifyRequest<CallbackRequest>, reply: FastifyReply, provider: ProviderConfig, consumed?: (attempt: SignInAttempt) => void) {
     const state = request.query.state;
-    if (typeof state !== 'string' || state.length === 0 || state.length > 512) throw new AppError('sign_in_expired');
+    if (typeof state !== 'string' || state.length === 0 || state.length > 512) {
+      missingAttempt(request, provider, 'no_state');
+      throw new AppError('sign_in_expired');
+    }
 
-    const attempt = await attempts.consume(state, request.cookies[cookies.signInBinding]);
+    const taken = await attempts.take(state, request.cookies[cookies.signInBinding]);
+    const attempt = 'attempt' in taken ? taken.attempt : undefined;
     // Mix-up defence (RFC 9700 §4.4): each provider has its own redirect URI, and an attempt started
     // with one provider can only be completed at that provider's callback.
-    if (!attempt || attempt.provider_id !== provider.id) throw new AppError('sign_in_expired', { retryUrl: '/sign-in' });
+    if (!attempt || attempt.provider_id !== provider.id) {
+      missingAttempt(request, provider, 'missing' in taken ? taken.missing : 'other_provider');
+      throw new AppError('sign_in_expired', { retryUrl: '/sign-in' });
+    }
     consumed?.(attempt);
     // An admin's test sign-in may try a provider that is turned off (it creates nothing); a sign-in or a
     // link started before the provider was turned off ends here.
@@ -73,6 +91,14 @@ export function callback(deps: AuthenticateDeps) {
       });
       throw failure;
     }
+  }
+
+  /**
+   * A callback with no attempt to complete is answered "Sign-in expired" whatever the reason; the log
+   * says which, with the Host it came to (the binding cookie is a host-only cookie of the portal's host).
+   */
+  function missingAttempt(request: FastifyRequest, provider: ProviderConfig, reason: AttemptMissing | 'no_state' | 'other_provider') {
+    request.log.warn({ provider: provider.id, reason, host: request.headers.host, why: MISSING_ATTEMPT[reason] }, 'sign-in callback without its attempt');
   }
 
   /**

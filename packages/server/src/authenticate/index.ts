@@ -10,7 +10,7 @@ import { cookieOptions } from '../sessions/cookies.js';
 import { backchannelLogout } from './backchannelLogout.js';
 import { callback } from './callback.js';
 import { linkStart } from './linkStart.js';
-import { signInStart } from './signInStart.js';
+import { signInStart, switchAccount } from './signInStart.js';
 import { signOut } from './signOut.js';
 import { testSignInStart } from './testSignIn.js';
 import type { AuthenticateDeps } from './deps.js';
@@ -90,6 +90,10 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
       whenSignedOut: toSignIn((request) => pages.adminProvider.href((request.params as { providerId: string }).providerId)),
     },
     handler: testSignInStart(deps),
+  });
+  app.get(endpoints.switchAccount, {
+    schema: { querystring: z.object({ rd: z.string().max(2048).optional() }) },
+    handler: switchAccount(deps),
   });
   // The IdP calls this; the signed logout token is the authentication (no session, no CSRF).
   app.post(endpoints.backchannelLogout, { schema: { params: providerParams }, handler: backchannelLogout(deps) });

@@ -16,6 +16,9 @@ export interface NewSignInAttempt {
   sessionId?: string | undefined;
 }
 
+/** Why a callback found no attempt to complete (logged, never shown). */
+export type AttemptMissing = 'unknown_state' | 'expired' | 'no_binding_cookie' | 'other_browser';
+
 export function sha256(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('base64url');
 }
@@ -61,15 +64,26 @@ export class SignInAttempts {
    * Anything else (unknown, replayed, expired, another browser) is the same answer: undefined.
    */
   async consume(state: string, bindingSecret: string | undefined): Promise<SignInAttempt | undefined> {
+    const taken = await this.take(state, bindingSecret);
+    return 'attempt' in taken ? taken.attempt : undefined;
+  }
+
+  /**
+   * `consume`, saying why there is no attempt: the person gets one answer whatever the reason
+   * (`sign_in_expired`), but the log says which, so "Sign-in expired" has a cause an operator can read.
+   */
+  async take(state: string, bindingSecret: string | undefined): Promise<{ attempt: SignInAttempt } | { missing: AttemptMissing }> {
     const row = await this.db
       .deleteFrom('sign_in_attempts')
       .where('state_hash', '=', sha256(state))
       .returningAll()
       .executeTakeFirst();
-    if (!row || row.expires_at <= this.now() || !bindingSecret) return undefined;
+    if (!row) return { missing: 'unknown_state' };
+    if (row.expires_at <= this.now()) return { missing: 'expired' };
+    if (!bindingSecret) return { missing: 'no_binding_cookie' };
     const expected = Buffer.from(row.binding_hash);
     const actual = Buffer.from(sha256(bindingSecret));
-    return expected.length === actual.length && timingSafeEqual(expected, actual) ? row : undefined;
+    return expected.length === actual.length && timingSafeEqual(expected, actual) ? { attempt: row } : { missing: 'other_browser' };
   }
 
   /** Removes expired attempts (called periodically). */

@@ -6,6 +6,7 @@ import type { AuthenticateDeps } from './deps.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
+import { cookieOptions } from '../sessions/cookies.js';
 
 interface StartRequest {
   Params: { providerId: string };
@@ -17,7 +18,26 @@ export function signInStart(deps: AuthenticateDeps) {
   return async function handler(request: FastifyRequest<StartRequest>, reply: FastifyReply) {
     const provider = offeredProvider(deps.providers, request.params.providerId, pages.signIn.path);
     const returnTo = validateReturnTo(request.query.rd, portalReturnToPolicy(deps));
-    return redirectToProvider(deps, request, reply, { provider, returnTo, purpose: 'sign-in' });
+    // Set by "Switch account" (switchAccount below): this sign-in lets the person choose an account.
+    const chooseAccount = request.cookies[deps.cookies.chooseAccount] !== undefined;
+    return redirectToProvider(deps, request, reply, { provider, returnTo, purpose: 'sign-in', chooseAccount });
+  };
+}
+
+/**
+ * `GET /.gatehouse/switch-account?rd=` on the portal, where an app host's "Switch account" ends (its
+ * POST has ended the session there): the next sign-in in this browser asks the IdP to let the person
+ * choose an account, instead of the IdP signing them straight back in as the one who was refused. It
+ * changes nothing else — no session is read or ended by a GET — so a link to it only ever costs a
+ * person one account chooser. Then the sign-in page, back to `rd` (validated there and at the start).
+ */
+export function switchAccount(deps: AuthenticateDeps) {
+  return async function handler(request: FastifyRequest<{ Querystring: { rd?: string } }>, reply: FastifyReply) {
+    const returnTo = validateReturnTo(request.query.rd, portalReturnToPolicy(deps));
+    return reply
+      .header('cache-control', 'no-store')
+      .setCookie(deps.cookies.chooseAccount, '1', cookieOptions(deps.secureCookies, Math.ceil(deps.config.signIn.attemptLifetime / 1000)))
+      .redirect(pages.signIn.href(returnTo), 303);
   };
 }
 

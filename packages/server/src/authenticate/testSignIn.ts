@@ -35,7 +35,15 @@ export type TestDetails =
       user?: { id: string; email: string; name: string } | undefined;
       profile: { subject: string; email: string | null; emailVerified: boolean; name: string | null; groups: string[]; groupCount: number };
     }
-  | { result: 'failed'; code: string; message: string; reason?: SignInRefusalReason; why?: string };
+  | {
+      result: 'failed';
+      code: string;
+      message: string;
+      reason?: SignInRefusalReason;
+      why?: string;
+      /** For a configuration error (`provider_misconfigured`): what to change, for admins. */
+      fix?: string;
+    };
 
 /**
  * `POST /.gatehouse/test-sign-in/<provider>` (admins, CSRF): an authorization code flow with the
@@ -54,7 +62,8 @@ export function testSignInStart(deps: AuthenticateDeps) {
       return await redirectToProvider(deps, request, reply, { provider, returnTo: page, purpose: 'test', userId: current.user.id, sessionId: current.session.id });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      const testId = await recordTest(deps, request, current, provider, { result: 'failed', code: error.code, message: error.message });
+      request.log.info({ provider: provider.id, code: error.code, ...(error.fix ? { fix: error.fix } : {}), err: error.cause ?? error }, 'test sign-in failed');
+      const testId = await recordTest(deps, request, current, provider, { result: 'failed', code: error.code, message: error.message, ...(error.fix ? { fix: error.fix } : {}) });
       return reply.header('cache-control', 'no-store').redirect(pages.adminProviderTest.href(provider.id, testId), 303);
     }
   };
@@ -83,9 +92,9 @@ export async function completeTest(
     details = { ...decisionDetails(preview), profile: profileDetails(profile) };
   } catch (error) {
     const failure = error instanceof AppError ? error : new AppError('internal', { cause: error });
-    request.log.info({ provider: provider.id, code: failure.code, err: failure.cause ?? failure }, 'test sign-in failed');
-    // A provider's own claim check refuses like a rule does: its reason is kept.
-    details = { result: 'failed', code: failure.code, message: failure.message, ...(failure.refusal ?? {}) };
+    request.log.info({ provider: provider.id, code: failure.code, ...(failure.fix ? { fix: failure.fix } : {}), err: failure.cause ?? failure }, 'test sign-in failed');
+    // A provider's own claim check refuses like a rule does: its reason is kept; a configuration error, its fix.
+    details = { result: 'failed', code: failure.code, message: failure.message, ...(failure.refusal ?? {}), ...(failure.fix ? { fix: failure.fix } : {}) };
   }
   const testId = await recordTest(deps, request, current, provider, details);
   request.log.info({ provider: provider.id, result: details.result, testId }, 'test sign-in');

@@ -1,15 +1,17 @@
 import { endpoints, pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from '../config/schema.js';
+import type { AppConfig, Config } from '../config/schema.js';
 import { deniedPage, PAGE_SECURITY_HEADERS } from '../http/html.js';
 import type { Secrets } from '../secrets.js';
 import type { CookieNames } from '../sessions/cookies.js';
 import { csrfToken } from '../sessions/csrf.js';
 import { hashSecret } from '../sessions/sessionToken.js';
 
-/** What the 403 page takes: where the portal is, the key CSRF tokens are made with, the app host's cookie. */
+/** What the 403 page takes: where the portal is, whom to ask, the key CSRF tokens are made with, the app host's cookie. */
 export interface DeniedPageDeps {
   portalOrigin: string;
+  /** Read at each page: a config reload may change the contact. */
+  config: Pick<Config, 'organization'>;
   secrets: Pick<Secrets, 'cookieKey'>;
   cookies: Pick<CookieNames, 'appSession'>;
 }
@@ -21,7 +23,9 @@ export function appCsrfToken(services: Pick<DeniedPageDeps, 'secrets'>, appToken
 
 /**
  * The 403 page a person sees on an app host (directly behind Gatehouse, or through a proxy that passes
- * the forward-auth answer on): who is signed in, which app said no, "Switch account" and "Sign out".
+ * the forward-auth answer on): who is signed in, which app said no, whom to ask for access, "Switch
+ * account" (a form: it ends the session, then the IdP is asked to let the person choose), "Back to
+ * your apps" and "Sign out".
  */
 export function sendDeniedPage(
   services: DeniedPageDeps,
@@ -41,7 +45,10 @@ export function sendDeniedPage(
         email,
         appName: app.name,
         reference: request.id,
-        switchAccountUrl: `${services.portalOrigin}${pages.signIn.path}?rd=${encodeURIComponent(url)}`,
+        switchAccountAction: endpoints.switchAccount,
+        returnTo: url,
+        appsUrl: `${services.portalOrigin}${pages.home.path}`,
+        contact: services.config.organization.contact,
         signOutAction: endpoints.signOut,
         csrfToken: appCsrfToken(services, request.cookies[services.cookies.appSession]),
       }),

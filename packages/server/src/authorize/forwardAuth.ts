@@ -67,7 +67,7 @@ export interface ForwardAuthCheck {
 
 /** What forward-auth takes beyond deciding access and the 403 page: the apps by id, which proxies to believe, the URI header. */
 export interface ForwardAuthDeps extends AccessDeps, DeniedPageDeps {
-  config: Pick<Config, 'admins' | 'trustedProxies' | 'forwardAuth'>;
+  config: Pick<Config, 'admins' | 'trustedProxies' | 'forwardAuth' | 'organization'>;
   apps: Pick<AppRegistry, 'get'>;
 }
 

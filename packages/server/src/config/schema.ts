@@ -149,7 +149,14 @@ export const configSchema = z
       .strict()
       .prefault({}),
     dataDir: z.string().min(1).default('./data'),
-    organization: z.object({ name: z.string().min(1).max(80).default('Gatehouse') }).strict().prefault({}),
+    organization: z
+      .object({
+        name: z.string().min(1).max(80).default('Gatehouse'),
+        /** Whom people ask for access: named on the access-denied page ("ask the IT desk, it@example.com"). */
+        contact: z.string().trim().min(1).max(200).optional(),
+      })
+      .strict()
+      .prefault({}),
     database: databaseSchema,
     secrets: z
       .object({

@@ -72,6 +72,8 @@ export const NOT_JSON_ROUTES: Readonly<Record<string, string>> = {
   'GET /.gatehouse/callback/:providerId': 'redirects the browser to where the sign-in returns',
   'POST /.gatehouse/sign-out': 'an HTML form; redirects to the IdP or /signed-out',
   'GET /.gatehouse/sign-out': '405: signing out is a POST',
+  'POST /.gatehouse/switch-account': "an HTML form on an app host's 403 page; ends the session and redirects to the portal",
+  'GET /.gatehouse/switch-account': 'redirects to the sign-in page, whose next sign-in asks the IdP to let the person choose',
   'POST /.gatehouse/link/:providerId': 'an HTML form; redirects to the IdP',
   'POST /.gatehouse/test-sign-in/:providerId': 'an HTML form; redirects to the IdP or the result page',
   'POST /.gatehouse/backchannel-logout/:providerId': 'called by the IdP: an empty 200, or the fixed OAuth error of Back-Channel Logout §2.8',

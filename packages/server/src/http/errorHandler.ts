@@ -15,6 +15,7 @@ export function wantsProblemJson(request: FastifyRequest): boolean {
 /** Where a person can go next from each error page. */
 const retryFor: Partial<Record<ErrorCode, { url: string; label: string }>> = {
   provider_unavailable: { url: pages.signIn.path, label: 'Back to sign-in' },
+  provider_misconfigured: { url: pages.signIn.path, label: 'Back to sign-in' },
   sign_in_expired: { url: pages.signIn.path, label: 'Start again' },
   sign_in_denied: { url: pages.signIn.path, label: 'Back to sign-in' },
   sign_in_not_allowed: { url: pages.signIn.path, label: 'Back to sign-in' },
@@ -97,7 +98,8 @@ function rawErrorAnswer(error: AppError, log: FastifyBaseLogger): string {
 
 function logError(log: FastifyBaseLogger, error: AppError, reference: string): void {
   if (error.status >= 500) {
-    log.error({ code: error.code, reference, status: error.status, err: error.cause ?? error }, error.message);
+    // A configuration error says what to change (for the operator; the person reads only the sentence).
+    log.error({ code: error.code, reference, status: error.status, ...(error.fix ? { fix: error.fix } : {}), err: error.cause ?? error }, error.message);
     return;
   }
   // A refusal (401, 403, 404, ...) is an answer, not a fault: no stack trace, only what led to it.
@@ -119,7 +121,7 @@ function errorAnswer(error: AppError, reference: string, json: boolean): { heade
     const problem = { type: `urn:gatehouse:error:${error.code}`, title: error.title, status: error.status, detail: error.message, code: error.code, reference };
     return { headers: { ...headers, 'content-type': 'application/problem+json' }, body: JSON.stringify(problem) };
   }
-  const retry = error.retryUrl ? { url: error.retryUrl, label: 'Start again' } : retryFor[error.code];
+  const retry = error.retryUrl ? { url: error.retryUrl, label: error.retryLabel ?? 'Start again' } : retryFor[error.code];
   const page = errorPage({ title: error.title, message: error.message, code: error.code, reference, retryUrl: retry?.url, retryLabel: retry?.label });
   return { headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: page };
 }

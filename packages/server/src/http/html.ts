@@ -40,6 +40,9 @@ export function htmlPage({ title, body }: { title: string; body: string }): stri
   .ref { color: var(--muted); font-size: 0.875rem; }
   code { font-family: ui-monospace, monospace; }
   form { margin: 0 0 16px; }
+  .actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 0 0 16px; }
+  .actions form { margin: 0; }
+  a.button.secondary, button.secondary { background: transparent; color: var(--accent); box-shadow: inset 0 0 0 1px var(--accent); }
   a.button, button { display: inline-block; padding: 8px 16px; border-radius: 4px; background: var(--accent); color: #fff; text-decoration: none; border: 0; font: inherit; cursor: pointer; }
   @media (prefers-color-scheme: dark) { a.button, button { color: #1a1b1e; } }
 </style>
@@ -78,24 +81,37 @@ export interface DeniedPageInput {
   email: string;
   appName: string;
   reference: string;
-  /** Where "Switch account" goes (the portal's sign-in, back to this URL). */
-  switchAccountUrl: string;
+  /** The app host's "Switch account" endpoint (a form post) and the URL to come back to after it. */
+  switchAccountAction: string;
+  returnTo: string;
+  /** The portal's app launcher ("Back to your apps"). */
+  appsUrl: string;
+  /** Whom to ask for access (organization.contact); "an administrator" without one. */
+  contact?: string | undefined;
   /** The app host's sign-out endpoint and the CSRF token for its form. */
   signOutAction: string;
   csrfToken: string;
 }
 
-/** 403 on an app host: who is signed in, which app said no, and the two ways forward. */
-export function deniedPage({ email, appName, reference, switchAccountUrl, signOutAction, csrfToken }: DeniedPageInput): string {
+/** 403 on an app host: who is signed in, which app said no, whom to ask, and the ways forward. */
+export function deniedPage({ email, appName, reference, switchAccountAction, returnTo, appsUrl, contact, signOutAction, csrfToken }: DeniedPageInput): string {
   return htmlPage({
     title: 'Access denied',
     body: `<h1>Access denied</h1>
 <p>You are signed in as <strong>${escapeHtml(email)}</strong>, who may not open <strong>${escapeHtml(appName)}</strong>.</p>
-<p><a class="button" href="${escapeHtml(switchAccountUrl)}">Switch account</a></p>
+<p>If you should have access, ask ${contact ? escapeHtml(contact) : 'an administrator'}. Or sign in with another account.</p>
+<div class="actions">
+<form method="post" action="${escapeHtml(switchAccountAction)}">
+<input type="hidden" name="csrf_token" value="${escapeHtml(csrfToken)}">
+<input type="hidden" name="rd" value="${escapeHtml(returnTo)}">
+<button type="submit">Switch account</button>
+</form>
+<a class="button secondary" href="${escapeHtml(appsUrl)}">Back to your apps</a>
 <form method="post" action="${escapeHtml(signOutAction)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(csrfToken)}">
-<button type="submit">Sign out</button>
+<button type="submit" class="secondary">Sign out</button>
 </form>
+</div>
 <p class="ref">Error <code>access_denied</code> · Reference <code>${escapeHtml(reference)}</code></p>`,
   });
 }

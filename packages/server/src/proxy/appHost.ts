@@ -2,6 +2,7 @@ import { endpoints, pages, RESERVED_PREFIX } from '@gatehouse/contract';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
 import { checkAccess } from '../authorize/checkAccess.js';
 import { appCsrfToken, sendDeniedPage } from '../authorize/deniedResponse.js';
@@ -104,6 +105,12 @@ export async function buildAppHost(
       config: { access: 'session', csrf: 'form', whenSignedOut: (_request, reply) => signedOutOfApp(services, reply) },
       handler: async (request, reply) => appSignOut(services, ending, request, reply),
     });
+    // "Switch account" on the 403 page: the session ends here, then the portal's next sign-in asks the IdP to let the person choose.
+    own.post(endpoints.switchAccount, {
+      schema: { body: z.object({ rd: z.string().max(2048).optional() }).optional() },
+      config: { access: 'session', csrf: 'form', whenSignedOut: (request, reply) => toChooseAccount(services, request, reply) },
+      handler: async (request, reply) => appSwitchAccount(services, ending, request, reply),
+    });
     own.all(`${RESERVED_PREFIX}/*`, async () => {
       throw new AppError('not_found');
     });
@@ -153,6 +160,30 @@ async function appSignOut(services: AppHostDeps, ending: EndSessionDeps, request
   // /signed-out, which takes a state it cannot recognise for what it is, nothing (authenticate/signOut.ts).
   const { location } = await endSession(ending, request, current, { everywhere: false, appId: request.gatehouseApp.id });
   return reply.header('cache-control', 'no-store').clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(location, 303);
+}
+
+/**
+ * `POST /.gatehouse/switch-account` on an app host (the 403 page's "Switch account"): ends the whole
+ * session, as signing out does, but not at the IdP; the portal's next sign-in asks the IdP to let the
+ * person choose an account (authenticate/signInStart.ts), and comes back to the page that was refused.
+ */
+async function appSwitchAccount(services: AppHostDeps, ending: EndSessionDeps, request: FastifyRequest, reply: FastifyReply) {
+  // Signed in on this app, with this app host's own CSRF token: the route's guard (buildAppHost).
+  const current = await signedIn(request);
+  await endSession(ending, request, current, { everywhere: false, appId: request.gatehouseApp.id, switchAccount: true });
+  return toChooseAccount(services, request, reply);
+}
+
+/** To the portal, which has the next sign-in let the person choose, back to `rd` when it is on this app. */
+function toChooseAccount(services: AppHostDeps, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appOrigin = originOf(request.gatehouseApp);
+  const rd = (request.body as { rd?: unknown } | undefined)?.rd;
+  // Threat: open redirect. Only a URL of this very app is carried on (the portal checks it again).
+  const returnTo = typeof rd === 'string' && URL.canParse(rd) && new URL(rd).origin === appOrigin ? new URL(rd).href : `${appOrigin}/`;
+  return reply
+    .header('cache-control', 'no-store')
+    .clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies))
+    .redirect(`${services.portalOrigin}${endpoints.switchAccountUrl(returnTo)}`, 303);
 }
 
 /** Signed out already: whatever app cookie is left goes, and the browser lands on the portal's /signed-out. */

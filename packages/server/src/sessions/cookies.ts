@@ -16,6 +16,8 @@ export interface CookieNames {
   appState: string;
   /** The `state` sent with an RP-initiated logout, to recognise this browser when the IdP sends it back. */
   signOutState: string;
+  /** Set by "Switch account": the next sign-in asks the IdP to let the person choose (one use). */
+  chooseAccount: string;
 }
 
 export function cookieNames(secure: boolean): CookieNames {
@@ -26,6 +28,7 @@ export function cookieNames(secure: boolean): CookieNames {
     appSession: `${prefix}gatehouse_app`,
     appState: `${prefix}gatehouse_app_state`,
     signOutState: `${prefix}gatehouse_signout`,
+    chooseAccount: `${prefix}gatehouse_choose_account`,
   };
 }
 

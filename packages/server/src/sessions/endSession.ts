@@ -27,12 +27,14 @@ export interface EndSessionDeps {
 /**
  * Ends a session (or all of the person's) and records it, then answers where the browser goes next:
  * the IdP's end-session URL when it has one, else /signed-out. Used on the portal and on app hosts.
+ * `switchAccount`: the person signs in again at once, as someone else; the IdP's session is left to
+ * the IdP, which the next sign-in asks to let them choose (its logout page would only stand between).
  */
 export async function endSession(
   { sessions, audit, portalOrigin, logoutUrl }: EndSessionDeps,
   request: ResolveContext,
   current: CurrentSession,
-  { everywhere, appId }: { everywhere: boolean; appId?: string },
+  { everywhere, appId, switchAccount = false }: { everywhere: boolean; appId?: string; switchAccount?: boolean },
 ): Promise<SessionEnded> {
   // Read before revoking: revocation erases the stored tokens.
   const idToken = sessions.idToken(current.session);
@@ -46,9 +48,10 @@ export async function endSession(
     sessionId: current.session.id,
     providerId: current.session.provider_id,
     request,
-    details: { everywhere, sessions: ended, ...(appId ? { app: appId } : {}) },
+    details: { everywhere, sessions: ended, ...(appId ? { app: appId } : {}), ...(switchAccount ? { switchAccount } : {}) },
   });
-  request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended }, 'signed out');
+  request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended, ...(switchAccount ? { switchAccount } : {}) }, 'signed out');
+  if (switchAccount) return { location: `${portalOrigin}${pages.signIn.path}` };
   const idpLogout = await logoutUrl(current.session.provider_id, idToken).catch((error: unknown) => {
     // The local session is already over; an unreachable IdP only means its own session stays.
     request.log.warn({ err: error, provider: current.session.provider_id }, 'RP-initiated logout skipped');

@@ -239,11 +239,22 @@ describe('GitHub: rules, policies and claims re-checks', () => {
   });
 
   it('a token endpoint error sent as HTTP 200 (GitHub) is a clear refusal, not a crash', async () => {
-    github.tokenError = 'incorrect_client_credentials';
+    github.tokenError = 'invalid_grant';
     try {
       const { hop, secret } = await signIn(gatehouse, 'github', 'octocat', github);
       expect(hop.status).toBe(403);
-      expect(hop.body).toContain('GitHub did not sign you in: The stand-in was told to answer incorrect_client_credentials.');
+      expect(hop.body).toContain('GitHub did not sign you in: The stand-in was told to answer invalid_grant.');
+      expect(secret).toBeUndefined();
+    } finally {
+      github.tokenError = undefined;
+    }
+    // GitHub's word for a wrong client secret: the operator's to fix, so the person is told to tell them.
+    github.tokenError = 'incorrect_client_credentials';
+    try {
+      const { hop, secret } = await signIn(gatehouse, 'github', 'octocat', github);
+      expect(hop.status).toBe(502);
+      expect(hop.body).toContain('provider_misconfigured');
+      expect(hop.body).toContain('GitHub is not set up correctly for this site');
       expect(secret).toBeUndefined();
     } finally {
       github.tokenError = undefined;

@@ -30,6 +30,8 @@ const MAX_PAGES = 20;
  *   for the tenant (`assumeEmailVerified`). The email claim is otherwise any value a tenant admin typed.
  */
 export const connectEntra = connectOidc<Entra>({
+  // Switching account opens Microsoft's account picker.
+  chooseAccountPrompt: 'select_account',
   async discover(provider, discover) {
     if (!provider.loopbackStandIn) return discover();
     const configuration = await discover({ fetch: standInFetch(provider) });

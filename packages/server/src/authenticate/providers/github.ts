@@ -5,9 +5,9 @@ import { isLoopbackHost } from '../../config/loopback.js';
 import type { ProviderOf } from '../../config/schema.js';
 import { AppError, signInRefused } from '../../errors.js';
 import { IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
-import { fromOidcError } from '../oidcErrors.js';
+import { configurationError, fromOidcError } from '../oidcErrors.js';
 import { GitHubApiError, gitHubSite, readGitHubAccount, type GitHubAccount, type GitHubSite } from './githubApi.js';
-import type { AuthorizationRequest, CallbackCheck, ConnectOptions, IdpFetch, ProviderConnection, VerifiedSignIn } from './types.js';
+import { promptForSwitch, type AuthorizationRequest, type CallbackCheck, type ConnectOptions, type IdpFetch, type ProviderConnection, type VerifiedSignIn } from './types.js';
 
 type GitHubProvider = ProviderOf<'github'>;
 
@@ -51,9 +51,11 @@ class GitHubConnection implements ProviderConnection {
   }
 
   /** RFC 6749 §4.1.1 with PKCE S256 (RFC 7636) and state; GitHub has no nonce (no ID token). */
-  async authorizationUrl({ redirectUri, state, codeChallenge }: AuthorizationRequest): Promise<URL> {
+  async authorizationUrl({ redirectUri, state, codeChallenge, chooseAccount }: AuthorizationRequest): Promise<URL> {
     return client.buildAuthorizationUrl(this.configuration, {
       ...this.provider.authorizationParams,
+      // GitHub's account picker (its only prompt value), for a person switching account.
+      ...(chooseAccount ? { prompt: promptForSwitch(this.provider.authorizationParams.prompt, this.provider.chooseAccountPrompt ?? 'select_account') } : {}),
       redirect_uri: redirectUri,
       scope: this.provider.scopes.join(' '),
       state,
@@ -71,7 +73,7 @@ class GitHubConnection implements ProviderConnection {
         idTokenExpected: false,
       });
     } catch (error) {
-      throw this.tokenError(error);
+      throw this.tokenError(error, `${callbackUrl.origin}${callbackUrl.pathname}`);
     }
     return this.verified(tokens, undefined);
   }
@@ -133,9 +135,12 @@ class GitHubConnection implements ProviderConnection {
     }
   }
 
-  /** The token endpoint's refusals: a used or expired code is an expired sign-in; others are GitHub's own words. */
-  private tokenError(error: unknown): AppError {
+  /** The token endpoint's refusals: a configuration error, a used or expired code (an expired sign-in), or GitHub's own words. */
+  private tokenError(error: unknown, redirectUri?: string): AppError {
     const params = { provider: this.provider.name };
+    // A wrong client secret or redirect URI is the operator's to fix, not the person's refusal.
+    const misconfigured = configurationError(error, this.provider, { redirectUri });
+    if (misconfigured) return misconfigured;
     if (error instanceof client.ResponseBodyError) {
       if (error.error === 'bad_verification_code') return new AppError('sign_in_expired', { cause: error, retryUrl: pages.signIn.path });
       const reason = (error.error_description || error.error).replace(/[^\x20-\x7e]/g, '').slice(0, 200);

@@ -11,6 +11,8 @@ type Google = ProviderOf<'google'>;
  * the account's domain (its email may be on another domain). Google sends email_verified.
  */
 export const connectGoogle = connectOidc<Google>({
+  // Switching account opens Google's account chooser.
+  chooseAccountPrompt: 'select_account',
   authorizationParams(provider): Record<string, string> {
     // One domain: Google preselects it. Several: "*" asks for any Workspace account (Google's docs).
     if (provider.hostedDomains.length === 0) return {};

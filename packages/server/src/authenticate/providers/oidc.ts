@@ -4,8 +4,8 @@ import { isLoopbackHost } from '../../config/loopback.js';
 import type { ProviderConfig, ProviderOf } from '../../config/schema.js';
 import { AppError } from '../../errors.js';
 import { clientAssertionKey, IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
-import { fromOidcError } from '../oidcErrors.js';
-import type { AuthorizationRequest, CallbackCheck, ConnectOptions, ProviderConnection, VerifiedSignIn } from './types.js';
+import { configurationError, fromOidcError } from '../oidcErrors.js';
+import { promptForSwitch, type AuthorizationRequest, type CallbackCheck, type ChooseAccountPrompt, type ConnectOptions, type ProviderConnection, type VerifiedSignIn } from './types.js';
 
 /** Clock tolerance for ID token exp/nbf (openid-client's default is 30 s). */
 const CLOCK_TOLERANCE_SECONDS = 60;
@@ -24,6 +24,13 @@ export type Claims = Record<string, unknown>;
 export interface OidcQuirks<P extends OidcProvider = OidcProvider> {
   /** Parameters added to every authorization request (e.g. Google's `hd`); the operator's `authorizationParams` win. */
   authorizationParams?(provider: P): Record<string, string>;
+  /**
+   * How the IdP is asked to let the person choose an account when they switch (Google's and Entra's
+   * account choosers: `select_account`). Without it: `select_account` when discovery lists it in
+   * `prompt_values_supported` (OpenID Connect Prompt Create §4), else `login`, which every OpenID
+   * Provider supports (an IdP that cannot show a chooser must refuse `select_account`, §3.1.2.6).
+   */
+  chooseAccountPrompt?: ChooseAccountPrompt;
   /**
    * Discovery, when the preset's issuer needs more than openid-client's exact match (Entra's
    * multi-tenant `{tenantid}` template). Gets the generic discovery and its options.
@@ -111,11 +118,12 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
    * OIDC Core §3.1; RFC 9700: state, nonce and PKCE S256 — through a pushed authorization request
    * (RFC 9126) where the IdP offers one.
    */
-  async authorizationUrl({ redirectUri, state, nonce, codeChallenge }: AuthorizationRequest): Promise<URL> {
+  async authorizationUrl({ redirectUri, state, nonce, codeChallenge, chooseAccount }: AuthorizationRequest): Promise<URL> {
     const { provider, configuration } = this;
     const parameters: Record<string, string> = {
       ...this.quirks.authorizationParams?.(provider),
       ...provider.authorizationParams,
+      ...(chooseAccount ? { prompt: promptForSwitch(provider.authorizationParams.prompt, this.chooseAccountPrompt()) } : {}),
       redirect_uri: redirectUri,
       scope: provider.scopes.join(' '),
       state,
@@ -129,7 +137,9 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
     try {
       return usePar ? await client.buildAuthorizationUrlWithPAR(configuration, parameters) : client.buildAuthorizationUrl(configuration, parameters);
     } catch (error) {
-      throw new AppError('provider_unavailable', { params: { provider: provider.name }, cause: error });
+      // The IdP's PAR endpoint may answer that Gatehouse's registration is wrong (a client secret, a
+      // redirect URI): that is a configuration error with its fix, not an outage.
+      throw configurationError(error, provider, { redirectUri }) ?? new AppError('provider_unavailable', { params: { provider: provider.name }, cause: error });
     }
   }
 
@@ -148,7 +158,7 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
         idTokenExpected: true,
       });
     } catch (error) {
-      throw fromOidcError(error, provider);
+      throw fromOidcError(error, provider, { redirectUri: `${callbackUrl.origin}${callbackUrl.pathname}` });
     }
     const idClaims = tokens.claims();
     if (!idClaims) throw new AppError('invalid_response', { params: { provider: provider.name } });
@@ -176,6 +186,14 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
       this.quirks.checkIdToken?.(provider, idClaims);
     }
     return this.verified(tokens, { ...(idClaims ?? {}), sub: identity.subject, sid: idClaims?.sid ?? identity.sid }, identity.subject);
+  }
+
+  /** The operator's choice, else the kind's account chooser, else what discovery says the IdP offers (see OidcQuirks.chooseAccountPrompt). */
+  private chooseAccountPrompt(): ChooseAccountPrompt {
+    if (this.provider.chooseAccountPrompt) return this.provider.chooseAccountPrompt;
+    if (this.quirks.chooseAccountPrompt) return this.quirks.chooseAccountPrompt;
+    const offered = this.configuration.serverMetadata().prompt_values_supported;
+    return Array.isArray(offered) && offered.includes('select_account') ? 'select_account' : 'login';
   }
 
   logoutUrl({ postLogoutRedirectUri, idToken, state }: { postLogoutRedirectUri: string; idToken: string | undefined; state: string }): URL | undefined {

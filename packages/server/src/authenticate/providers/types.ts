@@ -46,6 +46,27 @@ export interface AuthorizationRequest {
   state: string;
   nonce: string;
   codeChallenge: string;
+  /**
+   * The person asked to switch account: the IdP is asked to let them choose (`prompt`, OIDC Core
+   * §3.1.2.1) rather than sign them straight back in with the session it has. Each kind says how
+   * (`chooseAccountPrompt`).
+   */
+  chooseAccount?: boolean | undefined;
+}
+
+/** How an IdP is asked to let the person choose an account: its account chooser, or a fresh login. */
+export type ChooseAccountPrompt = 'select_account' | 'login';
+
+/**
+ * The prompt a switch of account sends, given the operator's own `prompt` (authorizationParams, sent on
+ * every request) and the kind's choice: an operator's `login` or `select_account` already lets the
+ * person choose, and is kept; another value (`consent`, which some IdPs need for a refresh token) is
+ * kept beside the kind's; `none` cannot go with any other (OIDC Core §3.1.2.1), so it gives way.
+ */
+export function promptForSwitch(operatorPrompt: string | undefined, kindPrompt: ChooseAccountPrompt): string {
+  const asked = operatorPrompt?.split(' ').filter(Boolean) ?? [];
+  if (asked.includes('login') || asked.includes('select_account')) return asked.join(' ');
+  return [kindPrompt, ...asked.filter((value) => value !== 'none')].join(' ');
 }
 
 export interface CallbackCheck {

@@ -65,6 +65,7 @@ export interface CommonProviderConfig {
   groupPrefix?: string | undefined;
   pushedAuthorizationRequests: 'auto' | 'always' | 'never';
   authorizationParams: Record<string, string>;
+  chooseAccountPrompt?: 'select_account' | 'login' | undefined;
   enabled: boolean;
 }
 

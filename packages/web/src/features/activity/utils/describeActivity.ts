@@ -37,6 +37,7 @@ function words(code: string): string {
 /** Why a sign-in failed, from the error catalogue's codes (PRODUCT.md, "Error catalogue"). */
 const SIGN_IN_FAILURES: Record<string, string> = {
   provider_unavailable: 'the provider could not be reached',
+  provider_misconfigured: 'the provider is not set up correctly',
   sign_in_expired: 'the sign-in took too long or was already used',
   sign_in_denied: 'the provider did not sign you in',
   sign_in_not_allowed: 'this account may not sign in here',

@@ -9,6 +9,7 @@ import classes from './TestResultCard.module.css';
 /** What went wrong, for admins, by the catalogue code people would get. */
 const FAILURES: Record<string, string> = {
   provider_unavailable: 'Gatehouse could not reach the provider (its discovery, PAR or token endpoint).',
+  provider_misconfigured: 'The provider refused Gatehouse’s registration there.',
   sign_in_denied: 'The provider did not sign the person in.',
   invalid_response: "The provider's answer could not be verified (token, ID token or userinfo).",
   sign_in_expired: 'The test took too long or was already used.',
@@ -31,6 +32,8 @@ function verdict(result: ProviderTestResult): { good: boolean; title: string; de
     case 'refused':
       return { good: false, title: 'Would be refused', detail: result.why ? `Because ${result.why}.` : 'A sign-in rule says no.' };
     case 'failed':
+      // The provider said Gatehouse's registration there is wrong: what to change, in the provider's own words.
+      if (result.code === 'provider_misconfigured') return { good: false, title: 'The provider is not set up correctly', detail: result.fix ? `${result.fix}.` : FAILURES.provider_misconfigured! };
       // A provider's own check (a hosted domain, a tenant) refuses with a reason, like a rule.
       if (result.why) return { good: false, title: 'Refused by the provider’s checks', detail: `Because ${result.why}.` };
       return { good: false, title: 'The sign-in failed', detail: FAILURES[result.code ?? ''] ?? 'The sign-in did not complete.' };

@@ -34,6 +34,10 @@ const catalogue: Record<string, CatalogueEntry> = {
     title: 'Sign-in provider unavailable',
     message: (p) => `We couldn't reach ${theProvider(p)}. Try again in a minute.`,
   },
+  provider_misconfigured: {
+    title: 'Sign-in provider misconfigured',
+    message: (p) => `${TheProvider(p)} is not set up correctly for this site, so signing in with it does not work right now. Tell your administrator.`,
+  },
   sign_in_expired: {
     title: 'Sign-in expired',
     message: () => 'This sign-in took too long or was already used. Start again.',

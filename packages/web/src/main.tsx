@@ -7,11 +7,13 @@ import { sessionQueryKey } from './features/auth/api/getSession';
 import { createQueryClient } from './lib/queryClient';
 
 const queryClient = createQueryClient({
-  // Another request found the session gone: re-check it, and RequireSession takes the person to sign in.
-  // Not when the session check itself said 401 (that is the answer already, and would only loop).
+  // Any 401 means the session is over (revoked, expired, its identity unlinked): what the cache holds
+  // about it is stale, and no page may go on showing "signed in as …". Resetting drops that data and
+  // refetches the session where it is shown, so RequireSession takes the person to sign in.
+  // The session check's own 401 resets only while it still holds data, or it would loop.
   onUnauthenticated: (queryKey) => {
-    if (queryKey?.[0] === sessionQueryKey[0]) return;
-    void queryClient.invalidateQueries({ queryKey: sessionQueryKey });
+    if (queryKey?.[0] === sessionQueryKey[0] && queryClient.getQueryData(sessionQueryKey) === undefined) return;
+    void queryClient.resetQueries({ queryKey: sessionQueryKey });
   },
 });
 const router = createRouter(queryClient);

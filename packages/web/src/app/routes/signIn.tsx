@@ -7,7 +7,7 @@ import { useSession } from '../../features/auth/api/getSession';
 import { ProviderButtons } from '../../features/auth/components/ProviderButtons';
 import { SignedInNotice } from '../../features/auth/components/SignedInNotice';
 import { SignInErrorAlert } from '../../features/auth/components/SignInErrorAlert';
-import { readSignInFailure } from '../../features/auth/utils/signInErrors';
+import { providersToOffer, readSignInFailure } from '../../features/auth/utils/signInErrors';
 
 /**
  * `/sign-in[?rd=<path or app URL>][&error=<code>&ref=<reference>]`: one button per enabled provider, the
@@ -55,7 +55,7 @@ export default function SignInRoute() {
               onRetry={() => void providers.refetch()}
             />
           ) : (
-            <ProviderButtons providers={providers.data.providers} returnTo={providers.data.returnTo.href} />
+            <ProviderButtons providers={providersToOffer(providers.data.providers, failure)} returnTo={providers.data.returnTo.href} />
           )}
         </Stack>
       </Paper>

@@ -1,6 +1,6 @@
 import type { SignInProvider } from '@gatehouse/contract';
 import { Alert, Stack, Text } from '@mantine/core';
-import { IconAlertTriangle } from '@tabler/icons-react';
+import { IconAlertTriangle, IconInfoCircle } from '@tabler/icons-react';
 import { describeSignInError, type SignInFailure } from '../utils/signInErrors';
 
 export interface SignInErrorAlertProps {
@@ -12,9 +12,14 @@ export interface SignInErrorAlertProps {
 /** The banner a failed sign-in attempt ends on: the catalogue's sentence and the reference id. */
 export function SignInErrorAlert({ failure, providers }: SignInErrorAlertProps) {
   const provider = failure.providerId ? providers?.find((p) => p.id === failure.providerId)?.name : undefined;
-  const { title, message, code } = describeSignInError(failure.code, { provider });
+  const { title, message, code, notice } = describeSignInError(failure.code, { provider });
   return (
-    <Alert color="red" title={title} icon={<IconAlertTriangle aria-hidden />} data-error-code={code}>
+    <Alert
+      color={notice ? 'blue' : 'red'}
+      title={title}
+      icon={notice ? <IconInfoCircle aria-hidden /> : <IconAlertTriangle aria-hidden />}
+      data-error-code={code}
+    >
       <Stack gap={4}>
         <Text size="sm">{message}</Text>
         {failure.reference && <Text size="sm">Reference: {failure.reference}</Text>}

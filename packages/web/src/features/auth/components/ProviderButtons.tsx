@@ -1,5 +1,5 @@
 import type { SignInProvider } from '@gatehouse/contract';
-import { Alert, Button, Stack } from '@mantine/core';
+import { Alert, Button, Stack, Text } from '@mantine/core';
 import { IconInfoCircle, IconLogin2 } from '@tabler/icons-react';
 import { signInStartHref } from '../utils/returnTo';
 
@@ -7,6 +7,24 @@ export interface ProviderButtonsProps {
   providers: SignInProvider[];
   /** The return-to the server accepted (its verdict on `rd`): a portal path or an app URL. */
   returnTo: string;
+}
+
+/**
+ * A provider whose IdP does not answer right now (the server's active check): shown, so nobody wonders
+ * where it went, but not a link, since following it would only end on an error.
+ */
+function UnavailableProvider({ provider }: { provider: SignInProvider }) {
+  const noteId = `provider-${provider.id}-unavailable`;
+  return (
+    <Stack gap={4}>
+      <Button size="md" fullWidth variant="default" disabled aria-describedby={noteId} leftSection={<IconLogin2 size={20} aria-hidden />}>
+        {`Sign in with ${provider.name}`}
+      </Button>
+      <Text id={noteId} size="sm" c="dimmed" ta="center">
+        {`${provider.name} is unavailable right now. Try again in a minute.`}
+      </Text>
+    </Stack>
+  );
 }
 
 /**
@@ -23,19 +41,23 @@ export function ProviderButtons({ providers, returnTo }: ProviderButtonsProps) {
   }
   return (
     <Stack gap="sm">
-      {providers.map((provider) => (
-        <Button
-          key={provider.id}
-          component="a"
-          href={signInStartHref(provider.startUrl, returnTo)}
-          size="md"
-          fullWidth
-          variant={providers.length === 1 ? 'filled' : 'default'}
-          leftSection={<IconLogin2 size={20} aria-hidden />}
-        >
-          {`Sign in with ${provider.name}`}
-        </Button>
-      ))}
+      {providers.map((provider) =>
+        provider.availability === 'unavailable' ? (
+          <UnavailableProvider key={provider.id} provider={provider} />
+        ) : (
+          <Button
+            key={provider.id}
+            component="a"
+            href={signInStartHref(provider.startUrl, returnTo)}
+            size="md"
+            fullWidth
+            variant={providers.length === 1 ? 'filled' : 'default'}
+            leftSection={<IconLogin2 size={20} aria-hidden />}
+          >
+            {`Sign in with ${provider.name}`}
+          </Button>
+        ),
+      )}
     </Stack>
   );
 }

@@ -16,6 +16,9 @@ export interface ProviderStatus {
   checkedAt?: number | undefined;
 }
 
+/** How a console provider came to be offered; null while it is hidden (authenticate/providerStore.ts). */
+export type Publication = { at: number; how: 'test' | 'admin' | 'existing' } | null;
+
 /** The last active check of whether a provider's IdP answers. */
 export interface AvailabilityCheck {
   availability: ProviderAvailability;
@@ -63,6 +66,11 @@ export class ProviderRegistry {
   private slots = new Map<string, Slot>();
   private configProviders: readonly ProviderConfig[];
   private consoleProviders: readonly ProviderConfig[] = [];
+  /**
+   * How each console provider was published; null for one not published yet (no test sign-in passed):
+   * offered to nobody, testable by admins. A console provider missing here counts as published.
+   */
+  private publications: ReadonlyMap<string, Publication> = new Map();
   private readonly timers = new Set<NodeJS.Timeout>();
   private started = false;
   private closed = false;
@@ -84,8 +92,8 @@ export class ProviderRegistry {
    * or changed one is discovered afresh; a removed or disabled one is no longer offered from the next
    * request on. Config providers win a clash (the console refuses clashes anyway).
    */
-  setConsoleProviders(consoleProviders: readonly ProviderConfig[]): void {
-    this.stage(this.configProviders, consoleProviders)();
+  setConsoleProviders(consoleProviders: readonly ProviderConfig[], publications: ReadonlyMap<string, Publication> = new Map()): void {
+    this.stage(this.configProviders, consoleProviders, publications)();
   }
 
   /** Replaces the config file's providers (a reload), as `setConsoleProviders` does the console's. */
@@ -98,10 +106,10 @@ export class ProviderRegistry {
    * function puts them in force in one step, with whatever else the reload replaces.
    */
   stageConfigProviders(configProviders: readonly ProviderConfig[]): () => void {
-    return this.stage(configProviders, this.consoleProviders);
+    return this.stage(configProviders, this.consoleProviders, this.publications);
   }
 
-  private stage(configProviders: readonly ProviderConfig[], consoleProviders: readonly ProviderConfig[]): () => void {
+  private stage(configProviders: readonly ProviderConfig[], consoleProviders: readonly ProviderConfig[], publications: ReadonlyMap<string, Publication>): () => void {
     const next = new Map<string, Slot>();
     const redefined: Array<[Slot, ProviderConfig]> = [];
     const ignored: string[] = [];
@@ -122,14 +130,15 @@ export class ProviderRegistry {
       for (const [slot, config] of redefined) slot.config = config;
       this.configProviders = configProviders;
       this.consoleProviders = consoleProviders;
+      this.publications = publications;
       this.slots = next;
       if (this.started) for (const slot of next.values()) if (slot.config.enabled && !slot.connection) this.discoverInBackground(slot, RETRY_MIN_MS);
     };
   }
 
-  /** Enabled providers, config ones first, each in its own order: what the sign-in page offers. */
+  /** Enabled, published providers, config ones first, each in its own order: what the sign-in page offers. */
   enabled(): ProviderConfig[] {
-    return this.all().filter((config) => config.enabled);
+    return this.all().filter((config) => config.enabled && !this.hidden(config.id));
   }
 
   /** Every provider, enabled or not (the admin console). */
@@ -137,10 +146,24 @@ export class ProviderRegistry {
     return [...this.slots.values()].map((slot) => slot.config);
   }
 
-  /** An enabled provider: the only way sign-in, linking, refresh and logout find one. */
+  /** An enabled, published provider: the only way sign-in, linking, refresh and logout find one. */
   get(id: string): ProviderConfig | undefined {
     const config = this.slots.get(id)?.config;
-    return config?.enabled ? config : undefined;
+    return config?.enabled && !this.hidden(id) ? config : undefined;
+  }
+
+  /**
+   * A console provider not published yet: nobody is offered it (sign-in page, account page, /readyz)
+   * and it signs nobody in, until a test sign-in with it passed or an admin published it. Those in
+   * gatehouse.yaml are never hidden.
+   */
+  hidden(id: string): boolean {
+    return this.slots.get(id)?.source === 'console' && this.publications.get(id) === null;
+  }
+
+  /** How a console provider was published (null: hidden); undefined for one of gatehouse.yaml or unknown. */
+  publication(id: string): Publication | undefined {
+    return this.slots.get(id)?.source === 'console' ? this.publications.get(id) : undefined;
   }
 
   /** A provider whether or not it is enabled: for the admin console and its test sign-in only. */
@@ -167,7 +190,7 @@ export class ProviderRegistry {
    * where the last check is older than a few seconds, all at once, each within the check's timeout.
    */
   async statuses(): Promise<Array<{ id: string; name: string; status: DiscoveryStatus; availability: ProviderAvailability; error?: string }>> {
-    const slots = [...this.slots.values()].filter((slot) => slot.config.enabled);
+    const slots = [...this.slots.values()].filter((slot) => slot.config.enabled && !this.hidden(slot.config.id));
     const checks = await Promise.all(slots.map((slot) => this.checkAvailability(slot)));
     return slots.map(({ config, status, lastError }, index) => {
       const { availability, error } = checks[index]!;

@@ -186,6 +186,9 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   await expect(visitorDown.getByRole('link', { name: 'Sign in with Development IdP' })).toBeVisible();
   await expectAccessible(visitorDown);
   await visitorDown.screenshot({ path: testInfo.outputPath('sign-in-provider-unavailable.png'), fullPage: true });
+  await visitorDown.setViewportSize({ width: 390, height: 844 });
+  await expectAccessible(visitorDown);
+  await visitorDown.screenshot({ path: testInfo.outputPath('sign-in-provider-unavailable-phone.png'), fullPage: true });
   await visitorDownContext.close();
 
   // Turned off, after confirming: gone from the sign-in page at once.

@@ -174,6 +174,11 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   await expect(page.getByTestId('publication-badge')).toHaveText('Published');
   await expect(page.getByTestId('provider-hidden')).toHaveCount(0);
   expect(await offeredOnSignInPage(page)).toEqual(['Development IdP', 'Partner IdP', 'Corp IdP']);
+  await adminNav(page).getByRole('link', { name: 'Providers' }).click();
+  await expect(providerRow(page, 'corp').getByTestId('publication-badge')).toHaveText('Published');
+  await checkBothSchemes(page, testInfo, 'providers-list-published');
+  await providerRow(page, 'corp').getByRole('link', { name: 'Corp IdP', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Corp IdP' })).toBeVisible();
 
   // Its IdP goes down: the sign-in page still shows it, as unavailable right now, not as a link to an error.
   await corp.stop();

@@ -164,3 +164,70 @@ test('alice links the Partner IdP, signs in with it, and unlinks it again', asyn
   await expect(page).toHaveURL(`${portalUrl()}/signed-out`);
   await page.context().close();
 });
+
+test('unlinking the identity this session signed in with says so and offers the other providers', async ({ browser }) => {
+  const page = await signedInBrowser(browser, 'alice@example.com', 'alice');
+  const identities = identitiesSection(page);
+  await identities.getByRole('button', { name: 'Link Partner IdP', exact: true }).click();
+  await completeIdpLogin(page, 'alice@partner.example', 'alice');
+  await expect(page).toHaveURL(`${portalUrl()}/account?linked=partner`);
+
+  // Unlink the Development IdP, which this session signed in with: the server ends the session.
+  await expect(identities.getByRole('listitem').filter({ hasText: 'Development IdP' })).toContainText('Used for this session');
+  await identities.getByRole('button', { name: 'Unlink Development IdP' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Unlink Development IdP?' });
+  await expect(dialog).toContainText('you will be signed out here too');
+  await dialog.getByRole('button', { name: 'Unlink' }).click();
+
+  // The sign-in page says what happened, never "You are already signed in", and offers only the
+  // provider still linked.
+  await expect(page).toHaveURL(/\/sign-in\?error=identity_unlinked&provider=dev$/);
+  const notice = page.getByRole('alert').filter({ hasText: 'You unlinked the identity you signed in with' });
+  await expect(notice).toContainText('Development IdP no longer signs in to your account, so that session ended. Sign in with one of your other providers.');
+  await expect(page.getByText('You are already signed in')).toHaveCount(0);
+  await expect(page.getByRole('link', { name: 'Sign in with Partner IdP' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Sign in with Development IdP' })).toHaveCount(0);
+  expect((await page.request.get(`${portalUrl()}/api/session`)).status()).toBe(401);
+  await page.screenshot({ path: test.info().outputPath('unlinked-current-identity.png'), fullPage: true });
+  await expectAccessible(page);
+
+  // The offered provider signs in to the same account; linking the Development IdP again and
+  // unlinking the Partner IdP leaves alice as the other tests expect her.
+  await page.getByRole('link', { name: 'Sign in with Partner IdP' }).click();
+  await completeIdpLogin(page, 'alice@partner.example', 'alice');
+  await expect(page).toHaveURL(accountUrl());
+  await expect(page.getByRole('heading', { name: 'Alice Example' })).toBeVisible();
+  await identities.getByRole('button', { name: 'Link Development IdP', exact: true }).click();
+  await completeIdpLogin(page, 'alice@example.com', 'alice');
+  await expect(page).toHaveURL(`${portalUrl()}/account?linked=dev`);
+  await identities.getByRole('button', { name: 'Unlink Partner IdP' }).click();
+  await page.getByRole('dialog', { name: 'Unlink Partner IdP?' }).getByRole('button', { name: 'Unlink' }).click();
+  await expect(page).toHaveURL(/\/sign-in\?error=identity_unlinked&provider=partner$/);
+  await expect(page.getByRole('link', { name: 'Sign in with Development IdP' })).toBeVisible();
+  await page.context().close();
+});
+
+test('a session revoked elsewhere shows signed out at the next answer, without a reload', async ({ browser }) => {
+  const first = await signedInBrowser(browser, 'bob@example.com', 'bob');
+  const second = await signedInBrowser(browser, 'bob@example.com', 'bob');
+  await first.reload();
+  await expect(sessionRows(first)).toHaveCount(2);
+
+  // The second browser revokes the first one's session while the first still shows its account.
+  await second.reload();
+  await sessionRows(second).filter({ hasNotText: 'This session' }).getByRole('button', { name: /^Revoke session / }).click();
+  await expect(sessionRows(second)).toHaveCount(1);
+
+  // The first browser's next request is answered 401: it is sent to sign in, and the sign-in page
+  // no longer claims it is signed in (the cached session was dropped, not kept beside the error).
+  await first.getByRole('button', { name: 'Sign out everywhere else' }).click();
+  await expect(first).toHaveURL(/\/sign-in\?rd=(\/|%2F)account$/);
+  await expect(first.getByRole('link', { name: 'Sign in with Development IdP' })).toBeVisible();
+  await expect(first.getByText('You are already signed in')).toHaveCount(0);
+  await expect(first.getByRole('link', { name: /^Continue/ })).toHaveCount(0);
+
+  await second.getByRole('button', { name: 'Sign out', exact: true }).click();
+  await expect(second).toHaveURL(`${portalUrl()}/signed-out`);
+  await first.context().close();
+  await second.context().close();
+});

@@ -77,6 +77,15 @@ test('alice adds Google from its preset, and a person signs in with it', async (
   // Editing keeps its kind: Google's settings, not the generic issuer field.
   await expect(page.getByRole('region', { name: 'Google settings' })).toBeVisible();
 
+  // Hidden from people until a test sign-in passes; alice's test (as pat) publishes it.
+  await expect(page.getByTestId('publication-badge')).toHaveText('Hidden — not tested yet');
+  await page.getByRole('button', { name: 'Test sign-in to publish' }).click();
+  await completeIdpLogin(page, 'pat@gmail-standin.example', 'pat');
+  await expect(page).toHaveURL(new RegExp(`^${portalUrl()}/admin/providers/google/tests/[\\w-]+$`));
+  await expect(page.getByTestId('provider-test-result')).toHaveAttribute('data-result', 'create');
+  await page.getByRole('link', { name: 'Back to Google' }).click();
+  await expect(page.getByTestId('publication-badge')).toHaveText('Published');
+
   // A person signs in with it (pat, at the stand-in).
   const person = await (await browser.newContext()).newPage();
   await person.goto(`${portalUrl()}/sign-in`);

@@ -5,8 +5,9 @@ import { completeIdpLogin, expectAccessible, portalUrl, signInWith } from './sup
 /**
  * The console's Providers area against the real stack: the config providers (Development IdP, Partner
  * IdP) are read-only; alice adds a third IdP by its issuer URL (seeing its discovery document before
- * saving), tries it with a test sign-in that creates nothing, turns it off (it leaves the sign-in page
- * at once) and deletes it. The client secret is never shown again after it is typed.
+ * saving), which stays hidden from people until a test sign-in with it passed (a test that creates
+ * nothing), reads unavailable on the sign-in page while its IdP is down, turns it off (it leaves the
+ * sign-in page at once) and deletes it. The client secret is never shown again after it is typed.
  */
 
 const SECRET = 'gatehouse-dev-secret';
@@ -47,6 +48,11 @@ async function usersNamed(page: Page, email: string): Promise<number> {
 async function offeredOnSignInPage(page: Page): Promise<string[]> {
   const response = await page.request.get(`${portalUrl()}/api/providers`);
   return ((await response.json()) as { providers: Array<{ name: string }> }).providers.map((provider) => provider.name);
+}
+
+async function availabilityOnSignInPage(page: Page, name: string): Promise<string | undefined> {
+  const response = await page.request.get(`${portalUrl()}/api/providers`);
+  return ((await response.json()) as { providers: Array<{ name: string; availability: string }> }).providers.find((provider) => provider.name === name)?.availability;
 }
 
 test('alice adds a provider by its issuer, tests its sign-in, turns it off and deletes it', async ({ browser }, testInfo) => {
@@ -120,22 +126,34 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   await checkBothSchemes(page, testInfo, 'provider-new');
   await page.getByRole('button', { name: 'Create provider' }).click();
 
-  // Saved: its own page, offered on the sign-in page at once; the secret is write-only.
+  // Saved: its own page, hidden from people until a test sign-in passes; the secret is write-only.
   await expect(page).toHaveURL(`${portalUrl()}/admin/providers/corp`);
   await expect(page.getByRole('heading', { level: 1, name: 'Corp IdP' })).toBeVisible();
   await expect(page.getByLabel('Client secret')).toHaveValue('');
   await expect(page.getByText('A secret is set — leave empty to keep it.')).toBeVisible();
   await expect(page.getByRole('textbox', { name: 'Group prefix' })).toHaveValue('corp:');
   expect(await page.content()).not.toContain(SECRET);
-  expect(await offeredOnSignInPage(page)).toEqual(['Development IdP', 'Partner IdP', 'Corp IdP']);
+  // Threat: a provider that never worked offered to everyone, who would all end on its error.
+  await expect(page.getByTestId('publication-badge')).toHaveText('Hidden — not tested yet');
+  await expect(page.getByTestId('provider-hidden')).toContainText('Nobody sees Corp IdP on the sign-in or account page until a test sign-in with it passes');
+  expect(await offeredOnSignInPage(page)).toEqual(['Development IdP', 'Partner IdP']);
   const listed = await page.request.get(`${portalUrl()}/api/admin/providers`);
   expect(await listed.text()).not.toContain(SECRET);
   await expect(page.getByText('Ready', { exact: true })).toBeVisible();
   await checkBothSchemes(page, testInfo, 'provider-edit');
 
+  // Publishing it untested asks first, saying it was never tested; cancelled here.
+  await page.getByRole('button', { name: 'Publish without testing…' }).click();
+  const publishing = page.getByRole('dialog', { name: 'Publish Corp IdP untested?' });
+  await expect(publishing).toContainText('No test sign-in with Corp IdP has passed');
+  await checkBothSchemes(page, testInfo, 'provider-publish-untested');
+  await publishing.getByRole('button', { name: 'Cancel' }).click();
+  await expect(publishing).toBeHidden();
+  expect(await offeredOnSignInPage(page)).toEqual(['Development IdP', 'Partner IdP']);
+
   // A test sign-in in this tab: carol at the Corp IdP; nothing is created, the result says what would happen.
   const carolsBefore = await usersNamed(page, 'carol@partner.example');
-  await page.getByRole('button', { name: 'Test sign-in' }).click();
+  await page.getByRole('button', { name: 'Test sign-in to publish' }).click();
   await completeIdpLogin(page, 'carol@partner.example', 'carol');
   await expect(page).toHaveURL(new RegExp(`^${portalUrl()}/admin/providers/corp/tests/[\\w-]+$`));
   await expect(page.getByRole('heading', { level: 1, name: 'Test sign-in with Corp IdP' })).toBeVisible();
@@ -150,9 +168,35 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   // alice is still herself: the test did not touch her session.
   expect((await (await page.request.get(`${portalUrl()}/api/session`)).json()).user.email).toBe('alice@example.com');
 
-  // Turned off, after confirming: gone from the sign-in page at once.
+  // The passing test published it: offered to people from now on.
   await page.getByRole('link', { name: 'Back to Corp IdP' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Corp IdP' })).toBeVisible();
+  await expect(page.getByTestId('publication-badge')).toHaveText('Published');
+  await expect(page.getByTestId('provider-hidden')).toHaveCount(0);
+  expect(await offeredOnSignInPage(page)).toEqual(['Development IdP', 'Partner IdP', 'Corp IdP']);
+  await adminNav(page).getByRole('link', { name: 'Providers' }).click();
+  await expect(providerRow(page, 'corp').getByTestId('publication-badge')).toHaveText('Published');
+  await checkBothSchemes(page, testInfo, 'providers-list-published');
+  await providerRow(page, 'corp').getByRole('link', { name: 'Corp IdP', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Corp IdP' })).toBeVisible();
+
+  // Its IdP goes down: the sign-in page still shows it, as unavailable right now, not as a link to an error.
+  await corp.stop();
+  await expect.poll(() => availabilityOnSignInPage(page, 'Corp IdP'), { timeout: 15_000 }).toBe('unavailable');
+  const visitorDownContext = await browser.newContext();
+  const visitorDown = await visitorDownContext.newPage();
+  await visitorDown.goto(`${portalUrl()}/sign-in`);
+  await expect(visitorDown.getByRole('button', { name: 'Sign in with Corp IdP' })).toBeDisabled();
+  await expect(visitorDown.getByText('Corp IdP is unavailable right now. Try again in a minute.')).toBeVisible();
+  await expect(visitorDown.getByRole('link', { name: 'Sign in with Development IdP' })).toBeVisible();
+  await expectAccessible(visitorDown);
+  await visitorDown.screenshot({ path: testInfo.outputPath('sign-in-provider-unavailable.png'), fullPage: true });
+  await visitorDown.setViewportSize({ width: 390, height: 844 });
+  await expectAccessible(visitorDown);
+  await visitorDown.screenshot({ path: testInfo.outputPath('sign-in-provider-unavailable-phone.png'), fullPage: true });
+  await visitorDownContext.close();
+
+  // Turned off, after confirming: gone from the sign-in page at once.
   await page.getByRole('switch', { name: 'Offered on the sign-in page' }).click();
   const dialog = page.getByRole('dialog', { name: 'Turn off Corp IdP?' });
   await dialog.getByRole('button', { name: 'Turn off' }).click();
@@ -176,7 +220,7 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
 
   // Every change is in the audit log.
   await adminNav(page).getByRole('link', { name: 'Audit log' }).click();
-  for (const label of ['Provider added', 'Provider tested', 'Provider turned off', 'Provider deleted']) {
+  for (const label of ['Provider added', 'Provider tested', 'Provider published', 'Provider turned off', 'Provider deleted']) {
     await expect(page.getByText(label, { exact: true }).first()).toBeVisible();
   }
 

@@ -40,7 +40,8 @@ export async function startExtraIdp(options: {
   });
   const stop = () =>
     new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
+      // Stopped already (a spec may stop it before its afterAll does).
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });

@@ -73,6 +73,7 @@ export const routes = {
     updateProvider: providers.updateProvider,
     enableProvider: providers.enableProvider,
     disableProvider: providers.disableProvider,
+    publishProvider: providers.publishProvider,
     deleteProvider: providers.deleteProvider,
     getProviderTest: providers.getProviderTest,
     getSignInSettings: settings.getSignInSettings,

@@ -145,6 +145,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     sharedLimits: services.sharedLimits,
     nodeLimits: services.nodeLimits,
     metrics: services.metrics,
+    publishTested: (providerId) => (services.providers.hidden(providerId) ? services.providerStore.publish(providerId, 'test') : Promise.resolve(false)),
   });
   await app.register(apiArea, {
     // Read at each request: a config reload may rename the organisation.

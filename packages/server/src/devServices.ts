@@ -8,41 +8,75 @@ import type { Config } from './config/schema.js';
 
 /**
  * Development mode only: the built-in IdP and the demo app run as real child processes beside the
- * portal, so `npm start` needs nothing else. They share the portal's lifetime: they stop with it, and
- * if one dies the portal stops too rather than run half a system.
+ * portal, so `npm start` needs nothing else. They stop with the portal. One of them dying does not take
+ * the portal (or the others) down: it is started again with backoff, and meanwhile its provider reads
+ * unavailable on the sign-in page and in /readyz, as a real IdP that is down would.
  */
 export interface DevServices {
   stop(): Promise<void>;
-  /** Resolves when a child exits unexpectedly. */
-  crashed: Promise<string>;
+}
+
+/** The first restart waits this long; each crash soon after the last doubles it, up to the maximum. */
+export const RESTART_MIN_MS = 1_000;
+export const RESTART_MAX_MS = 30_000;
+/** A child that stayed up this long has recovered: its next crash waits the minimum again. */
+export const STABLE_AFTER_MS = 30_000;
+
+/** The wait before the next start of a child that exited: doubling while it keeps crashing. */
+export function nextRestartDelay(previousDelay: number | undefined, upForMs: number): number {
+  if (previousDelay === undefined || upForMs >= STABLE_AFTER_MS) return RESTART_MIN_MS;
+  return Math.min(previousDelay * 2, RESTART_MAX_MS);
 }
 
 const packagesDir = fileURLToPath(new URL('../../', import.meta.url));
 
+interface Supervised {
+  name: string;
+  child: ChildProcess;
+  restartTimer?: NodeJS.Timeout | undefined;
+}
+
 export async function startDevServices(config: Config, log: FastifyBaseLogger): Promise<DevServices> {
-  const children: Array<{ name: string; child: ChildProcess }> = [];
+  const supervised: Supervised[] = [];
   let stopping = false;
-  let reportCrash: (name: string) => void = () => {};
-  const crashed = new Promise<string>((resolve) => (reportCrash = resolve));
+  // Only while starting: a child that dies before it ever answered is a start that failed.
+  let reportEarlyExit: (name: string) => void = () => {};
+  const exitedEarly = new Promise<string>((resolve) => (reportEarlyExit = resolve));
+  let started = false;
   const portalOrigin = new URL(config.publicUrl).origin;
 
   const launch = (name: string, script: string, env: Record<string, string>) => {
-    const child = spawn(process.execPath, [path.join(packagesDir, script)], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    child.on('exit', (code, signal) => {
-      if (!stopping) {
-        log.error({ service: name, code, signal }, `${name} stopped unexpectedly`);
-        reportCrash(name);
-      }
-    });
-    children.push({ name, child });
+    const entry: Supervised = { name, child: spawnChild(script, env) };
+    let delay: number | undefined;
+    const watch = () => {
+      const startedAt = Date.now();
+      entry.child.on('exit', (code, signal) => {
+        if (stopping) return;
+        if (!started) {
+          log.error({ service: name, code, signal }, `${name} stopped while starting`);
+          reportEarlyExit(name);
+          return;
+        }
+        delay = nextRestartDelay(delay, Date.now() - startedAt);
+        log.error({ service: name, code, signal, restartInMs: delay }, `${name} stopped unexpectedly: starting it again in ${delay / 1000} s`);
+        entry.restartTimer = setTimeout(() => {
+          entry.restartTimer = undefined;
+          if (stopping) return;
+          entry.child = spawnChild(script, env);
+          log.info({ service: name, pid: entry.child.pid }, `${name} started again`);
+          watch();
+        }, delay);
+        entry.restartTimer.unref();
+      });
+    };
+    watch();
+    supervised.push(entry);
   };
 
   const stop = async () => {
     stopping = true;
-    await Promise.all(children.map(({ child }) => stopChild(child)));
+    for (const entry of supervised) clearTimeout(entry.restartTimer);
+    await Promise.all(supervised.map(({ child }) => stopChild(child)));
   };
 
   try {
@@ -64,7 +98,9 @@ export async function startDevServices(config: Config, log: FastifyBaseLogger): 
       });
     }
     await Promise.all(
-      config.development.idps.map((idp) => waitFor(`http://localhost:${idp.port}/.well-known/openid-configuration`, `dev-idp ${idp.providerId}`, crashed)),
+      config.development.idps.map((idp) =>
+        waitFor(`http://localhost:${idp.port}/.well-known/openid-configuration`, `dev-idp ${idp.providerId}`, exitedEarly),
+      ),
     );
     const demo = config.development.demoApp;
     if (demo !== false) {
@@ -74,18 +110,27 @@ export async function startDevServices(config: Config, log: FastifyBaseLogger): 
         DEMO_APP_JWKS_URL: `${portalOrigin}${routes.operations.getJwks.path}`,
         DEMO_APP_ISSUER: portalOrigin,
       });
-      await waitFor(`http://localhost:${demo.port}/`, 'demo-app', crashed);
+      await waitFor(`http://localhost:${demo.port}/`, 'demo-app', exitedEarly);
     }
+    started = true;
+    for (const { name, child } of supervised) log.info({ service: name, pid: child.pid }, `${name} started`);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { stop, crashed };
+  return { stop };
 }
 
-async function waitFor(url: string, name: string, crashed: Promise<string>, timeoutMs = 30_000): Promise<void> {
+function spawnChild(script: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [path.join(packagesDir, script)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+async function waitFor(url: string, name: string, exitedEarly: Promise<string>, timeoutMs = 30_000): Promise<void> {
   let dead = false;
-  void crashed.then(() => (dead = true));
+  void exitedEarly.then(() => (dead = true));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !dead) {
     try {

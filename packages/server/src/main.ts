@@ -256,7 +256,6 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     });
     // The primary is gone (killed): a worker does not go on serving alone, unsupervised.
     if (cluster.isWorker) process.once('disconnect', () => resolve('the primary went away'));
-    void devServices?.crashed.then((name) => resolve(`${name} crashed`));
   });
   // A second signal while stopping must not kill the process halfway.
   process.on('SIGINT', () => {});
@@ -274,7 +273,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   await services.close();
   await devServices?.stop();
   log.flush();
-  return reason.endsWith('crashed') ? 1 : 0;
+  return 0;
 }
 
 /** How long a worker that exited unexpectedly waits before it is started again, at most. */
@@ -345,7 +344,6 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   const reason = await new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
-    void devServices?.crashed.then((name) => resolve(`${name} crashed`));
   });
   stopping = true;
   log.info({ reason }, 'stopping Gatehouse');
@@ -367,7 +365,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   );
   await devServices?.stop();
   log.flush();
-  return reason.endsWith('crashed') ? 1 : 0;
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

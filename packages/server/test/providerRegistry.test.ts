@@ -37,12 +37,12 @@ describe('provider registry: config and console providers', () => {
     ]);
   });
 
-  it('a disabled provider is not offered (get, enabled, /readyz) but the console still finds it', () => {
+  it('a disabled provider is not offered (get, enabled, /readyz) but the console still finds it', async () => {
     const registry = new ProviderRegistry([provider('dev')], log, fakeDiscovery().discover);
     registry.setConsoleProviders([provider('corp', { enabled: false })]);
     expect(registry.get('corp')).toBeUndefined();
     expect(registry.enabled().map((p) => p.id)).toEqual(['dev']);
-    expect(registry.statuses().map((s) => s.id)).toEqual(['dev']);
+    expect((await registry.statuses()).map((s) => s.id)).toEqual(['dev']);
     expect(registry.find('corp')?.enabled).toBe(false);
     expect(registry.name('corp')).toBe('CORP');
     expect(registry.name('gone')).toBe('gone');
@@ -111,5 +111,66 @@ describe('provider registry: config and console providers', () => {
     registry.setConsoleProviders([provider('corp')]);
     await expect(registry.connection('corp')).rejects.toMatchObject({ code: 'provider_unavailable' });
     expect(registry.status('corp')).toMatchObject({ status: 'unavailable', lastError: 'connect ECONNREFUSED' });
+  });
+});
+
+describe('provider registry: availability, checked actively', () => {
+  /** A connection whose probe answers as the test says: at once, with an error, or never (a frozen IdP). */
+  function probing() {
+    const state = { mode: 'up' as 'up' | 'down' | 'frozen', probes: 0 };
+    const connection = {
+      probe: (signal: AbortSignal) => {
+        state.probes += 1;
+        if (state.mode === 'up') return Promise.resolve();
+        if (state.mode === 'down') return Promise.reject(new Error('connect ECONNREFUSED'));
+        return new Promise<void>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+      },
+    } as unknown as ProviderConnection;
+    return { state, discover: () => Promise.resolve(connection) };
+  }
+
+  it('reads an IdP that stopped answering as unavailable, and available again once it answers', async () => {
+    const idp = probing();
+    let now = 0;
+    const registry = new ProviderRegistry([provider('dev')], log, idp.discover, { timeoutMs: 200, freshMs: 1000 }, () => now);
+    expect((await registry.availability(['dev'])).get('dev')).toBe('available');
+    idp.state.mode = 'down';
+    // Within the few seconds a check is used for, the IdP is not asked again.
+    expect((await registry.availability(['dev'])).get('dev')).toBe('available');
+    expect(idp.state.probes).toBe(1);
+    now = 1000;
+    const [status] = await registry.statuses();
+    expect(status).toMatchObject({ id: 'dev', availability: 'unavailable', error: 'connect ECONNREFUSED' });
+    idp.state.mode = 'up';
+    now = 2000;
+    expect((await registry.availability(['dev'])).get('dev')).toBe('available');
+  });
+
+  it('reads a frozen IdP (connection accepted, no answer) as unavailable within the timeout', async () => {
+    const idp = probing();
+    idp.state.mode = 'frozen';
+    const registry = new ProviderRegistry([provider('dev')], log, idp.discover, { timeoutMs: 150, freshMs: 1000 });
+    const started = Date.now();
+    const [status] = await registry.statuses();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(status).toMatchObject({ availability: 'unavailable', error: 'no answer within 0.15 s' });
+  });
+
+  it('reads an IdP whose discovery never answers as unavailable within the timeout, and shares one check between callers', async () => {
+    let discoveries = 0;
+    const registry = new ProviderRegistry(
+      [provider('dev')],
+      log,
+      () => {
+        discoveries += 1;
+        return new Promise<ProviderConnection>(() => {});
+      },
+      { timeoutMs: 100, freshMs: 1000 },
+    );
+    const [first, second] = await Promise.all([registry.availability(['dev']), registry.availability(['dev', 'gone'])]);
+    expect(first.get('dev')).toBe('unavailable');
+    expect(second.get('dev')).toBe('unavailable');
+    expect(second.has('gone')).toBe(false);
+    expect(discoveries).toBe(1);
   });
 });

@@ -1,18 +1,15 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { AppProvider } from './app/provider';
 import { createRouter } from './app/router';
 import { sessionQueryKey } from './features/auth/api/getSession';
-import { createQueryClient } from './lib/queryClient';
+import { createQueryClient, dropSessionOnUnauthenticated } from './lib/queryClient';
 
-const queryClient = createQueryClient({
-  // Another request found the session gone: re-check it, and RequireSession takes the person to sign in.
-  // Not when the session check itself said 401 (that is the answer already, and would only loop).
-  onUnauthenticated: (queryKey) => {
-    if (queryKey?.[0] === sessionQueryKey[0]) return;
-    void queryClient.invalidateQueries({ queryKey: sessionQueryKey });
-  },
+const queryClient: QueryClient = createQueryClient({
+  // Any 401 drops the cached session, so no page keeps showing someone signed in whose session ended.
+  onUnauthenticated: dropSessionOnUnauthenticated(() => queryClient, sessionQueryKey),
 });
 const router = createRouter(queryClient);
 

@@ -7,7 +7,7 @@ import { defineRoute } from '../route.js';
  * `identity_linked`, `identity_unlinked`, `backchannel_logout`, `access_denied`, `user_suspended`,
  * `user_reactivated`, `admin_granted`, `admin_revoked`, `app_created`, `app_updated`, `app_deleted`,
  * `provider_created`, `provider_updated`, `provider_enabled`, `provider_disabled`, `provider_deleted`,
- * `provider_tested`, `sign_in_settings_updated`, `config_reloaded`; new ones may appear at any time.
+ * `provider_tested`, `provider_published`, `sign_in_settings_updated`, `config_reloaded`; new ones may appear at any time.
  */
 export const auditEventSchema = z.object({
   id: z.string(),

@@ -45,6 +45,17 @@ export const adminProviderSchema = z.object({
   enabled: z.boolean(),
   source: z.enum(sources),
   discovery: z.object({ status: z.enum(discoveryStatuses), error: nullableString, checkedAt: nullableInstant }),
+  /**
+   * Whether people are offered it. A console provider starts `hidden` (not on the sign-in page, the
+   * account page or /api/providers; only a test sign-in reaches it) and is `published` once a test
+   * sign-in with it passed (`how: test`) or an admin published it untested (`admin`); `existing`: it
+   * was offered before providers were published. Those of gatehouse.yaml are always published (`how: null`).
+   */
+  publication: z.object({
+    state: z.enum(['hidden', 'published']),
+    how: z.enum(['test', 'admin', 'existing']).nullable(),
+    at: nullableInstant,
+  }),
   /** What to register at the IdP as the redirect URI. */
   redirectUri: z.string(),
   backchannelLogoutUri: z.string(),
@@ -224,6 +235,25 @@ export const disableProvider = defineRoute({
   tag: 'admin',
   summary: 'Turn a console provider off: no sign-in with it from the next request on, and its sessions end now',
   params: providerParams,
+  responses: { 200: adminProviderSchema },
+});
+
+/**
+ * `POST /api/admin/providers/:providerId/publish` `{ untested: true }`: offer a hidden console provider
+ * although no test sign-in with it passed (the admin confirms knowing that); 409 `provider_from_config`
+ * for config providers. A provider published already is answered as it is.
+ */
+export const publishProvider = defineRoute({
+  method: 'POST',
+  path: '/api/admin/providers/:providerId/publish',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Publish a console provider that was never tested (a passing test sign-in publishes it by itself)',
+  params: providerParams,
+  body: z.object({
+    /** The admin's confirmation that it is published without a passing test sign-in. */
+    untested: z.literal(true),
+  }),
   responses: { 200: adminProviderSchema },
 });
 

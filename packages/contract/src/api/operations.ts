@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
 import { discoveryStatuses } from '../admin/providers.js';
+import { providerAvailabilities } from './session.js';
 import { instant } from './common.js';
 
 /**
@@ -42,8 +43,19 @@ const readiness = z.object({
      * `listening`, or `reconnecting` (caches bypassed meanwhile). Reported; it does not decide readiness.
      */
     changes: z.enum(['local', 'listening', 'reconnecting']),
-    /** Each enabled provider's discovery status: reported, but it does not decide readiness. */
-    providers: z.array(z.object({ id: z.string(), name: z.string(), status: z.enum(discoveryStatuses), error: z.string().optional() })),
+    /**
+     * Each enabled provider: its discovery status, and whether its IdP answers now (an active check
+     * bounded by a short timeout); `error` says why not. Reported, but it does not decide readiness.
+     */
+    providers: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        status: z.enum(discoveryStatuses),
+        availability: z.enum(providerAvailabilities),
+        error: z.string().optional(),
+      }),
+    ),
     /** The configuration file and its last reload: reported; a refused reload does not decide readiness. */
     config: configStateSchema,
   }),

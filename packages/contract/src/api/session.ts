@@ -13,9 +13,17 @@ export const returnToSchema = z.object({
 });
 export type ReturnTo = z.output<typeof returnToSchema>;
 
+/**
+ * Whether a provider's IdP answers right now (an active check of a few seconds' age, not the discovery
+ * made at start): an `unavailable` one is shown but cannot be chosen.
+ */
+export const providerAvailabilities = ['available', 'unavailable'] as const;
+export type ProviderAvailability = (typeof providerAvailabilities)[number];
+
 export const signInProviderSchema = z.object({
   id: z.string(),
   name: z.string(),
+  availability: z.enum(providerAvailabilities),
   /** The server path that starts a sign-in (`/.gatehouse/sign-in/<id>`); reached by navigation with `?rd=`. */
   startUrl: z.string(),
 });

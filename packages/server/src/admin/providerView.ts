@@ -33,11 +33,23 @@ export function providerView(provider: ProviderConfig, registry: ProviderRegistr
     enabled: provider.enabled,
     source: registry.source(provider.id) ?? 'console',
     discovery: { status: status?.status ?? 'pending', error: status?.lastError ?? null, checkedAt: isoOrNull(status?.checkedAt ?? null) },
+    publication: publicationView(registry, provider.id),
     redirectUri: `${portalOrigin}${endpoints.callbackUrl(provider.id)}`,
     backchannelLogoutUri: `${portalOrigin}${endpoints.backchannelLogoutUrl(provider.id)}`,
     hasClientSecret: Boolean(provider.clientSecret),
     hasPrivateKey: Boolean(provider.privateKey),
     linkedIdentities,
+  };
+}
+
+/** Hidden until tested (console providers), or published and how; gatehouse.yaml's are always published. */
+function publicationView(registry: ProviderRegistry, id: string) {
+  if (registry.hidden(id)) return { state: 'hidden' as const, how: null, at: null };
+  const publication = registry.publication(id);
+  return {
+    state: 'published' as const,
+    how: registry.source(id) === 'console' ? (publication?.how ?? 'existing') : null,
+    at: isoOrNull(publication?.at ?? null),
   };
 }
 

@@ -89,6 +89,21 @@ export async function providersRoutes(instance: FastifyInstance, { admin }: { ad
   });
 
   app.route({
+    ...contractRoute(routes.admin.publishProvider),
+    handler: async (request) => {
+      const actor = await actorOf(request);
+      const { providerId } = request.params;
+      // The body's `untested: true` is the admin's confirmation (checked by the contract): offered to
+      // people although no test sign-in with it passed.
+      if (await providerStore.publish(providerId, 'admin')) {
+        const provider = providers.find(providerId)!;
+        await recordChange(request, actor, 'provider_published', provider, { how: 'admin', untested: true });
+      }
+      return view(providers.find(providerId)!);
+    },
+  });
+
+  app.route({
     ...contractRoute(routes.admin.deleteProvider),
     handler: async (request, reply) => {
       const actor = await actorOf(request);

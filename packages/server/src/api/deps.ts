@@ -11,7 +11,7 @@ import type { SessionStore } from '../sessions/sessionStore.js';
 /** What the portal's own API (`/api/session`, `/api/providers`, `/api/apps`, `/api/me/...`) takes. */
 export interface ApiDeps {
   organizationName: string;
-  providers: Pick<ProviderRegistry, 'enabled' | 'name'>;
+  providers: Pick<ProviderRegistry, 'enabled' | 'name' | 'availability'>;
   sessions: SessionStore;
   accounts: Pick<AccountStore, 'listIdentities' | 'unlink'>;
   audit: Pick<AuditLog, 'record' | 'forUser'>;

@@ -14,13 +14,24 @@ export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
 
   app.route({
     ...contractRoute(routes.session.getProviders),
-    handler: async (request) => ({
-      organization: { name: deps.organizationName },
-      // The server's verdict on `rd`, by the one return-to rule: the sign-in page links only to this,
-      // never to what it was given (Threat: open redirect).
-      returnTo: returnToVerdict(validateReturnTo(request.query.rd, deps.returnToPolicy()), deps.apps),
-      providers: providers.enabled().map((provider) => ({ id: provider.id, name: provider.name, startUrl: endpoints.signInUrl(provider.id) })),
-    }),
+    handler: async (request) => {
+      const offered = providers.enabled();
+      // Each IdP's answer to a check at most a few seconds old: one that is down or frozen is shown as
+      // unavailable right now instead of sending people to an error.
+      const availability = await providers.availability(offered.map((provider) => provider.id));
+      return {
+        organization: { name: deps.organizationName },
+        // The server's verdict on `rd`, by the one return-to rule: the sign-in page links only to this,
+        // never to what it was given (Threat: open redirect).
+        returnTo: returnToVerdict(validateReturnTo(request.query.rd, deps.returnToPolicy()), deps.apps),
+        providers: offered.map((provider) => ({
+          id: provider.id,
+          name: provider.name,
+          availability: availability.get(provider.id) ?? 'available',
+          startUrl: endpoints.signInUrl(provider.id),
+        })),
+      };
+    },
   });
 
   app.route({

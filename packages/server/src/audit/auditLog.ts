@@ -19,6 +19,7 @@ export type AuditType =
   | 'provider_updated'
   | 'provider_deleted'
   | 'provider_enabled'
+  | 'provider_published'
   | 'provider_disabled'
   | 'provider_tested'
   | 'sign_in_settings_updated'

@@ -72,6 +72,7 @@ export function callback(deps: AuthenticateDeps) {
     // link started before the provider was turned off ends here.
     if (attempt.purpose === 'test') return finish(reply, await completeTest(deps, request, provider, attempt, () => verifiedProfile(request, provider, attempt)));
     if (!provider.enabled) throw new AppError('provider_disabled', { params: { provider: provider.name }, retryUrl: pages.signIn.path });
+    if (providers.hidden(provider.id)) throw new AppError('not_found');
 
     try {
       const profile = await verifiedProfile(request, provider, attempt);

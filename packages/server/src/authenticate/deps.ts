@@ -36,4 +36,9 @@ export interface AuthenticateDeps {
   nodeLimits?: Pick<NodeLimits, 'store'> | undefined;
   /** Sign-ins by provider and outcome. */
   metrics?: Pick<Metrics, 'signIn'> | undefined;
+  /**
+   * Publishes a hidden console provider once a test sign-in with it passed (authenticate/providerStore.ts);
+   * true when this published it.
+   */
+  publishTested?: ((providerId: string) => Promise<boolean>) | undefined;
 }

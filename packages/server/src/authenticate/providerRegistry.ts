@@ -1,3 +1,4 @@
+import type { ProviderAvailability } from '@gatehouse/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
@@ -15,6 +16,26 @@ export interface ProviderStatus {
   checkedAt?: number | undefined;
 }
 
+/** How a console provider came to be offered; null while it is hidden (authenticate/providerStore.ts). */
+export type Publication = { at: number; how: 'test' | 'admin' | 'existing' } | null;
+
+/** The last active check of whether a provider's IdP answers. */
+export interface AvailabilityCheck {
+  availability: ProviderAvailability;
+  /** Why it does not (logged, on /readyz; never shown to end users). */
+  error?: string | undefined;
+  checkedAt: number;
+}
+
+export interface AvailabilityOptions {
+  /** How long one check may take: an IdP that accepts connections but does not answer is unavailable after it. */
+  timeoutMs: number;
+  /** How long a check's answer is used before the next request checks again. */
+  freshMs: number;
+}
+
+const DEFAULT_AVAILABILITY: AvailabilityOptions = { timeoutMs: 2_000, freshMs: 5_000 };
+
 /** One provider as the registry holds it; replaced as a whole when its definition changes. */
 interface Slot extends ProviderStatus {
   config: ProviderConfig;
@@ -24,6 +45,8 @@ interface Slot extends ProviderStatus {
   /** The provider prepared by its kind's runtime (discovered, for OpenID Connect). */
   connection?: ProviderConnection | undefined;
   inflight?: Promise<ProviderConnection> | undefined;
+  checked?: AvailabilityCheck | undefined;
+  checking?: Promise<AvailabilityCheck> | undefined;
 }
 
 const RETRY_MIN_MS = 2_000;
@@ -43,6 +66,11 @@ export class ProviderRegistry {
   private slots = new Map<string, Slot>();
   private configProviders: readonly ProviderConfig[];
   private consoleProviders: readonly ProviderConfig[] = [];
+  /**
+   * How each console provider was published; null for one not published yet (no test sign-in passed):
+   * offered to nobody, testable by admins. A console provider missing here counts as published.
+   */
+  private publications: ReadonlyMap<string, Publication> = new Map();
   private readonly timers = new Set<NodeJS.Timeout>();
   private started = false;
   private closed = false;
@@ -52,6 +80,8 @@ export class ProviderRegistry {
     private readonly log: FastifyBaseLogger,
     /** Prepares a provider with its kind's runtime (authenticate/providers/); replaced in unit tests. */
     private readonly discover: (provider: ProviderConfig) => Promise<ProviderConnection> = connect,
+    private readonly availabilityOptions: AvailabilityOptions = DEFAULT_AVAILABILITY,
+    private readonly now: () => number = Date.now,
   ) {
     this.configProviders = configProviders;
     for (const config of configProviders) this.slots.set(config.id, newSlot(config, 'config'));
@@ -62,8 +92,8 @@ export class ProviderRegistry {
    * or changed one is discovered afresh; a removed or disabled one is no longer offered from the next
    * request on. Config providers win a clash (the console refuses clashes anyway).
    */
-  setConsoleProviders(consoleProviders: readonly ProviderConfig[]): void {
-    this.stage(this.configProviders, consoleProviders)();
+  setConsoleProviders(consoleProviders: readonly ProviderConfig[], publications: ReadonlyMap<string, Publication> = new Map()): void {
+    this.stage(this.configProviders, consoleProviders, publications)();
   }
 
   /** Replaces the config file's providers (a reload), as `setConsoleProviders` does the console's. */
@@ -76,10 +106,10 @@ export class ProviderRegistry {
    * function puts them in force in one step, with whatever else the reload replaces.
    */
   stageConfigProviders(configProviders: readonly ProviderConfig[]): () => void {
-    return this.stage(configProviders, this.consoleProviders);
+    return this.stage(configProviders, this.consoleProviders, this.publications);
   }
 
-  private stage(configProviders: readonly ProviderConfig[], consoleProviders: readonly ProviderConfig[]): () => void {
+  private stage(configProviders: readonly ProviderConfig[], consoleProviders: readonly ProviderConfig[], publications: ReadonlyMap<string, Publication>): () => void {
     const next = new Map<string, Slot>();
     const redefined: Array<[Slot, ProviderConfig]> = [];
     const ignored: string[] = [];
@@ -100,14 +130,15 @@ export class ProviderRegistry {
       for (const [slot, config] of redefined) slot.config = config;
       this.configProviders = configProviders;
       this.consoleProviders = consoleProviders;
+      this.publications = publications;
       this.slots = next;
       if (this.started) for (const slot of next.values()) if (slot.config.enabled && !slot.connection) this.discoverInBackground(slot, RETRY_MIN_MS);
     };
   }
 
-  /** Enabled providers, config ones first, each in its own order: what the sign-in page offers. */
+  /** Enabled, published providers, config ones first, each in its own order: what the sign-in page offers. */
   enabled(): ProviderConfig[] {
-    return this.all().filter((config) => config.enabled);
+    return this.all().filter((config) => config.enabled && !this.hidden(config.id));
   }
 
   /** Every provider, enabled or not (the admin console). */
@@ -115,10 +146,24 @@ export class ProviderRegistry {
     return [...this.slots.values()].map((slot) => slot.config);
   }
 
-  /** An enabled provider: the only way sign-in, linking, refresh and logout find one. */
+  /** An enabled, published provider: the only way sign-in, linking, refresh and logout find one. */
   get(id: string): ProviderConfig | undefined {
     const config = this.slots.get(id)?.config;
-    return config?.enabled ? config : undefined;
+    return config?.enabled && !this.hidden(id) ? config : undefined;
+  }
+
+  /**
+   * A console provider not published yet: nobody is offered it (sign-in page, account page, /readyz)
+   * and it signs nobody in, until a test sign-in with it passed or an admin published it. Those in
+   * gatehouse.yaml are never hidden.
+   */
+  hidden(id: string): boolean {
+    return this.slots.get(id)?.source === 'console' && this.publications.get(id) === null;
+  }
+
+  /** How a console provider was published (null: hidden); undefined for one of gatehouse.yaml or unknown. */
+  publication(id: string): Publication | undefined {
+    return this.slots.get(id)?.source === 'console' ? this.publications.get(id) : undefined;
   }
 
   /** A provider whether or not it is enabled: for the admin console and its test sign-in only. */
@@ -140,11 +185,32 @@ export class ProviderRegistry {
     return slot ? { status: slot.status, lastError: slot.lastError, checkedAt: slot.checkedAt } : undefined;
   }
 
-  /** The enabled providers' discovery status (for /readyz). */
-  statuses(): Array<{ id: string; name: string; status: DiscoveryStatus; error?: string }> {
-    return [...this.slots.values()]
-      .filter((slot) => slot.config.enabled)
-      .map(({ config, status, lastError }) => ({ id: config.id, name: config.name, status, ...(lastError ? { error: lastError } : {}) }));
+  /**
+   * The enabled providers' discovery status and whether each answers now (for /readyz): checked afresh
+   * where the last check is older than a few seconds, all at once, each within the check's timeout.
+   */
+  async statuses(): Promise<Array<{ id: string; name: string; status: DiscoveryStatus; availability: ProviderAvailability; error?: string }>> {
+    const slots = [...this.slots.values()].filter((slot) => slot.config.enabled && !this.hidden(slot.config.id));
+    const checks = await Promise.all(slots.map((slot) => this.checkAvailability(slot)));
+    return slots.map(({ config, status, lastError }, index) => {
+      const { availability, error } = checks[index]!;
+      const reason = availability === 'unavailable' ? (error ?? lastError) : lastError;
+      return { id: config.id, name: config.name, status, availability, ...(reason ? { error: reason } : {}) };
+    });
+  }
+
+  /**
+   * Whether each of these providers' IdP answers now (the sign-in page greys out one that does not):
+   * the last check while it is a few seconds old, else a fresh one, bounded by its timeout. Checks are
+   * shared, so however many people load the page, an IdP is asked at most once per few seconds.
+   */
+  async availability(ids: readonly string[]): Promise<Map<string, ProviderAvailability>> {
+    const found = ids.flatMap((id) => {
+      const slot = this.slots.get(id);
+      return slot ? [[id, slot] as const] : [];
+    });
+    const checks = await Promise.all(found.map(([, slot]) => this.checkAvailability(slot)));
+    return new Map(found.map(([id], index) => [id, checks[index]!.availability]));
   }
 
   /** Starts discovery of every enabled provider without waiting for it. */
@@ -169,6 +235,42 @@ export class ProviderRegistry {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  /**
+   * One active check: the IdP prepared (discovered, when it never was) and asked again now (its JWKS or
+   * discovery document, `probe`), within the timeout. Never the discovery made at start alone: an IdP
+   * that stopped, or froze (accepting connections but not answering), reads unavailable.
+   */
+  private checkAvailability(slot: Slot): Promise<AvailabilityCheck> {
+    if (slot.checked && this.now() - slot.checked.checkedAt < this.availabilityOptions.freshMs) return Promise.resolve(slot.checked);
+    if (slot.checking) return slot.checking;
+    const { timeoutMs } = this.availabilityOptions;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const check = (async () => {
+      const connection = slot.connection ?? (await untilAborted(this.discoverNow(slot), signal));
+      await connection.probe?.(signal);
+    })()
+      .then(
+        (): AvailabilityCheck => ({ availability: 'available', checkedAt: this.now() }),
+        (error: unknown): AvailabilityCheck => ({
+          availability: 'unavailable',
+          error: signal.aborted ? `no answer within ${timeoutMs / 1000} s` : describe(error),
+          checkedAt: this.now(),
+        }),
+      )
+      .then((result) => {
+        const id = slot.config.id;
+        if (result.availability !== (slot.checked?.availability ?? 'available')) {
+          if (result.availability === 'unavailable') this.log.warn({ provider: id, reason: result.error }, 'provider unavailable: its IdP does not answer');
+          else this.log.info({ provider: id }, 'provider available again');
+        }
+        slot.checked = result;
+        slot.checking = undefined;
+        return result;
+      });
+    slot.checking = check;
+    return check;
   }
 
   private discoverNow(slot: Slot): Promise<ProviderConnection> {
@@ -215,6 +317,16 @@ function newSlot(config: ProviderConfig, source: ProviderSource): Slot {
 function fingerprint(config: ProviderConfig): string {
   const { enabled: _enabled, ...definition } = config;
   return JSON.stringify(definition);
+}
+
+/** The promise, or a rejection once the signal aborts (what it waits for goes on by itself). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function describe(error: unknown): string {

@@ -27,6 +27,11 @@ export interface ReplacedCredentials {
 
 type Credential = 'client-secret' | 'private-key';
 
+/** How a console provider came to be offered (the 0009 migration); an unknown value reads as `existing`. */
+function publishedHow(value: string | null): 'test' | 'admin' | 'existing' {
+  return value === 'test' || value === 'admin' ? value : 'existing';
+}
+
 /**
  * The associated data a credential is sealed with: a ciphertext copied to another provider's row, or
  * from one column to the other, does not decrypt.
@@ -64,6 +69,9 @@ export class ProviderStore {
   async load(): Promise<ProviderConfig[]> {
     const { db, cipher, registry, log } = this.deps;
     const rows = await db.selectFrom('providers').selectAll().orderBy('created_at').execute();
+    const publications = new Map(
+      rows.map((row) => [row.id, row.published_at === null ? null : { at: Number(row.published_at), how: publishedHow(row.published_how) }] as const),
+    );
     const providers = rows.flatMap((row) => {
       const clientSecret = row.client_secret_enc ? cipher.decrypt(row.client_secret_enc, credentialContext(row.id, 'client-secret')) : undefined;
       const privateKey = row.private_key_enc ? cipher.decrypt(row.private_key_enc, credentialContext(row.id, 'private-key')) : undefined;
@@ -83,8 +91,26 @@ export class ProviderStore {
       }
       return [parsed.data];
     });
-    registry.setConsoleProviders(providers);
+    registry.setConsoleProviders(providers, publications);
     return providers;
+  }
+
+  /**
+   * Offers a hidden console provider from now on: because a test sign-in with it passed (`test`), or
+   * because an admin chose to untested (`admin`). True when this published it, false when it already was.
+   */
+  async publish(id: string, how: 'test' | 'admin'): Promise<boolean> {
+    this.consoleProvider(id);
+    const updated = await this.deps.db
+      .updateTable('providers')
+      .set({ published_at: this.now(), published_how: how })
+      .where('id', '=', id)
+      .where('published_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return false;
+    await this.load();
+    this.deps.changes?.publish({ type: 'providers-changed' });
+    return true;
   }
 
   async create(input: unknown): Promise<ProviderConfig> {
@@ -94,7 +120,8 @@ export class ProviderStore {
     // once (two admins, two nodes) both pass the first check, and the second gets the answer a later one gets.
     const inserted = await this.deps.db
       .insertInto('providers')
-      .values({ id: provider.id, ...this.sealed(provider), created_at: now, updated_at: now })
+      // Hidden until a test sign-in with it passed, or an admin publishes it knowingly.
+      .values({ id: provider.id, ...this.sealed(provider), created_at: now, updated_at: now, published_at: null, published_how: null })
       .onConflict((conflict) => conflict.column('id').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new ProviderValidationError([idTaken(provider.id, '')]);

@@ -43,11 +43,14 @@ export function switchAccount(deps: AuthenticateDeps) {
 
 /**
  * A provider people may use right now. One turned off in the console answers `provider_disabled` from
- * the next request on (an old bookmark or an open sign-in page must not reach it); an unknown one 404.
+ * the next request on (an old bookmark or an open sign-in page must not reach it); an unknown one, or
+ * one not published yet, 404.
  */
 export function offeredProvider(providers: ProviderRegistry, id: string, retryUrl: string): ProviderConfig {
   const provider = providers.find(id);
   if (!provider) throw new AppError('not_found');
   if (!provider.enabled) throw new AppError('provider_disabled', { params: { provider: provider.name }, retryUrl });
+  // Not published yet (never tested): to everyone but the console, it does not exist.
+  if (providers.hidden(id)) throw new AppError('not_found');
   return provider;
 }

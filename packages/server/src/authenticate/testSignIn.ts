@@ -98,6 +98,18 @@ export async function completeTest(
   }
   const testId = await recordTest(deps, request, current, provider, details);
   request.log.info({ provider: provider.id, result: details.result, testId }, 'test sign-in');
+  // The IdP signed someone in end to end (a refusal by the sign-in rules included: that is about the
+  // person, not the provider): a provider not published yet is offered from now on.
+  if (details.result !== 'failed' && (await deps.publishTested?.(provider.id))) {
+    await deps.audit.record({
+      type: 'provider_published',
+      actorUserId: current.user.id,
+      sessionId: current.session.id,
+      providerId: provider.id,
+      request,
+      details: { provider: { id: provider.id, name: provider.name }, how: 'test', testId },
+    });
+  }
   return pages.adminProviderTest.href(provider.id, testId);
 }
 

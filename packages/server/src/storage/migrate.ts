@@ -9,6 +9,7 @@ import * as auditApp from './migrations/0005_audit_app.js';
 import * as consoleApps from './migrations/0006_console_apps.js';
 import * as consoleProviders from './migrations/0007_console_providers.js';
 import * as settings from './migrations/0008_settings.js';
+import * as providerPublication from './migrations/0009_provider_publication.js';
 
 /** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0006_console_apps': consoleApps,
   '0007_console_providers': consoleProviders,
   '0008_settings': settings,
+  '0009_provider_publication': providerPublication,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

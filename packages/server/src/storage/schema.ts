@@ -40,6 +40,10 @@ export interface ProvidersTable {
   private_key_enc: string | null;
   created_at: number;
   updated_at: number;
+  /** When it was published (offered to people); null while it is hidden, not tested yet. */
+  published_at: number | null;
+  /** How: `test` (a test sign-in passed), `admin` (published knowingly untested), `existing` (before publishing existed). */
+  published_how: string | null;
 }
 
 /** Organisation-wide settings made in the console: one validated JSON value per key. */

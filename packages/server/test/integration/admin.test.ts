@@ -85,6 +85,8 @@ describe('admin API', () => {
     ['PUT', '/api/admin/providers/x', { name: 'x' }],
     ['POST', '/api/admin/providers/x/enable'],
     ['POST', '/api/admin/providers/x/disable'],
+    // Threat: anyone but an admin publishing an untested provider to everyone's sign-in page.
+    ['POST', '/api/admin/providers/x/publish', { untested: true }],
     ['DELETE', '/api/admin/providers/x'],
     ['GET', '/api/admin/providers/x/tests/y'],
     ['GET', '/api/admin/sign-in-settings'],

@@ -159,7 +159,7 @@ describe('identity providers in the console', () => {
     expect(json(plainHttp)).toMatchObject({ code: 'bad_request', detail: expect.stringContaining('issuer: must be https') });
   });
 
-  it('adds a provider: listed with its redirect URI, offered at sign-in, never showing its secret; people sign in with it', async () => {
+  it('adds a provider: listed with its redirect URI, hidden until a test sign-in passed, never showing its secret; then people sign in with it', async () => {
     const alice = await signIn('dev', 'alice@example.com', 'alice');
     const unreachable = await send(alice, 'POST', '/api/admin/providers', { ...partnerDefinition(), issuer: `http://127.0.0.1:${await freePort()}` });
     expect(json(unreachable).code).toBe('issuer_unreachable');
@@ -188,8 +188,23 @@ describe('identity providers in the console', () => {
       enabled: true,
       linkedIdentities: 0,
       discovery: { status: 'ready' },
+      publication: { state: 'hidden', how: null, at: null },
     });
+    // Threat: a provider that never worked shown to everyone (people sent to an IdP that fails). Until
+    // a test sign-in passed it is offered nowhere, and a sign-in started by its URL is a 404.
+    expect(await offered()).toEqual(['dev']);
+    expect((await new ScriptedBrowser().request(`${portal}/.gatehouse/sign-in/partner`, { headers: { accept: 'application/json' } })).status).toBe(404);
+    expect(json(await new ScriptedBrowser().request(`${portal}/readyz`)).checks.providers.map((p: { id: string }) => p.id)).toEqual(['dev']);
+    expect(json(await alice.browser.request(`${portal}/api/me/identities`)).linkable).toEqual([]);
+
+    // The admin's test sign-in passes: the provider is published.
+    const tested = await testResult(alice, await testSignIn(alice, 'partner', 'carol@partner.example', 'carol'));
+    expect(tested.result).toBe('create');
+    const shown = json(await alice.browser.request(`${portal}/api/admin/providers`)).providers[1];
+    expect(shown.publication).toMatchObject({ state: 'published', how: 'test', at: expect.any(String) });
     expect(await offered()).toEqual(['dev', 'partner']);
+    const published = json(await alice.browser.request(`${portal}/api/admin/audit?type=provider_published`)).events;
+    expect(published[0]).toMatchObject({ providerId: 'partner', actor: { email: 'alice@example.com' }, details: { how: 'test' } });
 
     const carol = await signIn('partner', 'carol@partner.example', 'carol');
     expect(carol.me.user.email).toBe('carol@partner.example');
@@ -253,7 +268,8 @@ describe('identity providers in the console', () => {
     await send(second, 'PUT', '/api/admin/sign-in-settings', { allowedDomains: [], createUsers: true });
     expect(await counts()).toEqual(before);
     const tested = json(await alice.browser.request(`${portal}/api/admin/audit?type=provider_tested`)).events;
-    expect(tested.map((e: { details: { result: string } }) => e.details.result)).toEqual(['refused', 'existing', 'create']);
+    // The oldest: the test that published the provider.
+    expect(tested.map((e: { details: { result: string } }) => e.details.result)).toEqual(['refused', 'existing', 'create', 'create']);
   });
 
   it('a test sign-in is bound to the admin session that started it, and only admins start one', async () => {
@@ -324,7 +340,7 @@ describe('identity providers in the console', () => {
 
   it('the new routes are in the OpenAPI document, under the admin tag', async () => {
     const document = json(await new ScriptedBrowser().request(`${portal}/api/docs`));
-    for (const path of ['/api/admin/providers', '/api/admin/providers/discover', '/api/admin/providers/{providerId}', '/api/admin/providers/{providerId}/disable', '/api/admin/providers/{providerId}/tests/{testId}', '/api/admin/sign-in-settings']) {
+    for (const path of ['/api/admin/providers', '/api/admin/providers/discover', '/api/admin/providers/{providerId}', '/api/admin/providers/{providerId}/disable', '/api/admin/providers/{providerId}/publish', '/api/admin/providers/{providerId}/tests/{testId}', '/api/admin/sign-in-settings']) {
       const operations = Object.values(document.paths[path] ?? {}) as Array<{ tags?: string[]; summary?: string }>;
       expect(operations.length, path).toBeGreaterThan(0);
       expect(operations.every((operation) => operation.tags?.includes('admin') && operation.summary), path).toBe(true);
@@ -336,8 +352,15 @@ describe('identity providers in the console', () => {
     const spare = await startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/spare`], postLogoutRedirectUris: [], cookiePrefix: 'spareidp' });
     try {
       const created = await send(alice, 'POST', '/api/admin/providers', { ...partnerDefinition(), id: 'spare', name: 'Spare', issuer: spare.issuer, enabled: false });
-      expect(json(created)).toMatchObject({ id: 'spare', enabled: false, discovery: { status: 'pending' } });
+      expect(json(created)).toMatchObject({ id: 'spare', enabled: false, discovery: { status: 'pending' }, publication: { state: 'hidden' } });
       expect(await offered()).toEqual(['dev', 'partner']);
+      // Published untested only with the admin's explicit confirmation; never a provider of gatehouse.yaml.
+      expect(json(await send(alice, 'POST', '/api/admin/providers/spare/publish', {})).code).toBe('bad_request');
+      expect(json(await send(alice, 'POST', '/api/admin/providers/dev/publish', { untested: true })).code).toBe('provider_from_config');
+      const knowingly = await send(alice, 'POST', '/api/admin/providers/spare/publish', { untested: true });
+      expect(json(knowingly).publication).toMatchObject({ state: 'published', how: 'admin' });
+      const event = json(await alice.browser.request(`${portal}/api/admin/audit?type=provider_published`)).events[0];
+      expect(event).toMatchObject({ providerId: 'spare', details: { how: 'admin', untested: true } });
     } finally {
       await spare.close();
     }

@@ -113,6 +113,8 @@ async function populate(location: DatabaseLocation, extra?: (services: Services)
       async () => ({ pkce: 'S256' }) as DiscoveryPreview,
     );
     await consoleProviders.create({ id: 'okta', name: 'Okta', issuer: 'https://okta.example', clientId: 'g', clientSecret: 'okta-client-secret' });
+    // Published (as a passing test sign-in does): the copy keeps it offered.
+    await consoleProviders.publish('okta', 'test');
     await services.signInSettings.update({ allowedDomains: ['example.com'], createUsers: false });
     await services.audit.record({ type: 'sign_in', actorUserId: user.id, targetUserId: user.id, sessionId: session.id, providerId: 'corp', request, details: { via: 'corp' } });
     await services.audit.record({ type: 'access_denied', outcome: 'failure', targetUserId: bob.user.id, appId: 'wiki' });
@@ -181,6 +183,7 @@ describe('copy-database', () => {
       // Console state: the app, the provider with its decrypted secret, the settings, the signing key in use.
       expect(services.apps.get('wiki')?.name).toBe('Wiki');
       expect(services.providers.get('okta')).toMatchObject({ name: 'Okta', clientSecret: 'okta-client-secret' });
+      expect(services.providers.publication('okta')).toMatchObject({ how: 'test' });
       expect(await services.signInSettings.get()).toEqual({ allowedDomains: ['example.com'], createUsers: false });
       expect(services.signingKeys.current().kid).toBe(install.currentKid);
       expect(services.signingKeys.publicJwks().keys).toHaveLength(2);

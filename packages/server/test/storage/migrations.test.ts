@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
 import { openDatabase, redactDatabaseUrl, type DatabaseHandle } from '../../src/storage/database.js';
 import { executedMigrations, KNOWN_MIGRATIONS, MIGRATION_LOCK_KEY, migrateToLatest, SchemaTooNewError } from '../../src/storage/migrate.js';
+import * as providerPublication from '../../src/storage/migrations/0009_provider_publication.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
 /**
@@ -31,6 +32,24 @@ describe.each(backends)('migrations on %s', (_name, open) => {
     try {
       expect(await executedMigrations(handle.db)).toEqual([...KNOWN_MIGRATIONS]);
       expect(await migrateToLatest(handle.db)).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('0009 keeps the console providers created before it offered, and new ones start hidden', async () => {
+    const handle = await open();
+    try {
+      // As it was before 0009: a console provider row without publication columns.
+      await providerPublication.down(handle.db as never);
+      await sql`insert into providers (id, definition, created_at, updated_at) values ('corp', '{}', 1000, 2000)`.execute(handle.db);
+      await providerPublication.up(handle.db as never);
+      await handle.db.insertInto('providers').values({ id: 'later', definition: '{}', created_at: 3000, updated_at: 3000, published_at: null, published_how: null, client_secret_enc: null, private_key_enc: null }).execute();
+      const rows = await handle.db.selectFrom('providers').select(['id', 'published_at', 'published_how']).orderBy('id').execute();
+      expect(rows.map((row) => [row.id, row.published_at === null ? null : Number(row.published_at), row.published_how])).toEqual([
+        ['corp', 1000, 'existing'],
+        ['later', null, null],
+      ]);
     } finally {
       await handle.close();
     }

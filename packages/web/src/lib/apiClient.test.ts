@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, isUnauthenticated, toProblem } from './apiClient';
-import { createQueryClient, shouldRetry } from './queryClient';
+import type { QueryClient } from '@tanstack/react-query';
+import { createQueryClient, dropSessionOnUnauthenticated, shouldRetry } from './queryClient';
 
 describe('toProblem', () => {
   it('keeps the problem+json fields the server sent', () => {
@@ -78,5 +79,42 @@ describe('createQueryClient onUnauthenticated', () => {
       .execute(undefined)
       .catch(() => undefined);
     expect(calls).toEqual([['me', 'sessions'], undefined]);
+  });
+});
+
+describe('dropSessionOnUnauthenticated', () => {
+  const session = { user: { email: 'alice@example.com' } };
+  const sessionKey = ['session'] as const;
+
+  it('drops the cached session at a 401 from another query, instead of keeping it beside the error', async () => {
+    let answer: 'ok' | 'revoked' = 'ok';
+    const client: QueryClient = createQueryClient({ onUnauthenticated: dropSessionOnUnauthenticated(() => client, sessionKey) });
+    const sessionQuery = () => (answer === 'ok' ? Promise.resolve(session) : Promise.reject(new ApiError(toProblem(401, {}))));
+    await client.fetchQuery({ queryKey: sessionKey, queryFn: sessionQuery });
+    expect(client.getQueryData(sessionKey)).toEqual(session);
+
+    // Revoked elsewhere: the next answer from the API is 401.
+    answer = 'revoked';
+    await client.fetchQuery({ queryKey: ['me', 'sessions'], queryFn: () => Promise.reject(new ApiError(toProblem(401, {}))) }).catch(() => undefined);
+    expect(client.getQueryData(sessionKey)).toBeUndefined();
+  });
+
+  it('drops it when the session check itself says 401 while it still held data, and stops there', async () => {
+    let calls = 0;
+    const client: QueryClient = createQueryClient({ onUnauthenticated: dropSessionOnUnauthenticated(() => client, sessionKey) });
+    client.setQueryData(sessionKey, session);
+    await client
+      .fetchQuery({
+        queryKey: sessionKey,
+        queryFn: () => {
+          calls += 1;
+          return Promise.reject(new ApiError(toProblem(401, {})));
+        },
+        staleTime: 0,
+      })
+      .catch(() => undefined);
+    expect(client.getQueryData(sessionKey)).toBeUndefined();
+    // No observer shows the session here, so nothing refetched it; and no loop either way.
+    expect(calls).toBe(1);
   });
 });

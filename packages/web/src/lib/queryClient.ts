@@ -45,3 +45,18 @@ export function createQueryClient({ onUnauthenticated }: QueryClientOptions = {}
     },
   });
 }
+
+/**
+ * The `onUnauthenticated` the app uses: any 401 means the session is over (revoked, expired, its
+ * identity unlinked), so what the cache holds about it is stale and no page may go on showing "signed
+ * in as …". Resetting drops that data (a refetch that fails would keep it beside the error) and
+ * refetches the session where it is shown, so RequireSession takes the person to sign in. The session
+ * check's own 401 resets only while it still holds data, or it would loop.
+ */
+export function dropSessionOnUnauthenticated(getClient: () => QueryClient, sessionKey: QueryKey): (queryKey: QueryKey | undefined) => void {
+  return (queryKey) => {
+    const client = getClient();
+    if (queryKey?.[0] === sessionKey[0] && client.getQueryData(sessionKey) === undefined) return;
+    void client.resetQueries({ queryKey: sessionKey });
+  };
+}

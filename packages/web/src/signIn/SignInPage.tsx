@@ -6,7 +6,7 @@ import { PRODUCT_NAME } from '../config/product';
 import { ProviderButtons } from '../features/auth/components/ProviderButtons';
 import { SignedInNotice } from '../features/auth/components/SignedInNotice';
 import { SignInErrorAlert } from '../features/auth/components/SignInErrorAlert';
-import { readSignInFailure } from '../features/auth/utils/signInErrors';
+import { providersToOffer, readSignInFailure } from '../features/auth/utils/signInErrors';
 import { Alert } from '../features/auth/components/SignInAlert';
 import { loadProviders, loadSession, SignInPageError, type LoadFailure } from './api';
 
@@ -119,7 +119,7 @@ export function SignInPage() {
                 </p>
               </Alert>
             ) : (
-              <ProviderButtons providers={providers.data.providers} returnTo={providers.data.returnTo.href} />
+              <ProviderButtons providers={providersToOffer(providers.data.providers, failure)} returnTo={providers.data.returnTo.href} />
             )}
           </section>
         </div>

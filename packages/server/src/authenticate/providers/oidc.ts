@@ -115,6 +115,20 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
   }
 
   /**
+   * A fresh fetch of the IdP's JWKS (else of its discovery document), through the fetch its every other
+   * call uses: what it answered at discovery says nothing about whether it answers now.
+   */
+  async probe(signal: AbortSignal): Promise<void> {
+    const metadata = this.configuration.serverMetadata();
+    const url = metadata.jwks_uri ?? new URL('.well-known/openid-configuration', metadata.issuer.endsWith('/') ? metadata.issuer : `${metadata.issuer}/`).href;
+    const fetchImpl = this.configuration[client.customFetch] ?? fetch;
+    const response = await fetchImpl(url, { method: 'GET', body: undefined, headers: { accept: 'application/json' }, signal, redirect: 'manual' });
+    // Read to the end (or the signal's abort): an IdP that sends headers and then stalls is not answering.
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`${new URL(url).pathname} answered HTTP ${response.status}`);
+  }
+
+  /**
    * OIDC Core §3.1; RFC 9700: state, nonce and PKCE S256 — through a pushed authorization request
    * (RFC 9126) where the IdP offers one.
    */

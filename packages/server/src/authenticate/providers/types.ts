@@ -39,6 +39,11 @@ export interface ProviderConnection {
   logoutUrl?(request: { postLogoutRedirectUri: string; idToken: string | undefined; state: string }): URL | undefined;
   /** How to verify its logout tokens (OpenID Connect Back-Channel Logout), when it sends them. */
   backchannelLogout?: BackchannelLogoutKeys | undefined;
+  /**
+   * Asks the IdP, now, whether it answers (the registry's availability check): resolves when it does,
+   * throws when it does not or the signal aborts. A kind without it counts as available once prepared.
+   */
+  probe?(signal: AbortSignal): Promise<void>;
 }
 
 export interface AuthorizationRequest {

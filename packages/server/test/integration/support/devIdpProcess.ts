@@ -8,6 +8,8 @@ const main = fileURLToPath(new URL('../../../../dev-idp/dist/main.js', import.me
 export interface DevIdpProcess {
   issuer: string;
   port: number;
+  /** The process itself, for tests that stop, freeze (SIGSTOP) or kill it. */
+  child: ChildProcess;
   close(): Promise<void>;
 }
 
@@ -52,7 +54,7 @@ export async function startDevIdpProcess(options: {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline && child.exitCode === null) {
     try {
-      if ((await fetch(`${issuer}/.well-known/openid-configuration`)).ok) return { issuer, port, close };
+      if ((await fetch(`${issuer}/.well-known/openid-configuration`)).ok) return { issuer, port, child, close };
     } catch {
       // starting
     }

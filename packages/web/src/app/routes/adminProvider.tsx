@@ -1,6 +1,6 @@
 import { pages, type AdminProvider, type ProviderPreset } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { IconAlertTriangle, IconFileCode } from '@tabler/icons-react';
+import { IconAlertTriangle, IconEyeOff, IconFileCode } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams, type LoaderFunctionArgs } from 'react-router';
@@ -15,6 +15,8 @@ import { DeleteProviderDialog } from '../../features/adminProviders/components/D
 import { ProviderEnabledSwitch } from '../../features/adminProviders/components/ProviderEnabledSwitch';
 import { ProviderForm } from '../../features/adminProviders/components/ProviderForm';
 import { ProviderStatusBadge } from '../../features/adminProviders/components/ProviderStatusBadge';
+import { PublicationBadge } from '../../features/adminProviders/components/PublicationBadge';
+import { PublishProviderDialog } from '../../features/adminProviders/components/PublishProviderDialog';
 import { TestSignInButton } from '../../features/adminProviders/components/TestSignInButton';
 import { providerToForm } from '../../features/adminProviders/utils/providerForm';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
@@ -33,6 +35,7 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
   const update = useUpdateProvider();
   const navigate = useNavigate();
   const [deleting, setDeleting] = useState(false);
+  const [publishing, setPublishing] = useState(false);
   // Its kind stays as it is; the kind's own fields start from what is stored.
   const [values, setValues] = useState(() => providerToForm(provider, preset));
   const readOnly = provider.source === 'config';
@@ -49,6 +52,7 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
             <Title order={1}>{provider.name}</Title>
             <SourceBadge source={provider.source} />
             <ProviderStatusBadge provider={provider} />
+            <PublicationBadge provider={provider} />
           </Group>
           <Text c="dimmed" size="sm" style={{ overflowWrap: 'anywhere' }}>
             {provider.id} · {provider.issuer} · {provider.linkedIdentities === 1 ? '1 linked identity' : `${provider.linkedIdentities} linked identities`}
@@ -67,6 +71,29 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
               {provider.discovery.error}
             </Text>
           )}
+        </Alert>
+      )}
+      {provider.publication.state === 'hidden' && (
+        <Alert
+          color="orange"
+          variant="light"
+          icon={<IconEyeOff aria-hidden />}
+          title="Hidden — not tested yet"
+          styles={{ title: { color: 'var(--mantine-color-text)' } }}
+          data-testid="provider-hidden"
+        >
+          <Stack gap="sm" align="flex-start">
+            <Text size="sm">
+              Nobody sees {provider.name} on the sign-in or account page until a test sign-in with it passes; the first one that does
+              publishes it.
+            </Text>
+            <Group gap="sm">
+              <TestSignInButton providerId={provider.id} label="Test sign-in to publish" />
+              <Button variant="default" onClick={() => setPublishing(true)}>
+                Publish without testing…
+              </Button>
+            </Group>
+          </Stack>
         </Alert>
       )}
       {readOnly && (
@@ -105,6 +132,7 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
           )
         }
       />
+      {!readOnly && <PublishProviderDialog opened={publishing} provider={provider} onClose={() => setPublishing(false)} />}
       {!readOnly && <DeleteProviderDialog opened={deleting} provider={provider} onClose={() => setDeleting(false)} onDeleted={toList} />}
     </Stack>
   );

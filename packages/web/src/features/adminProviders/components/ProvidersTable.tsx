@@ -7,6 +7,7 @@ import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
 import { ProviderEnabledSwitch } from './ProviderEnabledSwitch';
 import { ProviderStatusBadge } from './ProviderStatusBadge';
+import { PublicationBadge } from './PublicationBadge';
 
 const columns: DataTableColumn<AdminProvider>[] = [
   {
@@ -33,6 +34,7 @@ const columns: DataTableColumn<AdminProvider>[] = [
     cell: (provider) => (
       <Stack gap={2} align="flex-start">
         <ProviderStatusBadge provider={provider} />
+        <PublicationBadge provider={provider} />
         {provider.enabled && provider.discovery.status === 'unavailable' && provider.discovery.error && (
           <Text size="xs" c="dimmed" lineClamp={2} maw={260} title={provider.discovery.error}>
             {provider.discovery.error}

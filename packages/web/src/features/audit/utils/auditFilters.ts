@@ -26,6 +26,7 @@ export const AUDIT_EVENT_TYPES: ReadonlyArray<{ value: string; label: string }> 
   { value: 'provider_disabled', label: 'Provider turned off' },
   { value: 'provider_deleted', label: 'Provider deleted' },
   { value: 'provider_tested', label: 'Provider tested' },
+  { value: 'provider_published', label: 'Provider published' },
   { value: 'sign_in_settings_updated', label: 'Sign-in settings changed' },
   { value: 'config_reloaded', label: 'Configuration reloaded' },
 ];

@@ -1,5 +1,5 @@
 import type { SignInProvider } from '@gatehouse/contract';
-import { IconAlertTriangle } from '@tabler/icons-react';
+import { IconAlertTriangle, IconInfoCircle } from '@tabler/icons-react';
 import { Alert } from './SignInAlert';
 import { describeSignInError, type SignInFailure } from '../utils/signInErrors';
 
@@ -12,9 +12,9 @@ export interface SignInErrorAlertProps {
 /** The banner a failed sign-in attempt ends on: the catalogue's sentence and the reference id. */
 export function SignInErrorAlert({ failure, providers }: SignInErrorAlertProps) {
   const provider = failure.providerId ? providers?.find((p) => p.id === failure.providerId)?.name : undefined;
-  const { title, message, code } = describeSignInError(failure.code, { provider });
+  const { title, message, code, notice } = describeSignInError(failure.code, { provider });
   return (
-    <Alert tone="red" title={title} icon={<IconAlertTriangle aria-hidden />} data-error-code={code}>
+    <Alert tone={notice ? 'blue' : 'red'} title={title} icon={notice ? <IconInfoCircle aria-hidden /> : <IconAlertTriangle aria-hidden />} data-error-code={code}>
       <p>{message}</p>
       {failure.reference && <p>Reference: {failure.reference}</p>}
     </Alert>

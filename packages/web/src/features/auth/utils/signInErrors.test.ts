@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeSignInError, readSignInFailure, sanitizeReference } from './signInErrors';
+import { describeSignInError, providersToOffer, readSignInFailure, sanitizeReference } from './signInErrors';
 
 describe('describeSignInError', () => {
   it.each([
@@ -18,6 +18,13 @@ describe('describeSignInError', () => {
     expect(described.code).toBe(code);
     expect(described.message).toBe(message);
     expect(described.title.length).toBeGreaterThan(0);
+  });
+
+  it('words an unlinked session identity as a notice, not a failure', () => {
+    const described = describeSignInError('identity_unlinked', { provider: 'Partner IdP' });
+    expect(described.notice).toBe(true);
+    expect(described.message).toBe('Partner IdP no longer signs in to your account, so that session ended. Sign in with one of your other providers.');
+    expect(describeSignInError('sign_in_expired').notice).toBe(false);
   });
 
   it('names no provider it was not told about', () => {
@@ -69,5 +76,18 @@ describe('readSignInFailure', () => {
       reference: undefined,
       providerId: undefined,
     });
+  });
+});
+
+describe('providersToOffer', () => {
+  const providers = [{ id: 'dev' }, { id: 'partner' }];
+
+  it('offers every provider after a failure', () => {
+    expect(providersToOffer(providers, { code: 'sign_in_expired', reference: undefined, providerId: 'dev' })).toEqual(providers);
+    expect(providersToOffer(providers, undefined)).toEqual(providers);
+  });
+
+  it('leaves out the provider whose identity was just unlinked', () => {
+    expect(providersToOffer(providers, { code: 'identity_unlinked', reference: undefined, providerId: 'dev' })).toEqual([{ id: 'partner' }]);
   });
 });

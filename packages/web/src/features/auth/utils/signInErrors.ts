@@ -19,11 +19,14 @@ export interface SignInErrorDescription {
   code: string;
   title: string;
   message: string;
+  /** Not a failure but what the person did themselves: shown as information, not as an error. */
+  notice: boolean;
 }
 
 interface CatalogueEntry {
   title: string;
   message: (params: SignInErrorParams) => string;
+  notice?: boolean;
 }
 
 const theProvider = (params: SignInErrorParams) => params.provider ?? 'the sign-in provider';
@@ -57,6 +60,11 @@ const catalogue: Record<string, CatalogueEntry> = {
   invalid_response: {
     title: 'Sign-in could not be verified',
     message: (p) => `The answer from ${theProvider(p)} could not be verified.`,
+  },
+  identity_unlinked: {
+    title: 'You unlinked the identity you signed in with',
+    message: (p) => `${TheProvider(p)} no longer signs in to your account, so that session ended. Sign in with one of your other providers.`,
+    notice: true,
   },
   identity_conflict: {
     title: 'Account already exists',
@@ -95,8 +103,8 @@ const UNKNOWN: CatalogueEntry = {
 
 export function describeSignInError(code: string, params: SignInErrorParams = {}): SignInErrorDescription {
   const entry = Object.hasOwn(catalogue, code) ? catalogue[code] : undefined;
-  const { title, message } = entry ?? UNKNOWN;
-  return { code: entry ? code : 'unknown', title, message: message(params) };
+  const { title, message, notice = false } = entry ?? UNKNOWN;
+  return { code: entry ? code : 'unknown', title, message: message(params), notice };
 }
 
 /** The reference id as the server makes them (hex today); anything else is not shown. */
@@ -108,6 +116,15 @@ export interface SignInFailure {
   code: string;
   reference: string | undefined;
   providerId: string | undefined;
+}
+
+/**
+ * The providers to offer beside a failure: all of them, but after unlinking the identity of the
+ * session the unlinked provider no longer signs in to that account, so it is not offered.
+ */
+export function providersToOffer<P extends { id: string }>(providers: P[], failure: SignInFailure | undefined): P[] {
+  if (failure?.code !== 'identity_unlinked' || !failure.providerId) return providers;
+  return providers.filter((provider) => provider.id !== failure.providerId);
 }
 
 /** Reads `?error=`, `?ref=` and `?provider=` from the sign-in page's query; undefined when no error. */

@@ -8,6 +8,7 @@ import { Facts } from '../../../components/Facts';
 import { Item, ItemList } from '../../../components/ItemList';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { isUnauthenticated } from '../../../lib/apiClient';
+import { signInAfterUnlinkHref } from '../utils/unlinkedCurrent';
 import { useIdentities, type IdentitiesResponse } from '../api/getIdentities';
 import { LinkProviderButton } from './LinkProviderButton';
 import { UnlinkIdentityDialog } from './UnlinkIdentityDialog';
@@ -177,6 +178,13 @@ export function IdentitiesSection() {
         onClose={dialog.close}
         returnFocus={!unlinked}
         onUnlinked={(identity) => {
+          if (identity.current) {
+            // The server ended this session with the identity: say so on the sign-in page, which offers
+            // the other providers. A full page load, so nothing cached about the session that ended
+            // (its user, its account) can still read "signed in as …" there.
+            window.location.assign(signInAfterUnlinkHref(identity.provider.id));
+            return;
+          }
           // The row that opened the dialog is about to go: focus the section instead of that button.
           setUnlinked(true);
           headingRef.current?.focus();

@@ -49,7 +49,7 @@ export function UnlinkIdentityDialog({ opened, identity, onClose, onUnlinked, re
               color="red"
               loading={unlink.isPending}
               onClick={() =>
-                unlink.mutate(identity.id, {
+                unlink.mutate(identity, {
                   onSuccess: () => {
                     unlink.reset();
                     onUnlinked(identity);

@@ -14,7 +14,7 @@ export function SignInErrorAlert({ failure, providers }: SignInErrorAlertProps) 
   const provider = failure.providerId ? providers?.find((p) => p.id === failure.providerId)?.name : undefined;
   const { title, message, code, notice } = describeSignInError(failure.code, { provider });
   return (
-    <Alert tone={notice ? 'blue' : 'red'} title={title} icon={notice ? <IconInfoCircle aria-hidden /> : <IconAlertTriangle aria-hidden />} data-error-code={code}>
+    <Alert tone={notice ? 'blue' : 'red'} title={title} icon={notice ? <IconInfoCircle aria-hidden /> : <IconAlertTriangle aria-hidden />} data-error-code={code} role="alert">
       <p>{message}</p>
       {failure.reference && <p>Reference: {failure.reference}</p>}
     </Alert>

@@ -209,6 +209,16 @@ describe('admin API', () => {
       expect(verdict).toMatchObject({ allow: false, reason: 'denied: no allow rule matched' });
       const typed = JSON.parse((await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', subject: { email: 'x@example.com', groups: ['admins'] } })).body);
       expect(typed).toMatchObject({ allow: true, reason: 'allowed by allow[0]: groups admins' });
+      // A draft policy from the form is tested before it is saved, and the saved one is left as it was.
+      const draft = { allow: [{ groups: ['admins'] }, { emails: ['bob@example.com'] }], deny: [] };
+      const drafted = JSON.parse((await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', userId: bob.me.user.id, policy: draft })).body);
+      expect(drafted).toMatchObject({ allow: true, decidedBy: { list: 'allow', index: 1 } });
+      const savedStill = JSON.parse((await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', userId: bob.me.user.id })).body);
+      expect(savedStill.allow).toBe(false);
+      // Threat: a hand-made draft with a rule the policy language does not have is refused (400), never evaluated.
+      const badDraft = await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', userId: bob.me.user.id, policy: { allow: [{ roles: ['root'] }] } });
+      expect(badDraft.status).toBe(400);
+      expect(JSON.parse(badDraft.body).code).toBe('bad_request');
 
       // Through the proxy right away: alice allowed, bob denied; then open it to staff and bob gets in.
       const appUrl = `http://reports.localhost:${new URL(portal).port}/`;

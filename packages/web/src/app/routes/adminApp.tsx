@@ -13,7 +13,8 @@ import { BackToApps } from '../../features/adminApps/components/BackToApps';
 import { DeleteAppDialog } from '../../features/adminApps/components/DeleteAppDialog';
 import { PolicyTester } from '../../features/adminApps/components/PolicyTester';
 import { SourceBadge } from '../../components/SourceBadge';
-import { appToForm } from '../../features/adminApps/utils/policyForm';
+import { appToForm, formToPolicy } from '../../features/adminApps/utils/policyForm';
+import { confirmSaved } from '../../lib/confirm';
 import { UserSelect } from '../../features/users/components/UserSelect';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
 import { ensureSession } from '../ensureSession';
@@ -31,8 +32,14 @@ function AppPage({ app }: { app: AdminApp }) {
   const navigate = useNavigate();
   const [deleting, setDeleting] = useState(false);
   const [initialValues] = useState(() => appToForm(app));
+  // The form's values as they are now: the policy tester tests them before they are saved.
+  const [draft, setDraft] = useState(initialValues);
   const readOnly = app.source === 'config';
   const toList = () => void navigate(pages.adminApps.href());
+  const saved = (definition: { name: string }) => {
+    confirmSaved('Saved', `${definition.name} is saved; it counts from the next request.`);
+    toList();
+  };
 
   return (
     <Stack gap="lg">
@@ -59,7 +66,8 @@ function AppPage({ app }: { app: AdminApp }) {
         readOnly={readOnly}
         saving={update.isPending}
         error={update.error ?? undefined}
-        onSubmit={(definition) => update.mutate(definition, { onSuccess: toList })}
+        onSubmit={(definition) => update.mutate(definition, { onSuccess: saved })}
+        onValuesChange={setDraft}
         actions={
           readOnly ? undefined : (
             <>
@@ -73,7 +81,10 @@ function AppPage({ app }: { app: AdminApp }) {
           )
         }
       />
-      <PolicyTester appId={app.id} renderUserPicker={(props) => <UserSelect value={props.value} onChange={(userId) => props.onChange(userId)} />} />
+      <PolicyTester
+        appId={app.id}
+        policy={formToPolicy(draft)}
+        renderUserPicker={(props) => <UserSelect value={props.value} onChange={(userId) => props.onChange(userId)} />} />
       {!readOnly && <DeleteAppDialog opened={deleting} app={app} onClose={() => setDeleting(false)} onDeleted={toList} />}
     </Stack>
   );

@@ -1,5 +1,7 @@
 import { pages } from '@gatehouse/contract';
+import '@mantine/notifications/styles.css';
 import { Alert, Button, Stack, Title } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
 import { IconLock } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { Link, Outlet, type LoaderFunctionArgs } from 'react-router';
@@ -44,6 +46,8 @@ export default function AdminLayout() {
       {({ user }) =>
         user.admin ? (
           <div className={classes.layout}>
+            {/* Confirmations of saves ("Saved"), announced politely; only the console has them. */}
+            <Notifications position="top-right" />
             <aside className={classes.aside}>
               <AdminNav />
             </aside>

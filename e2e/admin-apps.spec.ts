@@ -170,6 +170,14 @@ test('alice adds an app with a policy, tests it, and it guards the app at once; 
 
   // The policy guards the new host at once.
   await openApp(bob, `${reportsUrl()}/`, 'bob@example.com', 'bob', bob.getByRole('heading', { name: 'Access denied' }));
+  // The denied page in the shared error layout: on a phone its card keeps a margin from the screen's edges.
+  await bob.setViewportSize({ width: 375, height: 740 });
+  const card = await bob.getByRole('main').boundingBox();
+  expect(card?.x).toBeGreaterThanOrEqual(16);
+  expect((card?.x ?? 0) + (card?.width ?? 0)).toBeLessThanOrEqual(375 - 16);
+  await expectAccessible(bob);
+  await bob.screenshot({ path: test.info().outputPath('denied-phone.png') });
+  await bob.setViewportSize({ width: 1280, height: 720 });
   await openApp(page, `${reportsUrl()}/`, 'alice@example.com', 'alice', page.getByRole('heading', { level: 1, name: 'whoami' }));
   await expect(page.getByText('alice@example.com').first()).toBeVisible();
   // Created in the console without "Preserve Host", the demo still checks the assertion's audience and it holds.

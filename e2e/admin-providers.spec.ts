@@ -150,6 +150,16 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   // alice is still herself: the test did not touch her session.
   expect((await (await page.request.get(`${portalUrl()}/api/session`)).json()).user.email).toBe('alice@example.com');
 
+  // A test result's address for a provider that does not exist offers no "Test again" into a 404.
+  const testUrl = page.url();
+  await page.goto(`${portalUrl()}/admin/providers/no-such-idp/tests/nothing`);
+  await expect(page.getByText('There is no provider “no-such-idp”')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Test again' })).toHaveCount(0);
+  await expect(page.getByRole('link', { name: 'Test again' })).toHaveCount(0);
+  await expectAccessible(page);
+  await page.goto(testUrl);
+  await expect(page.getByTestId('provider-test-result')).toBeVisible();
+
   // Turned off, after confirming: gone from the sign-in page at once.
   await page.getByRole('link', { name: 'Back to Corp IdP' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Corp IdP' })).toBeVisible();

@@ -62,6 +62,25 @@ test('alice finds her way around the console: dashboard, users, bob, the audit l
   await openBob(page);
   await expect(page.getByRole('region', { name: 'Access' })).toContainText('Active');
   await expect(page.getByRole('region', { name: 'Access' }).getByRole('button', { name: 'Grant admin' })).toBeEnabled();
+  // Granting admin asks first; cancelled, nothing changes.
+  await page.getByRole('region', { name: 'Access' }).getByRole('button', { name: 'Grant admin' }).click();
+  const grant = page.getByRole('dialog', { name: 'Make bob@example.com an admin?' });
+  await expect(grant).toContainText('manage users, apps and providers');
+  // The dialog's header is no second banner landmark.
+  await expect(page.getByRole('banner')).toHaveCount(1);
+  await expectAccessible(page);
+  await grant.getByRole('button', { name: 'Cancel' }).click();
+  await expect(grant).toBeHidden();
+  await expect(page.getByRole('region', { name: 'Access' }).getByRole('button', { name: 'Grant admin' })).toBeVisible();
+  // The person's menu in the header of every portal page: apps, account, sign out.
+  await page.getByRole('banner').getByRole('button', { name: /^Account menu: / }).click();
+  await expect(page.getByRole('menuitem', { name: 'Your apps' })).toBeVisible();
+  await expect(page.getByRole('menuitem', { name: 'Account' })).toBeVisible();
+  await expect(page.getByRole('menuitem', { name: 'Sign out' })).toBeEnabled();
+  await expectAccessible(page);
+  await page.getByRole('menuitem', { name: 'Your apps' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/`);
+  await page.goBack();
   await expect(page.getByRole('region', { name: 'Linked identities' })).toContainText('Development IdP');
   await expect(page.getByRole('region', { name: 'Sessions' }).getByRole('button', { name: /^Revoke session / })).toHaveCount(1);
   await expect(page.getByRole('region', { name: 'Audit trail' }).getByTestId('audit-table')).toContainText('Sign-in');
@@ -118,6 +137,14 @@ test('bob is not an admin: no link, and the server refuses the console page and 
 
   const response = await page.goto(`${portalUrl()}/admin`);
   expect(response?.status()).toBe(403);
+  // Not a dead end: back to the apps, or to the account (where signing out is).
+  await expect(page.getByRole('link', { name: 'Your account' })).toHaveAttribute('href', '/account');
+  await page.setViewportSize({ width: 375, height: 740 });
+  await expectAccessible(page);
+  await page.screenshot({ path: test.info().outputPath('forbidden-phone.png') });
+  await page.getByRole('link', { name: 'Back to your apps' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/`);
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   const api = await page.request.get(`${portalUrl()}/api/admin/users`);
   expect(api.status()).toBe(403);
@@ -164,6 +191,9 @@ test('suspending bob ends his open session and stops him signing in, until he is
   }
   await expect(suspendedText).toBeVisible();
   expect((await bob.request.get(`${portalUrl()}/api/session`)).status()).toBe(401);
+  // A way back from the suspended page.
+  await expect(bob.getByRole('link', { name: 'Back to sign-in' })).toBeVisible();
+  await expectAccessible(bob);
 
   // Reactivated, bob may sign in again.
   await access.getByRole('button', { name: 'Reactivate' }).click();

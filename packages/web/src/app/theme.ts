@@ -9,6 +9,8 @@ import { createTheme, type CSSVariablesResolver } from '@mantine/core';
  *   in light mode: blue.8 on its tint is 4.5:1 and less when hovered, blue.9 is 5.4:1;
  * - the error colour (field errors, invalid borders) darker in light mode: red.6 on white is 3.9:1,
  *   red.8 is 5.9:1; and lighter in dark mode, where red.8 on the dark body is 2.9:1 and red.4 is 5.6:1.
+ * Modal headers are plain `div`s: Mantine's `<header>` reads as a second `banner` landmark in the
+ * accessibility tree, beside the page's own header.
  * Fonts are the system stack: no web fonts, the machine may be offline and the CSP allows none.
  */
 export const theme = createTheme({
@@ -16,6 +18,9 @@ export const theme = createTheme({
   primaryShade: { light: 8, dark: 8 },
   defaultRadius: 'md',
   cursorType: 'pointer',
+  components: {
+    ModalHeader: { defaultProps: { component: 'div' } },
+  },
 });
 
 export const cssVariablesResolver: CSSVariablesResolver = () => ({

@@ -1,11 +1,12 @@
 import { pages } from '@gatehouse/contract';
 import '@mantine/notifications/styles.css';
-import { Alert, Button, Stack, Title } from '@mantine/core';
+import { Alert, Button, Group, Stack, Title } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { IconLock } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { Link, Outlet, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
+import { SignOutButton } from '../../features/auth/components/SignOutButton';
 import { AdminNav } from '../AdminNav';
 import { RequireSession } from '../RequireSession';
 import { ensureSession } from '../ensureSession';
@@ -30,11 +31,12 @@ function NotAnAdmin() {
       <Alert color="red" icon={<IconLock aria-hidden />} title="You don't have access to the admin console">
         Only Gatehouse admins can open these pages. Ask an admin if you need access.
       </Alert>
-      <div>
-        <Button component={Link} to={pages.home.href()} variant="default">
-          Go to the home page
+      <Group gap="sm">
+        <Button component={Link} to={pages.home.href()}>
+          Back to your apps
         </Button>
-      </div>
+        <SignOutButton />
+      </Group>
     </Stack>
   );
 }

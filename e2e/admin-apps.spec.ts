@@ -83,8 +83,20 @@ test('alice adds an app with a policy, tests it, and it guards the app at once; 
   // A config app opens read-only: nothing to save or delete.
   await appRow(page, 'whoami').getByRole('link', { name: 'Whoami', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Whoami' })).toBeVisible();
-  await expect(page.getByText('Defined in gatehouse.yaml')).toBeVisible();
-  await expect(page.getByRole('textbox', { name: 'Name' })).toBeDisabled();
+  // Shown as a readable summary (no faint disabled inputs), labelled by the file the server read, with Copy as YAML.
+  const summary = page.getByTestId('config-summary');
+  await expect(summary.getByRole('heading', { level: 2 })).toHaveText(/^Defined in \/.+\/gatehouse\.yaml$/);
+  await expect(summary).toContainText('Allow rule 1: groups staff');
+  await expect(page.getByRole('textbox', { name: 'Name' })).toHaveCount(0);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await summary.getByRole('button', { name: 'Copy as YAML' }).click();
+  await expect(summary.getByRole('button', { name: 'Copied' })).toBeVisible();
+  const copied = String(await page.evaluate('navigator.clipboard.readText()'));
+  expect(copied).toMatch(/^apps:\n {2}- id: whoami\n/);
+  expect(copied).toContain('allow:');
+  expect(copied).not.toContain('source');
+  await expectAccessible(page);
+  await page.screenshot({ path: test.info().outputPath('config-app-summary.png'), fullPage: true });
   await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Delete app' })).toHaveCount(0);
 

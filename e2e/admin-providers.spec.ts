@@ -72,8 +72,10 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   // A config provider opens read-only, with its redirect URI to copy.
   await providerRow(page, 'dev').getByRole('link', { name: 'Development IdP', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Development IdP' })).toBeVisible();
-  await expect(page.getByText('Defined in gatehouse.yaml')).toBeVisible();
-  await expect(page.getByRole('textbox', { name: 'Client ID' })).toBeDisabled();
+  const summary = page.getByTestId('config-summary');
+  await expect(summary.getByRole('heading', { level: 2 })).toHaveText(/^Defined in \/.+\/gatehouse\.yaml$/);
+  await expect(summary).toContainText('Set in the configuration (not shown)');
+  await expect(page.getByRole('textbox', { name: 'Client ID' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
   await expect(page.getByTestId('register-at-provider')).toContainText(`${portalUrl()}/.gatehouse/callback/dev`);
   expect(await page.content()).not.toContain(SECRET);

@@ -78,6 +78,7 @@ export const routes = {
     getSignInSettings: settings.getSignInSettings,
     updateSignInSettings: settings.updateSignInSettings,
     reloadConfig: config.reloadConfig,
+    getConfig: config.getConfig,
   },
 } as const satisfies Record<string, Record<string, RouteDefinition>>;
 

@@ -89,6 +89,7 @@ describe('admin API', () => {
     ['GET', '/api/admin/providers/x/tests/y'],
     ['GET', '/api/admin/sign-in-settings'],
     ['PUT', '/api/admin/sign-in-settings', { allowedDomains: [], createUsers: true }],
+    ['GET', '/api/admin/config'],
   ];
   it.each(routes)('%s %s: 401 signed out, 403 for bob, CSRF for changes', async (method, path, body) => {
     expect((await send(new ScriptedBrowser(), method, path, undefined, body)).status).toBe(401);
@@ -199,6 +200,9 @@ describe('admin API', () => {
       expect(JSON.parse(clash.body).detail).toContain('another app already uses');
       expect((await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, definition)).status).toBe(201);
 
+      // Where the read-only ones come from: no file here (the configuration was given, not read), said as null.
+      const source = JSON.parse((await alice.browser.request(`${portal}/api/admin/config`)).body);
+      expect(source.config).toMatchObject({ file: null, lastReload: null });
       const listed = JSON.parse((await alice.browser.request(`${portal}/api/admin/apps`)).body).apps;
       expect(listed.map((a: { id: string; source: string }) => [a.id, a.source])).toEqual([['cfg', 'config'], ['reports', 'console']]);
       expect((await send(alice.browser, 'DELETE', '/api/admin/apps/cfg', alice.csrf)).status).toBe(409);

@@ -9,6 +9,7 @@ import { TableSkeleton } from '../../components/TableSkeleton';
 import { adminAppsQueryOptions, useAdminApps } from '../../features/adminApps/api/getAdminApps';
 import { AppsTable } from '../../features/adminApps/components/AppsTable';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
+import { useConfigBadge } from '../../features/config/api/getConfigState';
 import { ensureSession } from '../ensureSession';
 
 export const clientLoader =
@@ -22,6 +23,7 @@ export const clientLoader =
 /** `/admin/apps`: every protected app, where it lives and who may open it. */
 export default function AdminAppsRoute() {
   const apps = useAdminApps();
+  const configBadge = useConfigBadge();
   return (
     <Stack gap="lg">
       <PageTitle title="Apps" />
@@ -45,7 +47,7 @@ export default function AdminAppsRoute() {
           onRetry={isForbidden(apps.error) ? undefined : () => void apps.refetch()}
         />
       ) : (
-        <AppsTable apps={apps.data} />
+        <AppsTable apps={apps.data} configLabel={configBadge} />
       )}
     </Stack>
   );

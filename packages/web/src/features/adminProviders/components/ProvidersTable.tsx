@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { pages, type AdminProvider } from '@gatehouse/contract';
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
@@ -8,7 +9,8 @@ import { SourceBadge } from '../../../components/SourceBadge';
 import { ProviderEnabledSwitch } from './ProviderEnabledSwitch';
 import { ProviderStatusBadge } from './ProviderStatusBadge';
 
-const columns: DataTableColumn<AdminProvider>[] = [
+/** The table's columns; `configLabel` names where the read-only ones come from ("From gatehouse.yaml"). */
+const columnsFor = (configLabel: string): DataTableColumn<AdminProvider>[] => [
   {
     key: 'name',
     header: 'Name',
@@ -41,7 +43,7 @@ const columns: DataTableColumn<AdminProvider>[] = [
       </Stack>
     ),
   },
-  { key: 'source', header: 'Source', cell: (provider) => <SourceBadge source={provider.source} /> },
+  { key: 'source', header: 'Source', cell: (provider) => <SourceBadge source={provider.source} configLabel={configLabel} /> },
   { key: 'linkedIdentities', header: 'Linked identities', align: 'right', cell: (provider) => <Text size="sm">{provider.linkedIdentities}</Text> },
   {
     key: 'enabled',
@@ -55,7 +57,8 @@ const columns: DataTableColumn<AdminProvider>[] = [
 ];
 
 /** Every identity provider: its page, its issuer, whether people can use it now, where it is defined, how many identities use it. */
-export function ProvidersTable({ providers }: { providers: AdminProvider[] }) {
+export function ProvidersTable({ providers, configLabel }: { providers: AdminProvider[]; configLabel: string }) {
+  const columns = useMemo(() => columnsFor(configLabel), [configLabel]);
   return (
     <DataTable
       columns={columns}

@@ -3,6 +3,7 @@ import { Avatar, Menu, Text, UnstyledButton } from '@mantine/core';
 import { IconApps, IconChevronDown, IconLogout, IconUserCircle } from '@tabler/icons-react';
 import { useId } from 'react';
 import { Link } from 'react-router';
+import { avatarColor } from '../../../lib/avatarColor';
 import { useCsrfToken } from '../../../lib/csrf';
 import { useSession } from '../api/getSession';
 import classes from './UserMenu.module.css';
@@ -22,7 +23,7 @@ function SignedInMenu({ user }: { user: Pick<User, 'name' | 'email'> }) {
       <Menu position="bottom-end" width={220} withinPortal withInitialFocusPlaceholder={false}>
         <Menu.Target>
           <UnstyledButton className={classes.trigger} aria-label={`Account menu: ${label} (${user.email})`} title={user.email}>
-            <Avatar name={label} color="initials" size={30} radius="xl" alt="" aria-hidden />
+            <Avatar name={label} color={avatarColor(label)} variant="filled" size={30} radius="xl" alt="" aria-hidden />
             <Text component="span" size="sm" fw={500} className={classes.name} aria-hidden>
               {label}
             </Text>

@@ -144,6 +144,8 @@ describe('admin API', () => {
     expect(detail.user.status).toBe('suspended');
     expect(detail.sessions).toEqual([]);
     expect(detail.events.find((e: { type: string }) => e.type === 'user_suspended').details).toMatchObject({ before: { status: 'active' }, after: { status: 'suspended' } });
+    // His refused sign-in is in his own audit trail, with the reason.
+    expect(detail.events.find((e: { type: string }) => e.type === 'sign_in_failed')).toMatchObject({ outcome: 'failure', details: { code: 'account_suspended', reason: 'account_suspended' } });
     expect(await send(alice.browser, 'POST', `/api/admin/users/${bob.me.user.id}/reactivate`, alice.csrf).then((r) => r.status)).toBe(204);
     expect((await signIn('bob@example.com', 'bob')).me.user.email).toBe('bob@example.com');
   });
@@ -166,6 +168,13 @@ describe('admin API', () => {
     expect(signIns.events.length).toBeGreaterThan(0);
     expect(signIns.events.every((e: { type: string }) => e.type === 'sign_in')).toBe(true);
     expect(signIns.events[0].actor.email).toMatch(/@example\.com$/);
+    // The user filter takes an email as well as an id; an email that names nobody finds nothing (never everything).
+    const byEmail = JSON.parse((await alice.browser.request(`${portal}/api/admin/audit?userId=${encodeURIComponent('Alice@Example.com')}&pageSize=50`)).body);
+    const byId = JSON.parse((await alice.browser.request(`${portal}/api/admin/audit?userId=${alice.me.user.id}&pageSize=50`)).body);
+    expect(byEmail.total).toBeGreaterThan(0);
+    expect(byEmail.total).toBe(byId.total);
+    const nobody = JSON.parse((await alice.browser.request(`${portal}/api/admin/audit?userId=${encodeURIComponent('nobody@example.com')}`)).body);
+    expect(nobody.total).toBe(0);
     const csv = await alice.browser.request(`${portal}/api/admin/audit.csv?type=sign_in`);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.headers.get('content-disposition')).toMatch(/attachment; filename="gatehouse-audit-/);

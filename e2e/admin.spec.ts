@@ -116,6 +116,35 @@ test('alice finds her way around the console: dashboard, users, bob, the audit l
   expect(lines[0]).toMatch(/^time,type,outcome,/);
   expect(lines.length).toBeGreaterThan(1);
   expect(lines.slice(1).every((line) => line.split(',')[1] === 'sign_in')).toBe(true);
+  // The User filter takes the email people know someone by, not only an id.
+  await page.getByRole('searchbox', { name: 'User' }).fill('bob@example.com');
+  await page.getByRole('searchbox', { name: 'User' }).press('Enter');
+  await expect(page).toHaveURL(`${portalUrl()}/admin/audit?type=sign_in&userId=bob%40example.com`);
+  await expect(auditRows(page).first()).toBeVisible();
+  await expect(auditRows(page).first()).toContainText('bob@example.com');
+  // One page of events reads as a count ("3 events"), not "1–3 of 3 events".
+  await expect(page.getByText(/^\d+ events?$/)).toBeVisible();
+
+  // On a phone every admin tab is in sight (they wrap), none hidden past the screen's edge.
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`${portalUrl()}/admin`);
+  for (const name of ['Dashboard', 'Users', 'Apps', 'Providers', 'Audit log']) {
+    const box = await adminNav(page).getByRole('link', { name }).boundingBox();
+    expect(box, name).not.toBeNull();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width, name).toBeLessThanOrEqual(375);
+  }
+  await expectAccessible(page);
+  await page.screenshot({ path: test.info().outputPath('admin-tabs-phone.png') });
+  // Recent activity pages (10 at a time) instead of growing down the page.
+  await page.goto(`${portalUrl()}/account`);
+  const activity = page.getByRole('region', { name: 'Recent activity' });
+  await expect(activity.getByRole('listitem').first()).toBeVisible();
+  expect(await activity.locator('ol > li').count()).toBeLessThanOrEqual(10);
+  await expect(activity.getByText(/^(\d+ events?|Showing 1–10 of \d+ events)$/)).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('account-phone.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto(`${portalUrl()}/admin/audit`);
 
   // The console in dark mode passes axe too.
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -31,7 +31,7 @@ export default function AdminAppsRoute() {
         <Stack gap={4}>
           <Title order={1}>Apps</Title>
           <Text c="dimmed" size="sm">
-            The apps Gatehouse protects. Apps from gatehouse.yaml are shown read-only; change them in the file.
+            The apps Gatehouse protects. Apps from the configuration are shown read-only; change them there.
           </Text>
         </Stack>
         <Button component={Link} to={pages.adminAppNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>

@@ -35,7 +35,7 @@ export default function AdminProvidersRoute() {
         <Stack gap={4}>
           <Title order={1}>Providers</Title>
           <Text c="dimmed" size="sm">
-            The identity providers people sign in with. Providers from gatehouse.yaml are shown read-only; change them in the file, then reload it.
+            The identity providers people sign in with. Providers from the configuration are shown read-only; change them in its file, then reload it.
           </Text>
         </Stack>
         <Button component={Link} to={pages.adminProviderNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>

@@ -136,6 +136,12 @@ test('alice finds her way around the console: dashboard, users, bob, the audit l
   }
   await expectAccessible(page);
   await page.screenshot({ path: test.info().outputPath('admin-tabs-phone.png') });
+  // A console address that names nothing: the one error design, with a way back.
+  await page.goto(`${portalUrl()}/admin/no-such-page`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Back to your apps' })).toHaveAttribute('href', '/');
+  await expectAccessible(page);
+  await page.screenshot({ path: test.info().outputPath('not-found-phone.png') });
   // Recent activity pages (10 at a time) instead of growing down the page.
   await page.goto(`${portalUrl()}/account`);
   const activity = page.getByRole('region', { name: 'Recent activity' });

@@ -1,11 +1,11 @@
 import { pages } from '@gatehouse/contract';
 import '@mantine/notifications/styles.css';
-import { Alert, Button, Group, Stack, Title } from '@mantine/core';
+import { Alert, Button } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { IconLock } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { Link, Outlet, type LoaderFunctionArgs } from 'react-router';
-import { PageTitle } from '../../components/PageTitle';
+import { ErrorCard } from '../../components/ErrorCard';
 import { SignOutButton } from '../../features/auth/components/SignOutButton';
 import { AdminNav } from '../AdminNav';
 import { RequireSession } from '../RequireSession';
@@ -25,19 +25,21 @@ export const clientLoader =
  */
 function NotAnAdmin() {
   return (
-    <Stack gap="lg" maw={560}>
-      <PageTitle title="Not allowed" />
-      <Title order={1}>Admins only</Title>
+    <ErrorCard
+      title="Admins only"
+      actions={
+        <>
+          <Button component={Link} to={pages.home.href()}>
+            Back to your apps
+          </Button>
+          <SignOutButton />
+        </>
+      }
+    >
       <Alert color="red" icon={<IconLock aria-hidden />} title="You don't have access to the admin console">
         Only Gatehouse admins can open these pages. Ask an admin if you need access.
       </Alert>
-      <Group gap="sm">
-        <Button component={Link} to={pages.home.href()}>
-          Back to your apps
-        </Button>
-        <SignOutButton />
-      </Group>
-    </Stack>
+    </ErrorCard>
   );
 }
 

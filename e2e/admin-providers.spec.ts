@@ -78,8 +78,10 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   // A config provider opens read-only, with its redirect URI to copy.
   await providerRow(page, 'dev').getByRole('link', { name: 'Development IdP', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Development IdP' })).toBeVisible();
-  await expect(page.getByText('Defined in gatehouse.yaml')).toBeVisible();
-  await expect(page.getByRole('textbox', { name: 'Client ID' })).toBeDisabled();
+  const summary = page.getByTestId('config-summary');
+  await expect(summary.getByRole('heading', { level: 2 })).toHaveText(/^Defined in \/.+\/gatehouse\.yaml$/);
+  await expect(summary).toContainText('Set in the configuration (not shown)');
+  await expect(page.getByRole('textbox', { name: 'Client ID' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
   await expect(page.getByTestId('register-at-provider')).toContainText(`${portalUrl()}/.gatehouse/callback/dev`);
   expect(await page.content()).not.toContain(SECRET);
@@ -167,6 +169,16 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   expect(await usersNamed(page, 'carol@partner.example')).toBe(carolsBefore);
   // alice is still herself: the test did not touch her session.
   expect((await (await page.request.get(`${portalUrl()}/api/session`)).json()).user.email).toBe('alice@example.com');
+
+  // A test result's address for a provider that does not exist offers no "Test again" into a 404.
+  const testUrl = page.url();
+  await page.goto(`${portalUrl()}/admin/providers/no-such-idp/tests/nothing`);
+  await expect(page.getByText('There is no provider “no-such-idp”')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Test again' })).toHaveCount(0);
+  await expect(page.getByRole('link', { name: 'Test again' })).toHaveCount(0);
+  await expectAccessible(page);
+  await page.goto(testUrl);
+  await expect(page.getByTestId('provider-test-result')).toBeVisible();
 
   // The passing test published it: offered to people from now on.
   await page.getByRole('link', { name: 'Back to Corp IdP' }).click();

@@ -62,6 +62,25 @@ test('alice finds her way around the console: dashboard, users, bob, the audit l
   await openBob(page);
   await expect(page.getByRole('region', { name: 'Access' })).toContainText('Active');
   await expect(page.getByRole('region', { name: 'Access' }).getByRole('button', { name: 'Grant admin' })).toBeEnabled();
+  // Granting admin asks first; cancelled, nothing changes.
+  await page.getByRole('region', { name: 'Access' }).getByRole('button', { name: 'Grant admin' }).click();
+  const grant = page.getByRole('dialog', { name: 'Make bob@example.com an admin?' });
+  await expect(grant).toContainText('manage users, apps and providers');
+  // The dialog's header is no second banner landmark.
+  await expect(page.getByRole('banner')).toHaveCount(1);
+  await expectAccessible(page);
+  await grant.getByRole('button', { name: 'Cancel' }).click();
+  await expect(grant).toBeHidden();
+  await expect(page.getByRole('region', { name: 'Access' }).getByRole('button', { name: 'Grant admin' })).toBeVisible();
+  // The person's menu in the header of every portal page: apps, account, sign out.
+  await page.getByRole('banner').getByRole('button', { name: /^Account menu: / }).click();
+  await expect(page.getByRole('menuitem', { name: 'Your apps' })).toBeVisible();
+  await expect(page.getByRole('menuitem', { name: 'Account' })).toBeVisible();
+  await expect(page.getByRole('menuitem', { name: 'Sign out' })).toBeEnabled();
+  await expectAccessible(page);
+  await page.getByRole('menuitem', { name: 'Your apps' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/`);
+  await page.goBack();
   await expect(page.getByRole('region', { name: 'Linked identities' })).toContainText('Development IdP');
   await expect(page.getByRole('region', { name: 'Sessions' }).getByRole('button', { name: /^Revoke session / })).toHaveCount(1);
   await expect(page.getByRole('region', { name: 'Audit trail' }).getByTestId('audit-table')).toContainText('Sign-in');
@@ -97,6 +116,41 @@ test('alice finds her way around the console: dashboard, users, bob, the audit l
   expect(lines[0]).toMatch(/^time,type,outcome,/);
   expect(lines.length).toBeGreaterThan(1);
   expect(lines.slice(1).every((line) => line.split(',')[1] === 'sign_in')).toBe(true);
+  // The User filter takes the email people know someone by, not only an id.
+  await page.getByRole('searchbox', { name: 'User' }).fill('bob@example.com');
+  await page.getByRole('searchbox', { name: 'User' }).press('Enter');
+  await expect(page).toHaveURL(`${portalUrl()}/admin/audit?type=sign_in&userId=bob%40example.com`);
+  await expect(auditRows(page).first()).toBeVisible();
+  await expect(auditRows(page).first()).toContainText('bob@example.com');
+  // One page of events reads as a count ("3 events"), not "1–3 of 3 events".
+  await expect(page.getByText(/^\d+ events?$/)).toBeVisible();
+
+  // On a phone every admin tab is in sight (they wrap), none hidden past the screen's edge.
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`${portalUrl()}/admin`);
+  for (const name of ['Dashboard', 'Users', 'Apps', 'Providers', 'Audit log']) {
+    const box = await adminNav(page).getByRole('link', { name }).boundingBox();
+    expect(box, name).not.toBeNull();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width, name).toBeLessThanOrEqual(375);
+  }
+  await expectAccessible(page);
+  await page.screenshot({ path: test.info().outputPath('admin-tabs-phone.png') });
+  // A console address that names nothing: the one error design, with a way back.
+  await page.goto(`${portalUrl()}/admin/no-such-page`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Back to your apps' })).toHaveAttribute('href', '/');
+  await expectAccessible(page);
+  await page.screenshot({ path: test.info().outputPath('not-found-phone.png') });
+  // Recent activity pages (10 at a time) instead of growing down the page.
+  await page.goto(`${portalUrl()}/account`);
+  const activity = page.getByRole('region', { name: 'Recent activity' });
+  await expect(activity.getByRole('listitem').first()).toBeVisible();
+  expect(await activity.locator('ol > li').count()).toBeLessThanOrEqual(10);
+  await expect(activity.getByText(/^(\d+ events?|Showing 1–10 of \d+ events)$/)).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('account-phone.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto(`${portalUrl()}/admin/audit`);
 
   // The console in dark mode passes axe too.
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -118,6 +172,14 @@ test('bob is not an admin: no link, and the server refuses the console page and 
 
   const response = await page.goto(`${portalUrl()}/admin`);
   expect(response?.status()).toBe(403);
+  // Not a dead end: back to the apps, or to the account (where signing out is).
+  await expect(page.getByRole('link', { name: 'Your account' })).toHaveAttribute('href', '/account');
+  await page.setViewportSize({ width: 375, height: 740 });
+  await expectAccessible(page);
+  await page.screenshot({ path: test.info().outputPath('forbidden-phone.png') });
+  await page.getByRole('link', { name: 'Back to your apps' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/`);
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   const api = await page.request.get(`${portalUrl()}/api/admin/users`);
   expect(api.status()).toBe(403);
@@ -164,6 +226,9 @@ test('suspending bob ends his open session and stops him signing in, until he is
   }
   await expect(suspendedText).toBeVisible();
   expect((await bob.request.get(`${portalUrl()}/api/session`)).status()).toBe(401);
+  // A way back from the suspended page.
+  await expect(bob.getByRole('link', { name: 'Back to sign-in' })).toBeVisible();
+  await expectAccessible(bob);
 
   // Reactivated, bob may sign in again.
   await access.getByRole('button', { name: 'Reactivate' }).click();

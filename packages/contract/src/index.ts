@@ -79,6 +79,7 @@ export const routes = {
     getSignInSettings: settings.getSignInSettings,
     updateSignInSettings: settings.updateSignInSettings,
     reloadConfig: config.reloadConfig,
+    getConfig: config.getConfig,
   },
 } as const satisfies Record<string, Record<string, RouteDefinition>>;
 

@@ -9,7 +9,10 @@ export interface DemoAppOptions {
   jwksUrl?: string;
   /** Gatehouse's issuer identifier. */
   issuer?: string;
-  /** The app's public origin, the expected `aud`. Default: the request's own origin (see AssertionCheck). */
+  /**
+   * The app's public origin, the expected `aud`. Default: the request's own origin, as Gatehouse
+   * forwards it (see AssertionCheck).
+   */
   audience?: string;
 }
 
@@ -30,7 +33,10 @@ export function buildDemoApp(opts: DemoAppOptions = {}): FastifyInstance {
   const check: AssertionCheck | undefined =
     jwksUrl && issuer ? { verify: createAssertionVerifier({ jwksUrl, issuer }), audience } : undefined;
 
-  const app = Fastify();
+  // Gatehouse tells the app its public origin in X-Forwarded-Host and -Proto (dropping any a client
+  // sent), so an app behind it checks the audience it was addressed by, with or without "Preserve
+  // Host". Believed only from loopback, where Gatehouse runs next to the demo.
+  const app = Fastify({ trustProxy: 'loopback' });
   // Request bodies are never shown: accept any content type and leave the body unread.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));

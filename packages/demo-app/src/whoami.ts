@@ -30,9 +30,11 @@ export interface WhoamiReport {
 export interface AssertionCheck {
   verify: VerifyAssertion;
   /**
-   * The app's public origin. Without it the audience is taken from the request (scheme + Host), which
-   * is what the demo needs to work under any host name, but it lets an assertion addressed to another
-   * app be replayed here with a forged Host header. A real app configures its origin.
+   * The app's public origin. Without it the audience is taken from the request: the scheme and host
+   * Gatehouse forwards (X-Forwarded-Proto/-Host from a loopback peer), else Host. That is what the
+   * demo needs to work under any app that points at it, but it lets an assertion addressed to another
+   * app be replayed here by someone who can reach the demo directly with a forged header. A real app
+   * configures its origin.
    */
   audience?: string;
 }

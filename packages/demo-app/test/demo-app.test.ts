@@ -128,6 +128,24 @@ describe('demo-app', () => {
       await app.close();
     });
 
+    it('takes the origin Gatehouse forwards as the audience, so an app without Preserve Host verifies', async () => {
+      const app = buildDemoApp({ jwksUrl, issuer: ISSUER });
+      const forwarded = { host: '127.0.0.1:4182', 'x-forwarded-host': 'reports.localhost:4180', 'x-forwarded-proto': 'http' };
+      const response = await app.inject({
+        url: '/?format=json',
+        headers: { ...forwarded, 'x-gatehouse-assertion': await assertion('http://reports.localhost:4180') },
+      });
+      expect(response.json<WhoamiReport>().assertion).toMatchObject({ status: 'verified', claims: { aud: 'http://reports.localhost:4180' } });
+      // Threat: a client elsewhere on the network names another app's host to replay its assertion; its forwarded headers are not believed.
+      const remote = await app.inject({
+        url: '/?format=json',
+        remoteAddress: '203.0.113.9',
+        headers: { ...forwarded, 'x-gatehouse-assertion': await assertion('http://reports.localhost:4180') },
+      });
+      expect(remote.json<WhoamiReport>().assertion).toMatchObject({ status: 'invalid', reason: expect.stringContaining('"aud"') });
+      await app.close();
+    });
+
     it('checks the configured audience instead of the Host header when given one', async () => {
       const app = buildDemoApp({ jwksUrl, issuer: ISSUER, audience: `http://${APP_HOST}` });
       const replayed = await app.inject({

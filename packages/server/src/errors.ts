@@ -235,6 +235,8 @@ interface CatalogueEntry {
 export interface Refusal {
   reason: SignInRefusalReason;
   why: string;
+  /** The Gatehouse user refused, when there is one (a suspended account): their audit trail shows it. */
+  userId?: string | undefined;
 }
 
 export interface AppErrorOptions {
@@ -306,8 +308,8 @@ export type RefusalCode = (typeof refusalCodes)[SignInRefusalReason];
  * hosted domain, a tenant) both throw this, so the callback audits and logs every refusal alike.
  * `params` feed the person's sentence (provider name, domain, email); `why` is for admins only.
  */
-export function signInRefused(reason: SignInRefusalReason, why: string, params: Pick<Params, 'provider' | 'email' | 'domain'> = {}): AppError {
-  return new AppError(refusalCodes[reason], { params, refusal: { reason, why } });
+export function signInRefused(reason: SignInRefusalReason, why: string, params: Pick<Params, 'provider' | 'email' | 'domain'> = {}, userId?: string): AppError {
+  return new AppError(refusalCodes[reason], { params, refusal: { reason, why, ...(userId ? { userId } : {}) } });
 }
 
 /** A short, unguessable reference a person can quote and an operator can grep for in the log. */

@@ -52,11 +52,31 @@ describe('error responses', () => {
     fastify.get('/expired-because', async () => {
       throw new AppError('sign_in_expired', { cause: new TypeError('state mismatch') });
     });
+    fastify.get('/suspended', async () => {
+      throw new AppError('account_suspended');
+    });
+    fastify.get('/admin-only', async () => {
+      throw new AppError('forbidden');
+    });
     fastify.get('/denied', async () => {
       throw new AppError('sign_in_denied', { params: { provider: '<Corp>', reason: '<script>alert(1)</script>' } });
     });
     return fastify;
   }
+
+  it('no error page is a dead end: suspended and admins-only pages lead somewhere, in the shared layout', async () => {
+    const fastify = await app();
+    const suspended = await fastify.inject({ url: '/suspended', headers: { accept: 'text/html' } });
+    expect(suspended.statusCode).toBe(403);
+    expect(suspended.body).toContain('<div class="actions"><a class="button" href="/sign-in">Back to sign-in</a></div>');
+    const forbidden = await fastify.inject({ url: '/admin-only', headers: { accept: 'text/html' } });
+    expect(forbidden.body).toContain('<a class="button" href="/">Back to your apps</a><a class="button secondary" href="/account">Your account</a>');
+    // One layout for every page: the portal's header with its mark, one card that keeps a margin on a phone.
+    for (const page of [suspended.body, forbidden.body]) {
+      expect(page).toMatch(/<header><svg [^>]*aria-hidden="true">.*<\/svg><span>Gatehouse<\/span><\/header>/s);
+      expect(page).toContain('main { width: min(560px, calc(100% - 32px));');
+    }
+  });
 
   it('API errors are problem+json with code and reference, never a stack', async () => {
     const response = await (await app()).inject('/api/boom');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { policyRuleViewSchema, policyViewSchema } from '../definitions/policy.js';
+import { policyRuleViewSchema, policySchema, policyViewSchema } from '../definitions/policy.js';
 import { requestText } from '../api/common.js';
 import { defineRoute } from '../route.js';
 
@@ -77,7 +77,11 @@ export const policySubjectSchema = z.object({
   claims: z.record(z.string(), z.unknown()),
 });
 
-/** `POST /api/admin/policy-test` `{ appId, userId }` or `{ appId, subject }`: would this person reach the app, and why. */
+/**
+ * `POST /api/admin/policy-test` `{ appId, userId }` or `{ appId, subject }`: would this person reach the
+ * app, and why. With `policy`, that policy is evaluated instead of the saved one: the console's draft,
+ * tested before it is saved (validated as a saved one would be).
+ */
 export const testPolicy = defineRoute({
   method: 'POST',
   path: '/api/admin/policy-test',
@@ -86,6 +90,7 @@ export const testPolicy = defineRoute({
   summary: 'Evaluate an app policy for a user or for given claims, naming the rule that decides',
   body: z.strictObject({
     appId: z.string().max(64),
+    policy: policySchema.optional(),
     userId: z.string().max(64).optional(),
     subject: z
       .strictObject({

@@ -32,7 +32,8 @@ export type AuditEvent = z.output<typeof auditEventSchema>;
 export const auditFilterQuery = {
   type: requestText(64).optional(),
   outcome: z.enum(outcomes).optional(),
-  userId: rowId.optional(),
+  /** A user's id, or their email (as people know them): events where they acted or were acted on. */
+  userId: requestText(254).optional(),
   appId: rowId.optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),

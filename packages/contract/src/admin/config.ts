@@ -38,3 +38,17 @@ export const reloadConfig = defineRoute({
   summary: 'Read the configuration file again and apply it without a restart',
   responses: { 200: configReloadSchema },
 });
+
+/**
+ * `GET /api/admin/config`: where the configuration in force comes from (the file's path as the server
+ * read it, or null for the built-in development defaults) and its last reload: how the console names
+ * the source of what it shows read-only.
+ */
+export const getConfig = defineRoute({
+  method: 'GET',
+  path: '/api/admin/config',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Where the configuration in force comes from, and its last reload',
+  responses: { 200: z.object({ config: configStateSchema }) },
+});

@@ -81,12 +81,16 @@ export const activityEventSchema = z.object({
 });
 export type ActivityEvent = z.output<typeof activityEventSchema>;
 
-/** `GET /api/me/activity`: the latest events of this account, newest first. */
+/** `GET /api/me/activity?page=&pageSize=`: this account's events, newest first, a page at a time (10 by default). */
 export const getMyActivity = defineRoute({
   method: 'GET',
   path: '/api/me/activity',
   access: 'session',
   tag: 'account',
-  summary: 'Recent activity on your account, newest first',
-  responses: { 200: z.object({ events: z.array(activityEventSchema) }) },
+  summary: 'Recent activity on your account, newest first, paged',
+  query: z.object({
+    page: z.coerce.number().int().min(1).max(10_000).default(1),
+    pageSize: z.coerce.number().int().min(1).max(50).default(10),
+  }),
+  responses: { 200: z.object({ events: z.array(activityEventSchema), total: z.number().int(), page: z.number().int(), pageSize: z.number().int() }) },
 });

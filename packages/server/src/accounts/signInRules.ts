@@ -28,6 +28,8 @@ export interface SignInRefusal {
   /** For admins only: which rule said no, in words. People see the catalogue's sentence for the reason. */
   why: string;
   params: { provider: string; email?: string; domain?: string };
+  /** The user refused, when there is one (a suspended account). */
+  userId?: string;
 }
 
 export type SignInVerdict = SignInDecision | SignInRefusal;
@@ -55,14 +57,15 @@ export interface SignInFacts {
 
 /** The decision, or the refusal with its reason (never throws): for the console's test sign-in. */
 export function judgeSignIn({ provider, organization, profile, linkedUser, usersWithEmail }: SignInFacts): SignInVerdict {
-  const refuse = (reason: SignInRefusalReason, why: string, extra: { email?: string; domain?: string } = {}): SignInRefusal => ({
+  const refuse = (reason: SignInRefusalReason, why: string, extra: { email?: string; domain?: string } = {}, userId?: string): SignInRefusal => ({
     kind: 'refused',
     reason,
     code: refusalCodes[reason],
     why,
     params: { provider: provider.name, ...extra },
+    ...(userId ? { userId } : {}),
   });
-  if (linkedUser?.status === 'suspended') return refuse('account_suspended', 'the user this identity belongs to is suspended');
+  if (linkedUser?.status === 'suspended') return refuse('account_suspended', 'the user this identity belongs to is suspended', {}, linkedUser.id);
   const email = profile.email;
   // An email the normaliser refused (too long, several @, non-ASCII, ...) is no email: refused with the
   // reason, never checked in a shortened or case-folded form (the contract's definitions/email.ts).
@@ -81,7 +84,7 @@ export function judgeSignIn({ provider, organization, profile, linkedUser, users
     // asserts for this domain: only providers configured with trustEmail may do it.
     if (!provider.trustEmail) return refuse('email_taken', `another user has this email and ${provider.name} is not trusted to link by email`);
     if (usersWithEmail.length > 1) return refuse('email_ambiguous', 'several users have this email');
-    if (owner.status === 'suspended') return refuse('account_suspended', 'the user with this email is suspended');
+    if (owner.status === 'suspended') return refuse('account_suspended', 'the user with this email is suspended', {}, owner.id);
     return { kind: 'link', userId: owner.id };
   }
   if (!provider.createUsers) return refuse('users_not_created_by_provider', `${provider.name} does not create users for people unknown to Gatehouse`, { email });
@@ -91,7 +94,7 @@ export function judgeSignIn({ provider, organization, profile, linkedUser, users
 
 /** A refusal as the error the callback answers, audits and logs. */
 export function refusalError(refusal: SignInRefusal) {
-  return signInRefused(refusal.reason, refusal.why, refusal.params);
+  return signInRefused(refusal.reason, refusal.why, refusal.params, refusal.userId);
 }
 
 /** The sign-in decision; a refusal is thrown as its catalogue error, carrying the reason. */

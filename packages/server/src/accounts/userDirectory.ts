@@ -52,6 +52,12 @@ export class UserDirectory {
     return { users: await this.summaries(rows), total: Number(count.n) };
   }
 
+  /** The id of the user with this email (emails are stored canonical: compared as they are). */
+  async idByEmail(email: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+    return row?.id;
+  }
+
   async get(id: string): Promise<UserSummary | undefined> {
     const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? (await this.summaries([row]))[0] : undefined;

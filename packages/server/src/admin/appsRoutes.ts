@@ -71,6 +71,8 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
       const { body } = request;
       const target = apps.get(body.appId);
       if (!target) throw new AppError('not_found');
+      // The draft from the console's form when given (checked by the contract like a saved one), else the saved policy.
+      const policy = body.policy ?? target.policy;
       if (body.userId) {
         const user = await accounts.getUser(body.userId);
         if (!user) throw new AppError('not_found');
@@ -81,13 +83,13 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
         const outcomes = identities.map((identity) => {
           const claims = identityClaims(identity);
           const subject = policySubject(admins, user, identityGroups(providers, identity, claims), claims.extra);
-          return { identity, subject, decision: evaluatePolicy(target.policy, subject) };
+          return { identity, subject, decision: evaluatePolicy(policy, subject) };
         });
         const lastUsed = outcomes.reduce<(typeof outcomes)[number] | undefined>((last, outcome) => (!last || (outcome.identity.last_used_at ?? 0) > (last.identity.last_used_at ?? 0) ? outcome : last), undefined);
         const chosen = outcomes.find((outcome) => outcome.decision.allow) ?? lastUsed;
         if (!chosen) {
           const subject = policySubject(admins, user, { providerId: undefined, asserted: [], counted: [] });
-          return { ...result(evaluatePolicy(target.policy, subject)), subject: subjectView(subject), provider: null };
+          return { ...result(evaluatePolicy(policy, subject)), subject: subjectView(subject), provider: null };
         }
         const provider = { id: chosen.identity.provider_id, name: providers.name(chosen.identity.provider_id) };
         return { ...result(chosen.decision), subject: subjectView(chosen.subject), provider };
@@ -97,7 +99,7 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
       const email = parseEmail(body.subject.email);
       if (!email.ok) throw new AppError('bad_request', { params: { reason: `subject.email ${email.reason}` } });
       const subject: PolicySubject = { email: email.email, groups: body.subject.groups ?? [], roles: body.subject.roles ?? [], claims: body.subject.claims ?? {} };
-      return { ...result(evaluatePolicy(target.policy, subject)), subject: subjectView(subject), provider: null };
+      return { ...result(evaluatePolicy(policy, subject)), subject: subjectView(subject), provider: null };
     },
   });
 }

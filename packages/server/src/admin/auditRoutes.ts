@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { routes } from '@gatehouse/contract';
+import { parseEmail, routes } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuditFilter } from '../audit/auditLog.js';
 import { contractRoute, typed, type ContractQuery } from '../http/contract.js';
@@ -10,13 +10,25 @@ type AuditQuery = Omit<ContractQuery<typeof routes.admin.listAuditEvents>, 'page
 /** The audit log: filtered, paged, and exported as CSV. */
 export async function auditRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
   const app = typed(instance);
-  const { audit } = admin;
+  const { audit, directory } = admin;
   const { withPeople } = admin;
-  function auditFilter(query: AuditQuery): AuditFilter {
+
+  /**
+   * The user filter takes an id or an email (what people know someone by). An email is normalised as
+   * a sign-in would and looked up; one that names nobody (or does not parse) is kept as given, which no
+   * id equals, so the answer is no events rather than all of them.
+   */
+  async function userOf(given: string | undefined): Promise<string | undefined> {
+    if (!given || !given.includes('@')) return given || undefined;
+    const parsed = parseEmail(given);
+    return (parsed.ok ? await directory.idByEmail(parsed.email) : undefined) ?? given;
+  }
+
+  async function auditFilter(query: AuditQuery): Promise<AuditFilter> {
     return {
       type: query.type || undefined,
       outcome: query.outcome,
-      userId: query.userId || undefined,
+      userId: await userOf(query.userId),
       appId: query.appId || undefined,
       from: query.from ? Date.parse(query.from) : undefined,
       to: query.to ? Date.parse(query.to) : undefined,
@@ -27,7 +39,7 @@ export async function auditRoutes(instance: FastifyInstance, { admin }: { admin:
     ...contractRoute(routes.admin.listAuditEvents),
     handler: async (request) => {
       const { query } = request;
-      const { events, total } = await audit.query(auditFilter(query), query.page, query.pageSize);
+      const { events, total } = await audit.query(await auditFilter(query), query.page, query.pageSize);
       return { events: await withPeople(events), total, page: query.page, pageSize: query.pageSize };
     },
   });
@@ -35,7 +47,7 @@ export async function auditRoutes(instance: FastifyInstance, { admin }: { admin:
   app.route({
     ...contractRoute(routes.admin.exportAuditCsv),
     handler: async (request, reply) => {
-      const filter = auditFilter(request.query);
+      const filter = await auditFilter(request.query);
       reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="gatehouse-audit-${new Date().toISOString().slice(0, 10)}.csv"`);

@@ -14,6 +14,12 @@ export async function configRoutes(instance: FastifyInstance, { admin }: { admin
   const app = typed(instance);
   const { reloadConfig, running } = admin;
 
+  // Where the configuration comes from, for the console to name the source of what it shows read-only.
+  app.route({
+    ...contractRoute(routes.admin.getConfig),
+    handler: async () => ({ config: running.report() }),
+  });
+
   app.route({
     ...contractRoute(routes.admin.reloadConfig),
     handler: async (request) => {

@@ -14,7 +14,7 @@ export interface ApiDeps {
   providers: Pick<ProviderRegistry, 'enabled' | 'name' | 'availability'>;
   sessions: SessionStore;
   accounts: Pick<AccountStore, 'listIdentities' | 'unlink'>;
-  audit: Pick<AuditLog, 'record' | 'forUser'>;
+  audit: Pick<AuditLog, 'record' | 'forUser' | 'pageForUser'>;
   apps: Pick<AppRegistry, 'all' | 'forHost'>;
   cookieKey: Buffer;
   /** Where a sign-in may return to, as things stand now (the apps change). */

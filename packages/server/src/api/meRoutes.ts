@@ -110,8 +110,9 @@ export async function meRoutes(instance: FastifyInstance, deps: ApiDeps) {
     ...contractRoute(routes.me.getMyActivity),
     handler: async (request) => {
       const { user } = await signedIn(request);
-      const events = await audit.forUser(user.id, 20);
-      return { events: events.map((event) => ({ ...event, time: iso(event.time) })) };
+      const { page, pageSize } = request.query;
+      const { events, total } = await audit.pageForUser(user.id, page, pageSize);
+      return { events: events.map((event) => ({ ...event, time: iso(event.time) })), total, page, pageSize };
     },
   });
 }

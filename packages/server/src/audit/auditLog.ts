@@ -174,6 +174,16 @@ export class AuditLog {
   }
 
   /** The most recent events about a user's account, newest first. */
+  /** A person's own events (they were acted on), newest first, a page at a time, with how many there are. */
+  async pageForUser(userId: string, page: number, pageSize: number): Promise<{ events: AuditEntry[]; total: number }> {
+    const base = this.db.selectFrom('audit_events').where('target_user_id', '=', userId);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('time', 'desc').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
+      base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { events: rows.map(toEntry), total: Number(count.n) };
+  }
+
   async forUser(userId: string, limit = 20): Promise<AuditEntry[]> {
     const rows = await this.db
       .selectFrom('audit_events')

@@ -83,7 +83,8 @@ export function callback(deps: AuthenticateDeps) {
       await audit.record({
         type: attempt.purpose === 'link' ? 'identity_linked' : 'sign_in_failed',
         outcome: 'failure',
-        targetUserId: attempt.user_id,
+        // A refused suspended account's sign-in belongs in that user's audit trail.
+        targetUserId: attempt.user_id ?? failure.refusal?.userId,
         providerId: provider.id,
         request,
         // A refusal carries the reason the rules (or the provider's own checks) computed, and the

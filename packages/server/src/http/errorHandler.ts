@@ -25,6 +25,15 @@ const retryFor: Partial<Record<ErrorCode, { url: string; label: string }>> = {
   not_found: { url: pages.home.path, label: 'Go home' },
   rate_limited: { url: pages.signIn.path, label: 'Back to sign-in' },
   internal: { url: pages.home.path, label: 'Go home' },
+  // No dead ends: a suspended person can still go back (another account, perhaps); someone who is not
+  // an admin goes back to their apps, or to their account (where they can sign out).
+  account_suspended: { url: pages.signIn.path, label: 'Back to sign-in' },
+  forbidden: { url: pages.home.path, label: 'Back to your apps' },
+};
+
+/** A second way on, beside the first. */
+const secondaryFor: Partial<Record<ErrorCode, { url: string; label: string }>> = {
+  forbidden: { url: pages.account.path, label: 'Your account' },
 };
 
 export function sendError(
@@ -122,7 +131,7 @@ function errorAnswer(error: AppError, reference: string, json: boolean): { heade
     return { headers: { ...headers, 'content-type': 'application/problem+json' }, body: JSON.stringify(problem) };
   }
   const retry = error.retryUrl ? { url: error.retryUrl, label: error.retryLabel ?? 'Start again' } : retryFor[error.code];
-  const page = errorPage({ title: error.title, message: error.message, code: error.code, reference, retryUrl: retry?.url, retryLabel: retry?.label });
+  const page = errorPage({ title: error.title, message: error.message, code: error.code, reference, retryUrl: retry?.url, retryLabel: retry?.label, secondary: secondaryFor[error.code] });
   return { headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: page };
 }
 

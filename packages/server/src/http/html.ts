@@ -20,7 +20,15 @@ export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fr
   'referrer-policy': 'no-referrer',
 });
 
-/** A small self-contained page (no scripts) for the answers the server renders itself: errors, 404. */
+/** The portal header's mark (Tabler's shield-lock, as the front end draws it), inline: the pages load nothing. */
+const SHIELD_MARK =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M12 3a12 12 0 0 0 8.5 3a12 12 0 0 1 -8.5 15a12 12 0 0 1 -8.5 -15a12 12 0 0 0 8.5 -3"/><path d="M11 11a1 1 0 1 0 2 0a1 1 0 1 0 -2 0"/><path d="M12 12l0 2.5"/></svg>';
+
+/**
+ * A small self-contained page (no scripts) for the answers the server renders itself: every error
+ * page, the 404 and the 403 on app hosts share it, in the portal's look (its header, one card, margins
+ * on a phone, buttons that wrap).
+ */
 export function htmlPage({ title, body }: { title: string; body: string }): string {
   return `<!doctype html>
 <html lang="en">
@@ -30,25 +38,28 @@ export function htmlPage({ title, body }: { title: string; body: string }): stri
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)} · Gatehouse</title>
 <style>
-  :root { color-scheme: light dark; --fg: #1a1b1e; --muted: #495057; --bg: #f8f9fa; --card: #fff; --accent: #1c5fba; --border: #dee2e6; }
-  @media (prefers-color-scheme: dark) { :root { --fg: #e9ecef; --muted: #adb5bd; --bg: #1a1b1e; --card: #25262b; --accent: #74a8f0; --border: #373a40; } }
+  :root { color-scheme: light dark; --fg: #1a1b1e; --muted: #495057; --bg: #f8f9fa; --card: #fff; --accent: #1c5fba; --on-accent: #fff; --border: #dee2e6; }
+  @media (prefers-color-scheme: dark) { :root { --fg: #e9ecef; --muted: #adb5bd; --bg: #1a1b1e; --card: #25262b; --accent: #74a8f0; --on-accent: #1a1b1e; --border: #373a40; } }
+  * { box-sizing: border-box; }
   body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
-  header { padding: 12px 24px; border-bottom: 1px solid var(--border); background: var(--card); font-weight: 700; }
-  main { max-width: 560px; margin: 48px auto; padding: 32px; background: var(--card); border: 1px solid var(--border); border-radius: 8px; }
-  h1 { font-size: 1.5rem; margin: 0 0 12px; }
+  header { display: flex; align-items: center; gap: 8px; height: 56px; padding: 0 24px; border-bottom: 1px solid var(--border); background: var(--card); font-weight: 700; font-size: 1.125rem; }
+  header svg { color: var(--accent); flex: none; }
+  main { width: min(560px, calc(100% - 32px)); margin: 48px auto; padding: 32px; background: var(--card); border: 1px solid var(--border); border-radius: 8px; overflow-wrap: anywhere; }
+  @media (max-width: 480px) { header { padding: 0 16px; } main { margin-top: 24px; padding: 24px 20px; } }
+  h1 { font-size: 1.5rem; line-height: 1.3; margin: 0 0 12px; }
   p { margin: 0 0 16px; }
-  .ref { color: var(--muted); font-size: 0.875rem; }
+  .ref { color: var(--muted); font-size: 0.875rem; margin: 8px 0 0; }
   code { font-family: ui-monospace, monospace; }
+  .actions { display: flex; flex-wrap: wrap; gap: 12px; margin: 0 0 16px; }
+  .actions p, .actions form { margin: 0; }
   form { margin: 0 0 16px; }
-  .actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 0 0 16px; }
-  .actions form { margin: 0; }
-  a.button.secondary, button.secondary { background: transparent; color: var(--accent); box-shadow: inset 0 0 0 1px var(--accent); }
-  a.button, button { display: inline-block; padding: 8px 16px; border-radius: 4px; background: var(--accent); color: #fff; text-decoration: none; border: 0; font: inherit; cursor: pointer; }
-  @media (prefers-color-scheme: dark) { a.button, button { color: #1a1b1e; } }
+  a.button, button { display: inline-block; min-height: 40px; padding: 8px 16px; border-radius: 8px; background: var(--accent); color: var(--on-accent); text-decoration: none; border: 1px solid var(--accent); font: inherit; font-weight: 600; cursor: pointer; }
+  a.button.secondary, button.secondary { background: transparent; color: var(--fg); border-color: var(--border); }
+  a.button:focus-visible, button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 </style>
 </head>
 <body>
-<header>Gatehouse</header>
+<header>${SHIELD_MARK}<span>Gatehouse</span></header>
 <main>
 ${body}
 </main>
@@ -64,10 +75,16 @@ export interface ErrorPageInput {
   reference: string;
   retryUrl?: string | undefined;
   retryLabel?: string | undefined;
+  /** A second way on, beside the first ("Your account"). */
+  secondary?: { url: string; label: string } | undefined;
 }
 
-export function errorPage({ title, message, code, reference, retryUrl, retryLabel }: ErrorPageInput): string {
-  const action = retryUrl ? `<p><a class="button" href="${escapeHtml(retryUrl)}">${escapeHtml(retryLabel ?? 'Start again')}</a></p>` : '';
+export function errorPage({ title, message, code, reference, retryUrl, retryLabel, secondary }: ErrorPageInput): string {
+  const links = [
+    retryUrl ? `<a class="button" href="${escapeHtml(retryUrl)}">${escapeHtml(retryLabel ?? 'Start again')}</a>` : '',
+    secondary ? `<a class="button secondary" href="${escapeHtml(secondary.url)}">${escapeHtml(secondary.label)}</a>` : '',
+  ].filter(Boolean);
+  const action = links.length > 0 ? `<div class="actions">${links.join('')}</div>` : '';
   return htmlPage({
     title,
     body: `<h1>${escapeHtml(title)}</h1>

@@ -91,6 +91,7 @@ describe('admin API', () => {
     ['GET', '/api/admin/providers/x/tests/y'],
     ['GET', '/api/admin/sign-in-settings'],
     ['PUT', '/api/admin/sign-in-settings', { allowedDomains: [], createUsers: true }],
+    ['GET', '/api/admin/config'],
   ];
   it.each(routes)('%s %s: 401 signed out, 403 for bob, CSRF for changes', async (method, path, body) => {
     expect((await send(new ScriptedBrowser(), method, path, undefined, body)).status).toBe(401);
@@ -145,6 +146,8 @@ describe('admin API', () => {
     expect(detail.user.status).toBe('suspended');
     expect(detail.sessions).toEqual([]);
     expect(detail.events.find((e: { type: string }) => e.type === 'user_suspended').details).toMatchObject({ before: { status: 'active' }, after: { status: 'suspended' } });
+    // His refused sign-in is in his own audit trail, with the reason.
+    expect(detail.events.find((e: { type: string }) => e.type === 'sign_in_failed')).toMatchObject({ outcome: 'failure', details: { code: 'account_suspended', reason: 'account_suspended' } });
     expect(await send(alice.browser, 'POST', `/api/admin/users/${bob.me.user.id}/reactivate`, alice.csrf).then((r) => r.status)).toBe(204);
     expect((await signIn('bob@example.com', 'bob')).me.user.email).toBe('bob@example.com');
   });
@@ -167,6 +170,13 @@ describe('admin API', () => {
     expect(signIns.events.length).toBeGreaterThan(0);
     expect(signIns.events.every((e: { type: string }) => e.type === 'sign_in')).toBe(true);
     expect(signIns.events[0].actor.email).toMatch(/@example\.com$/);
+    // The user filter takes an email as well as an id; an email that names nobody finds nothing (never everything).
+    const byEmail = JSON.parse((await alice.browser.request(`${portal}/api/admin/audit?userId=${encodeURIComponent('Alice@Example.com')}&pageSize=50`)).body);
+    const byId = JSON.parse((await alice.browser.request(`${portal}/api/admin/audit?userId=${alice.me.user.id}&pageSize=50`)).body);
+    expect(byEmail.total).toBeGreaterThan(0);
+    expect(byEmail.total).toBe(byId.total);
+    const nobody = JSON.parse((await alice.browser.request(`${portal}/api/admin/audit?userId=${encodeURIComponent('nobody@example.com')}`)).body);
+    expect(nobody.total).toBe(0);
     const csv = await alice.browser.request(`${portal}/api/admin/audit.csv?type=sign_in`);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.headers.get('content-disposition')).toMatch(/attachment; filename="gatehouse-audit-/);
@@ -201,6 +211,9 @@ describe('admin API', () => {
       expect(JSON.parse(clash.body).detail).toContain('another app already uses');
       expect((await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, definition)).status).toBe(201);
 
+      // Where the read-only ones come from: no file here (the configuration was given, not read), said as null.
+      const source = JSON.parse((await alice.browser.request(`${portal}/api/admin/config`)).body);
+      expect(source.config).toMatchObject({ file: null, lastReload: null });
       const listed = JSON.parse((await alice.browser.request(`${portal}/api/admin/apps`)).body).apps;
       expect(listed.map((a: { id: string; source: string }) => [a.id, a.source])).toEqual([['cfg', 'config'], ['reports', 'console']]);
       expect((await send(alice.browser, 'DELETE', '/api/admin/apps/cfg', alice.csrf)).status).toBe(409);
@@ -211,6 +224,16 @@ describe('admin API', () => {
       expect(verdict).toMatchObject({ allow: false, reason: 'denied: no allow rule matched' });
       const typed = JSON.parse((await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', subject: { email: 'x@example.com', groups: ['admins'] } })).body);
       expect(typed).toMatchObject({ allow: true, reason: 'allowed by allow[0]: groups admins' });
+      // A draft policy from the form is tested before it is saved, and the saved one is left as it was.
+      const draft = { allow: [{ groups: ['admins'] }, { emails: ['bob@example.com'] }], deny: [] };
+      const drafted = JSON.parse((await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', userId: bob.me.user.id, policy: draft })).body);
+      expect(drafted).toMatchObject({ allow: true, decidedBy: { list: 'allow', index: 1 } });
+      const savedStill = JSON.parse((await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', userId: bob.me.user.id })).body);
+      expect(savedStill.allow).toBe(false);
+      // Threat: a hand-made draft with a rule the policy language does not have is refused (400), never evaluated.
+      const badDraft = await send(alice.browser, 'POST', '/api/admin/policy-test', alice.csrf, { appId: 'reports', userId: bob.me.user.id, policy: { allow: [{ roles: ['root'] }] } });
+      expect(badDraft.status).toBe(400);
+      expect(JSON.parse(badDraft.body).code).toBe('bad_request');
 
       // Through the proxy right away: alice allowed, bob denied; then open it to staff and bob gets in.
       const appUrl = `http://reports.localhost:${new URL(portal).port}/`;

@@ -150,6 +150,16 @@ describe('linking another provider', () => {
 
     const activity = JSON.parse((await browser.request(`${portal}/api/me/activity`)).body).events.map((e: { type: string }) => e.type);
     expect(activity).toEqual(expect.arrayContaining(['sign_in', 'identity_linked', 'identity_unlinked']));
+    // Paged: a page of 2, then the next, newest first, and the total to page through.
+    const first = JSON.parse((await browser.request(`${portal}/api/me/activity?pageSize=2`)).body);
+    const second = JSON.parse((await browser.request(`${portal}/api/me/activity?pageSize=2&page=2`)).body);
+    expect(first).toMatchObject({ page: 1, pageSize: 2 });
+    expect(first.events).toHaveLength(2);
+    expect(first.total).toBeGreaterThanOrEqual(3);
+    expect(second.events[0].id).not.toBe(first.events[0].id);
+    expect(Date.parse(second.events[0].time)).toBeLessThanOrEqual(Date.parse(first.events[1].time));
+    // Threat: a page size past the limit is refused, not served (no unbounded read of the audit table).
+    expect((await browser.request(`${portal}/api/me/activity?pageSize=5000`)).status).toBe(400);
   });
 
   // Threat: account takeover by linking. An identity that belongs to another user is never moved.

@@ -4,6 +4,7 @@ import { IconSettings, IconShieldLock } from '@tabler/icons-react';
 import { Link, Outlet, useLocation, useMatches, useNavigation } from 'react-router';
 import { PRODUCT_NAME } from '../config/product';
 import { useSession } from '../features/auth/api/getSession';
+import { UserMenu } from '../features/auth/components/UserMenu';
 import classes from './RootLayout.module.css';
 
 export const MAIN_CONTENT_ID = 'main-content';
@@ -41,8 +42,8 @@ function AdminLink() {
 }
 
 /**
- * The frame of every page: a skip link, the header with the product name (and "Admin" for admins), and
- * the `<main>` landmark.
+ * The frame of every page: a skip link, the header with the product name (and "Admin" for admins, and
+ * the signed-in person's menu), and the `<main>` landmark.
  */
 export function RootLayout() {
   const navigation = useNavigation();
@@ -67,7 +68,10 @@ export function RootLayout() {
                 </Text>
               </Group>
             </Anchor>
-            <AdminLink />
+            <Group gap="xs" wrap="nowrap">
+              <AdminLink />
+              <UserMenu />
+            </Group>
           </Group>
         </Container>
       </AppShell.Header>

@@ -1,7 +1,7 @@
 import { pages } from '@gatehouse/contract';
-import { Button, Group, Stack, Text, Title } from '@mantine/core';
+import { Button, Text } from '@mantine/core';
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
-import { PageTitle } from '../components/PageTitle';
+import { ErrorCard } from '../components/ErrorCard';
 import { ProblemAlert } from '../components/ProblemAlert';
 import { isApiError } from '../lib/apiClient';
 
@@ -19,9 +19,17 @@ export function RouteErrorBoundary() {
   const stale = isStaleBundle(error);
   const notFound = isRouteErrorResponse(error) && error.status === 404;
   return (
-    <Stack gap="lg" maw={560} mx="auto">
-      <PageTitle title={notFound ? 'Page not found' : 'Something went wrong'} />
-      <Title order={1}>{notFound ? 'Page not found' : 'Something went wrong'}</Title>
+    <ErrorCard
+      title={notFound ? 'Page not found' : 'Something went wrong'}
+      actions={
+        <>
+          <Button onClick={() => window.location.reload()}>Reload the page</Button>
+          <Button component={Link} to={pages.home.href()} variant="default">
+            Back to your apps
+          </Button>
+        </>
+      }
+    >
       {stale ? (
         <Text>Gatehouse was updated while this page was open. Reload the page to continue.</Text>
       ) : isApiError(error) ? (
@@ -29,12 +37,6 @@ export function RouteErrorBoundary() {
       ) : (
         <Text>{notFound ? 'There is nothing at this address.' : 'This page could not be shown. Try again in a moment.'}</Text>
       )}
-      <Group>
-        <Button onClick={() => window.location.reload()}>Reload the page</Button>
-        <Button component={Link} to={pages.home.href()} variant="default">
-          Go to the home page
-        </Button>
-      </Group>
-    </Stack>
+    </ErrorCard>
   );
 }

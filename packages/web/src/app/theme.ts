@@ -6,7 +6,11 @@ import { createTheme, type CSSVariablesResolver } from '@mantine/core';
  * - "dimmed" text one step stronger in both schemes: gray.6 on white is 3.3:1 (gray.7: 8.2:1), and
  *   dark.2 on the dark body is 4.0:1 (dark.1: 7.8:1);
  * - text of the blue "light" variant (the active admin nav link, the header's "Admin") one shade darker
- *   in light mode: blue.8 on its tint is 4.5:1 and less when hovered, blue.9 is 5.4:1.
+ *   in light mode: blue.8 on its tint is 4.5:1 and less when hovered, blue.9 is 5.4:1;
+ * - the error colour (field errors, invalid borders) darker in light mode: red.6 on white is 3.9:1,
+ *   red.8 is 5.9:1; and lighter in dark mode, where red.8 on the dark body is 2.9:1 and red.4 is 5.6:1.
+ * Modal headers are plain `div`s: Mantine's `<header>` reads as a second `banner` landmark in the
+ * accessibility tree, beside the page's own header.
  * Fonts are the system stack: no web fonts, the machine may be offline and the CSP allows none.
  */
 export const theme = createTheme({
@@ -14,6 +18,9 @@ export const theme = createTheme({
   primaryShade: { light: 8, dark: 8 },
   defaultRadius: 'md',
   cursorType: 'pointer',
+  components: {
+    ModalHeader: { defaultProps: { component: 'div' } },
+  },
 });
 
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
@@ -21,8 +28,10 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
   light: {
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
     '--mantine-color-blue-light-color': 'var(--mantine-color-blue-9)',
+    '--mantine-color-error': 'var(--mantine-color-red-8)',
   },
   dark: {
     '--mantine-color-dimmed': 'var(--mantine-color-dark-1)',
+    '--mantine-color-error': 'var(--mantine-color-red-4)',
   },
 });

@@ -1,3 +1,4 @@
+import { pagerSummary } from '../lib/pagerSummary';
 import { Group, Pagination, Text } from '@mantine/core';
 
 export interface PagerProps {
@@ -9,20 +10,18 @@ export interface PagerProps {
   onChange: (page: number) => void;
   /** What is counted, plural ("users", "events"). */
   noun: string;
+  /** The same, singular ("user", "event"). */
+  one: string;
 }
 
-const numbers = new Intl.NumberFormat();
-
 /** "Showing 51–100 of 1,234 users" and the page buttons, each with a name a screen reader can read. */
-export function Pager({ page, pageSize, total, onChange, noun }: PagerProps) {
+export function Pager({ page, pageSize, total, onChange, noun, one }: PagerProps) {
   const pages = Math.max(1, Math.ceil(total / pageSize));
-  const first = total === 0 ? 0 : (page - 1) * pageSize + 1;
-  const last = Math.min(total, page * pageSize);
   const labels = { first: 'First page', previous: 'Previous page', next: 'Next page', last: 'Last page' } as const;
   return (
     <Group justify="space-between" gap="sm">
       <Text size="sm" c="dimmed">
-        {total === 0 ? `No ${noun}` : `Showing ${numbers.format(first)}–${numbers.format(last)} of ${numbers.format(total)} ${noun}`}
+        {pagerSummary({ page, pageSize, total, noun, one })}
       </Text>
       {pages > 1 && (
         <nav aria-label={`Pages of ${noun}`}>

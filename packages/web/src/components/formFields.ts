@@ -36,12 +36,15 @@ export interface CheckedSubmitOptions<T> {
  */
 export function useCheckedSubmit<T>({ disabled, check, onSubmit }: CheckedSubmitOptions<T>) {
   const [problems, setProblems] = useState<string[]>([]);
+  // Counts submits, so a form can react to each one (focus the first problem again) even when the problems are the same.
+  const [attempt, setAttempt] = useState(0);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (disabled) return;
     const checked = check();
     setProblems(checked.problems);
+    setAttempt((count) => count + 1);
     if (checked.problems.length === 0) onSubmit(checked.value);
   };
-  return { problems, submit };
+  return { problems, submit, attempt };
 }

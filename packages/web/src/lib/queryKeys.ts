@@ -30,4 +30,5 @@ export const adminQueryKeys = {
   providerPresets: ['admin', 'provider-presets'] as const,
   providerTest: (providerId: string, testId: string) => ['admin', 'providers', 'tests', providerId, testId] as const,
   signInSettings: ['admin', 'sign-in-settings'] as const,
+  config: ['admin', 'config'] as const,
 };

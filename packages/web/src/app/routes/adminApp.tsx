@@ -1,6 +1,5 @@
 import { pages, type AdminApp } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { IconFileCode } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams, type LoaderFunctionArgs } from 'react-router';
@@ -13,10 +12,42 @@ import { BackToApps } from '../../features/adminApps/components/BackToApps';
 import { DeleteAppDialog } from '../../features/adminApps/components/DeleteAppDialog';
 import { PolicyTester } from '../../features/adminApps/components/PolicyTester';
 import { SourceBadge } from '../../components/SourceBadge';
-import { appToForm } from '../../features/adminApps/utils/policyForm';
+import { appToForm, formToPolicy } from '../../features/adminApps/utils/policyForm';
+import { confirmSaved } from '../../lib/confirm';
 import { UserSelect } from '../../features/users/components/UserSelect';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
+import { useConfigBadge } from '../../features/config/api/getConfigState';
+import { ConfigSummary } from '../../features/config/components/ConfigSummary';
+import { describeRule } from '../../features/adminApps/utils/policySummary';
 import { ensureSession } from '../ensureSession';
+
+/** An app from the configuration, as the summary lists it: in the form's words. */
+function appFacts(app: AdminApp) {
+  const options = [
+    app.websockets && 'WebSockets',
+    app.corsPreflight && 'CORS preflight',
+    app.preserveHost && 'Preserve Host',
+    app.passAccessToken && 'Pass access token',
+    app.compress && 'Compress answers',
+  ].filter(Boolean);
+  const rules = (kind: 'Allow' | 'Deny', list: AdminApp['policy']['allow']) =>
+    list.length > 0 ? list.map((rule, index) => <div key={index}>{`${kind} rule ${index + 1}: ${describeRule(rule)}`}</div>) : 'None';
+  return [
+    { label: 'Id', value: app.id },
+    { label: 'Name', value: app.name },
+    { label: 'Public URL', value: app.publicUrl },
+    { label: 'Upstream', value: app.upstream },
+    { label: 'Public paths', value: app.publicPaths.length > 0 ? app.publicPaths.join(', ') : 'None' },
+    { label: 'Proxy options', value: options.length > 0 ? options.join(', ') : 'None' },
+    { label: 'Allow rules', value: rules('Allow', app.policy.allow) },
+    { label: 'Deny rules', value: rules('Deny', app.policy.deny) },
+  ];
+}
+
+/** The app's entry as the configuration file has it (no `source`: that is the console's). */
+function appEntry({ source: _source, ...definition }: AdminApp): Record<string, unknown> {
+  return definition;
+}
 
 export const clientLoader =
   (queryClient: QueryClient) =>
@@ -31,8 +62,15 @@ function AppPage({ app }: { app: AdminApp }) {
   const navigate = useNavigate();
   const [deleting, setDeleting] = useState(false);
   const [initialValues] = useState(() => appToForm(app));
+  // The form's values as they are now: the policy tester tests them before they are saved.
+  const [draft, setDraft] = useState(initialValues);
   const readOnly = app.source === 'config';
+  const configBadge = useConfigBadge();
   const toList = () => void navigate(pages.adminApps.href());
+  const saved = (definition: { name: string }) => {
+    confirmSaved('Saved', `${definition.name} is saved; it counts from the next request.`);
+    toList();
+  };
 
   return (
     <Stack gap="lg">
@@ -41,27 +79,33 @@ function AppPage({ app }: { app: AdminApp }) {
       <Stack gap={4}>
         <Group gap="sm" align="center">
           <Title order={1}>{app.name}</Title>
-          <SourceBadge source={app.source} />
+          <SourceBadge source={app.source} configLabel={configBadge} />
         </Group>
         <Text c="dimmed" size="sm">
           {app.id} · {app.publicUrl}
         </Text>
       </Stack>
-      {readOnly && (
-        <Alert color="gray" variant="light" icon={<IconFileCode aria-hidden />} title="Defined in gatehouse.yaml">
-          This app comes from the configuration file, so it can&apos;t be changed or deleted here. Edit its entry under{' '}
-          <code>apps:</code> in gatehouse.yaml and restart Gatehouse. You can still test its policy below.
-        </Alert>
-      )}
-      <AppForm
-        initialValues={initialValues}
-        isNew={false}
-        readOnly={readOnly}
-        saving={update.isPending}
-        error={update.error ?? undefined}
-        onSubmit={(definition) => update.mutate(definition, { onSuccess: toList })}
-        actions={
-          readOnly ? undefined : (
+      {readOnly ? (
+        <ConfigSummary
+          list="apps"
+          facts={appFacts(app)}
+          entry={appEntry(app)}
+          howToChange={
+            <>
+              Read-only here: edit its entry under <code>apps:</code> in the configuration file and restart Gatehouse. You can still test its
+              policy below.
+            </>
+          }
+        />
+      ) : (
+        <AppForm
+          initialValues={initialValues}
+          isNew={false}
+          saving={update.isPending}
+          error={update.error ?? undefined}
+          onSubmit={(definition) => update.mutate(definition, { onSuccess: saved })}
+          onValuesChange={setDraft}
+          actions={
             <>
               <Button component={Link} to={pages.adminApps.href()} variant="default">
                 Cancel
@@ -70,10 +114,13 @@ function AppPage({ app }: { app: AdminApp }) {
                 Delete app
               </Button>
             </>
-          )
-        }
-      />
-      <PolicyTester appId={app.id} renderUserPicker={(props) => <UserSelect value={props.value} onChange={(userId) => props.onChange(userId)} />} />
+          }
+        />
+      )}
+      <PolicyTester
+        appId={app.id}
+        policy={formToPolicy(draft)}
+        renderUserPicker={(props) => <UserSelect value={props.value} onChange={(userId) => props.onChange(userId)} />} />
       {!readOnly && <DeleteAppDialog opened={deleting} app={app} onClose={() => setDeleting(false)} onDeleted={toList} />}
     </Stack>
   );

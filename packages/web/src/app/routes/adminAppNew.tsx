@@ -9,6 +9,7 @@ import { AppForm } from '../../features/adminApps/components/AppForm';
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
 import { emptyAppForm } from '../../features/adminApps/utils/policyForm';
 import { ensureSession } from '../ensureSession';
+import { confirmSaved } from '../../lib/confirm';
 
 export const clientLoader =
   (queryClient: QueryClient) =>
@@ -37,7 +38,14 @@ export default function AdminAppNewRoute() {
         isNew
         saving={create.isPending}
         error={create.error ?? undefined}
-        onSubmit={(app) => create.mutate(app, { onSuccess: () => void navigate(pages.adminApps.href()) })}
+        onSubmit={(app) =>
+          create.mutate(app, {
+            onSuccess: (created) => {
+              confirmSaved('App created', `${created.name} is live at ${created.publicUrl}.`);
+              void navigate(pages.adminApps.href());
+            },
+          })
+        }
         actions={
           <Button component={Link} to={pages.adminApps.href()} variant="default">
             Cancel

@@ -9,6 +9,7 @@ import { TableSkeleton } from '../../components/TableSkeleton';
 import { adminAppsQueryOptions, useAdminApps } from '../../features/adminApps/api/getAdminApps';
 import { AppsTable } from '../../features/adminApps/components/AppsTable';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
+import { useConfigBadge } from '../../features/config/api/getConfigState';
 import { ensureSession } from '../ensureSession';
 
 export const clientLoader =
@@ -22,6 +23,7 @@ export const clientLoader =
 /** `/admin/apps`: every protected app, where it lives and who may open it. */
 export default function AdminAppsRoute() {
   const apps = useAdminApps();
+  const configBadge = useConfigBadge();
   return (
     <Stack gap="lg">
       <PageTitle title="Apps" />
@@ -29,7 +31,7 @@ export default function AdminAppsRoute() {
         <Stack gap={4}>
           <Title order={1}>Apps</Title>
           <Text c="dimmed" size="sm">
-            The apps Gatehouse protects. Apps from gatehouse.yaml are shown read-only; change them in the file.
+            The apps Gatehouse protects. Apps from the configuration are shown read-only; change them there.
           </Text>
         </Stack>
         <Button component={Link} to={pages.adminAppNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>
@@ -45,7 +47,7 @@ export default function AdminAppsRoute() {
           onRetry={isForbidden(apps.error) ? undefined : () => void apps.refetch()}
         />
       ) : (
-        <AppsTable apps={apps.data} />
+        <AppsTable apps={apps.data} configLabel={configBadge} />
       )}
     </Stack>
   );

@@ -1,9 +1,12 @@
 import { pages } from '@gatehouse/contract';
-import { Alert, Button, Stack, Title } from '@mantine/core';
+import '@mantine/notifications/styles.css';
+import { Alert, Button } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
 import { IconLock } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { Link, Outlet, type LoaderFunctionArgs } from 'react-router';
-import { PageTitle } from '../../components/PageTitle';
+import { ErrorCard } from '../../components/ErrorCard';
+import { SignOutButton } from '../../features/auth/components/SignOutButton';
 import { AdminNav } from '../AdminNav';
 import { RequireSession } from '../RequireSession';
 import { ensureSession } from '../ensureSession';
@@ -22,18 +25,21 @@ export const clientLoader =
  */
 function NotAnAdmin() {
   return (
-    <Stack gap="lg" maw={560}>
-      <PageTitle title="Not allowed" />
-      <Title order={1}>Admins only</Title>
+    <ErrorCard
+      title="Admins only"
+      actions={
+        <>
+          <Button component={Link} to={pages.home.href()}>
+            Back to your apps
+          </Button>
+          <SignOutButton />
+        </>
+      }
+    >
       <Alert color="red" icon={<IconLock aria-hidden />} title="You don't have access to the admin console">
         Only Gatehouse admins can open these pages. Ask an admin if you need access.
       </Alert>
-      <div>
-        <Button component={Link} to={pages.home.href()} variant="default">
-          Go to the home page
-        </Button>
-      </div>
-    </Stack>
+    </ErrorCard>
   );
 }
 
@@ -44,6 +50,8 @@ export default function AdminLayout() {
       {({ user }) =>
         user.admin ? (
           <div className={classes.layout}>
+            {/* Confirmations of saves ("Saved"), announced politely; only the console has them. */}
+            <Notifications position="top-right" />
             <aside className={classes.aside}>
               <AdminNav />
             </aside>

@@ -1,6 +1,6 @@
 import { pages, type AdminProvider, type ProviderPreset } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { IconAlertTriangle, IconEyeOff, IconFileCode } from '@tabler/icons-react';
+import { IconAlertTriangle, IconEyeOff } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams, type LoaderFunctionArgs } from 'react-router';
@@ -17,10 +17,60 @@ import { ProviderForm } from '../../features/adminProviders/components/ProviderF
 import { ProviderStatusBadge } from '../../features/adminProviders/components/ProviderStatusBadge';
 import { PublicationBadge } from '../../features/adminProviders/components/PublicationBadge';
 import { PublishProviderDialog } from '../../features/adminProviders/components/PublishProviderDialog';
+import { RegisterAtProvider } from '../../features/adminProviders/components/RegisterAtProvider';
 import { TestSignInButton } from '../../features/adminProviders/components/TestSignInButton';
 import { providerToForm } from '../../features/adminProviders/utils/providerForm';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
+import { useConfigBadge } from '../../features/config/api/getConfigState';
+import { ConfigSummary } from '../../features/config/components/ConfigSummary';
 import { ensureSession } from '../ensureSession';
+
+const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
+
+/** A provider from the configuration, as the summary lists it: in the form's words, never a credential. */
+function providerFacts(provider: AdminProvider) {
+  const options = Object.entries(provider.options).map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`);
+  return [
+    { label: 'Id', value: provider.id },
+    { label: 'Name', value: provider.name },
+    { label: 'Kind', value: provider.kind },
+    ...(options.length > 0 ? [{ label: 'Options', value: options.join('; ') }] : []),
+    { label: 'Issuer', value: provider.issuer },
+    { label: 'Client id', value: provider.clientId },
+    { label: 'Client authentication', value: provider.clientAuthMethod },
+    { label: 'Credential', value: provider.hasClientSecret || provider.hasPrivateKey ? 'Set in the configuration (not shown)' : 'None' },
+    { label: 'Scopes', value: provider.scopes.join(' ') },
+    { label: 'Allowed email domains', value: provider.allowedDomains.length > 0 ? provider.allowedDomains.join(', ') : 'Any' },
+    { label: 'Create users', value: yesNo(provider.createUsers) },
+    { label: 'Trust its email', value: yesNo(provider.trustEmail) },
+    { label: 'Trust its groups', value: provider.trustGroups ? 'Yes' : provider.groupPrefix ? `Only prefixed ${provider.groupPrefix}` : 'No' },
+    { label: 'Pushed authorization requests', value: provider.pushedAuthorizationRequests },
+    { label: 'Redirect URI', value: provider.redirectUri },
+  ];
+}
+
+/** The provider's entry as the configuration file would have it, without its credential (the console never has it). */
+function providerEntry(provider: AdminProvider): Record<string, unknown> {
+  return {
+    id: provider.id,
+    name: provider.name,
+    ...(provider.kind === 'oidc' ? {} : { kind: provider.kind }),
+    ...provider.options,
+    issuer: provider.issuer,
+    clientId: provider.clientId,
+    clientAuthMethod: provider.clientAuthMethod,
+    scopes: provider.scopes,
+    claims: provider.claims,
+    allowedDomains: provider.allowedDomains,
+    createUsers: provider.createUsers,
+    trustEmail: provider.trustEmail,
+    assumeEmailVerified: provider.assumeEmailVerified,
+    trustGroups: provider.trustGroups,
+    groupPrefix: provider.groupPrefix,
+    pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
+    authorizationParams: provider.authorizationParams,
+  };
+}
 
 export const clientLoader =
   (queryClient: QueryClient) =>
@@ -39,6 +89,7 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
   // Its kind stays as it is; the kind's own fields start from what is stored.
   const [values, setValues] = useState(() => providerToForm(provider, preset));
   const readOnly = provider.source === 'config';
+  const configBadge = useConfigBadge();
   const inUse = provider.linkedIdentities > 0;
   const toList = () => void navigate(pages.adminProviders.href());
 
@@ -50,7 +101,7 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
         <Stack gap={4} miw={0}>
           <Group gap="sm" align="center">
             <Title order={1}>{provider.name}</Title>
-            <SourceBadge source={provider.source} />
+            <SourceBadge source={provider.source} configLabel={configBadge} />
             <ProviderStatusBadge provider={provider} />
             <PublicationBadge provider={provider} />
           </Group>
@@ -96,12 +147,22 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
           </Stack>
         </Alert>
       )}
-      {readOnly && (
-        <Alert color="gray" variant="light" icon={<IconFileCode aria-hidden />} title="Defined in gatehouse.yaml">
-          This provider comes from the configuration file, so it can&apos;t be changed, turned off or deleted here. Edit its entry under{' '}
-          <code>providers:</code> in gatehouse.yaml and restart Gatehouse. You can still test its sign-in.
-        </Alert>
-      )}
+      {readOnly ? (
+        <ConfigSummary
+          list="providers"
+          facts={providerFacts(provider)}
+          entry={providerEntry(provider)}
+          howToChange={
+            <>
+              Read-only here: edit its entry under <code>providers:</code> in the configuration file, then reload it (Providers page) or restart
+              Gatehouse. Its credential is not shown. You can still test its sign-in.
+            </>
+          }
+        />
+      ) : null}
+      {readOnly ? (
+        <RegisterAtProvider origin={window.location.origin} providerId={provider.id} />
+      ) : (
       <ProviderForm
         values={values}
         onChange={setValues}
@@ -132,6 +193,7 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
           )
         }
       />
+      )}
       {!readOnly && <PublishProviderDialog opened={publishing} provider={provider} onClose={() => setPublishing(false)} />}
       {!readOnly && <DeleteProviderDialog opened={deleting} provider={provider} onClose={() => setDeleting(false)} onDeleted={toList} />}
     </Stack>

@@ -4,6 +4,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { Link, useParams, type LoaderFunctionArgs } from 'react-router';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
+import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
 import { providerTestQueryOptions, useProviderTest } from '../../features/adminProviders/api/getProviderTest';
 import { BackToProviders } from '../../features/adminProviders/components/BackToProviders';
 import { TestResultCard } from '../../features/adminProviders/components/TestResultCard';
@@ -16,6 +17,7 @@ export const clientLoader =
   async ({ request, params }: LoaderFunctionArgs) => {
     await ensureSession(queryClient, request);
     if (params.providerId && params.testId) void queryClient.prefetchQuery(providerTestQueryOptions(params.providerId, params.testId));
+    void queryClient.prefetchQuery(adminProvidersQueryOptions());
     return null;
   };
 
@@ -23,7 +25,10 @@ export const clientLoader =
 export default function AdminProviderTestRoute() {
   const { providerId = '', testId = '' } = useParams();
   const test = useProviderTest(providerId, testId);
-  const name = test.data?.provider.name ?? providerId;
+  const providers = useAdminProviders();
+  // "Test again" and the way back only for a provider that exists: never a link to a page that is a 404.
+  const provider = providers.data?.find((candidate) => candidate.id === providerId);
+  const name = provider?.name ?? test.data?.provider.name ?? providerId;
 
   return (
     <Stack gap="lg">
@@ -45,12 +50,24 @@ export default function AdminProviderTestRoute() {
       ) : (
         <TestResultCard result={test.data} />
       )}
-      <Group gap="md">
-        <TestSignInButton providerId={providerId} label="Test again" />
-        <Anchor component={Link} to={pages.adminProvider.href(providerId)} size="sm" fw={600}>
-          Back to {name}
-        </Anchor>
-      </Group>
+      {provider ? (
+        <Group gap="md">
+          <TestSignInButton providerId={providerId} label="Test again" />
+          <Anchor component={Link} to={pages.adminProvider.href(providerId)} size="sm" fw={600}>
+            Back to {name}
+          </Anchor>
+        </Group>
+      ) : (
+        providers.isSuccess && (
+          <Alert color="gray" title={`There is no provider “${providerId}”`}>
+            It may have been deleted. Pick one from{' '}
+            <Anchor component={Link} to={pages.adminProviders.href()}>
+              all providers
+            </Anchor>
+            .
+          </Alert>
+        )
+      )}
     </Stack>
   );
 }

@@ -12,6 +12,7 @@ import { ProvidersTable } from '../../features/adminProviders/components/Provide
 import { ReloadConfigCard } from '../../features/adminProviders/components/ReloadConfigCard';
 import { SignInSettingsCard } from '../../features/adminProviders/components/SignInSettingsCard';
 import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
+import { useConfigBadge } from '../../features/config/api/getConfigState';
 import { ensureSession } from '../ensureSession';
 
 export const clientLoader =
@@ -26,6 +27,7 @@ export const clientLoader =
 /** `/admin/providers`: the identity providers people sign in with, and who may sign in at all. */
 export default function AdminProvidersRoute() {
   const providers = useAdminProviders();
+  const configBadge = useConfigBadge();
   return (
     <Stack gap="lg">
       <PageTitle title="Providers" />
@@ -33,7 +35,7 @@ export default function AdminProvidersRoute() {
         <Stack gap={4}>
           <Title order={1}>Providers</Title>
           <Text c="dimmed" size="sm">
-            The identity providers people sign in with. Providers from gatehouse.yaml are shown read-only; change them in the file, then reload it.
+            The identity providers people sign in with. Providers from the configuration are shown read-only; change them in its file, then reload it.
           </Text>
         </Stack>
         <Button component={Link} to={pages.adminProviderNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>
@@ -50,7 +52,7 @@ export default function AdminProvidersRoute() {
           onRetry={isForbidden(providers.error) ? undefined : () => void providers.refetch()}
         />
       ) : (
-        <ProvidersTable providers={providers.data} />
+        <ProvidersTable providers={providers.data} configLabel={configBadge} />
       )}
       <SignInSettingsCard />
     </Stack>

@@ -1,12 +1,13 @@
 import type { ActivityEvent } from '@gatehouse/contract';
 import { Box, Card, Group, Skeleton, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconActivity, IconLink, IconLogin2, IconLogout, IconPlugConnectedX, IconUnlink } from '@tabler/icons-react';
-import { useId, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { DateTime } from '../../../components/DateTime';
+import { Pager } from '../../../components/Pager';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { isUnauthenticated } from '../../../lib/apiClient';
 import { formatRelativeTime } from '../../../lib/formatRelativeTime';
-import { useActivity } from '../api/getActivity';
+import { ACTIVITY_PAGE_SIZE, useActivity } from '../api/getActivity';
 import { describeActivity, type ActivityKind } from '../utils/describeActivity';
 
 const KIND_ICONS: Record<ActivityKind, typeof IconActivity> = {
@@ -52,7 +53,8 @@ function ActivityItem({ event }: { event: ActivityEvent }) {
 /** The account page's "Recent activity": the latest sign-ins, sign-outs and account changes. */
 export function ActivitySection() {
   const headingId = useId();
-  const activity = useActivity();
+  const [page, setPage] = useState(1);
+  const activity = useActivity(page);
 
   let content: ReactNode;
   if (activity.isPending || isUnauthenticated(activity.error)) {
@@ -73,11 +75,14 @@ export function ActivitySection() {
     );
   } else {
     content = (
-      <Box component="ol" m={0} p={0} style={{ listStyle: 'none', display: 'flex', flexDirection: 'column', gap: 'var(--mantine-spacing-md)' }}>
-        {activity.data.events.map((event) => (
-          <ActivityItem key={event.id} event={event} />
-        ))}
-      </Box>
+      <>
+        <Box component="ol" m={0} p={0} style={{ listStyle: 'none', display: 'flex', flexDirection: 'column', gap: 'var(--mantine-spacing-md)' }}>
+          {activity.data.events.map((event) => (
+            <ActivityItem key={event.id} event={event} />
+          ))}
+        </Box>
+        <Pager page={page} pageSize={ACTIVITY_PAGE_SIZE} total={activity.data.total} onChange={setPage} noun="events" one="event" />
+      </>
     );
   }
 

@@ -1,11 +1,19 @@
 import { Stack, Switch, Textarea, TextInput } from '@mantine/core';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { formFields, useCheckedSubmit } from '../../../components/formFields';
 import { FormActions, FormErrors, LockedFields } from '../../../components/FormParts';
 import { Section } from '../../../components/Section';
+import { isApiError } from '../../../lib/apiClient';
+import { validationProblems } from '../../../lib/validationProblems';
 import type { AppDefinition } from '../api/getAdminApps';
-import { formProblems, formToApp, type AppFormValues } from '../utils/policyForm';
+import { appFormErrors, formProblems, hasAppFormErrors } from '../utils/appProblems';
+import { formToApp, type AppFormValues } from '../utils/policyForm';
 import { RuleListEditor } from './PolicyEditor';
+
+/** The server's 400 as "path: message" lines, to place beside the fields; other failures stay whole. */
+function serverProblems(error: unknown): string[] {
+  return isApiError(error) && error.status === 400 ? validationProblems(error.detail) : [];
+}
 
 export interface AppFormProps {
   initialValues: AppFormValues;
@@ -17,15 +25,21 @@ export interface AppFormProps {
   /** The failed save, if any; a 400's detail is listed field by field. */
   error?: unknown;
   onSubmit: (app: AppDefinition) => void;
+  /** Each change, as typed (the page's policy tester tests the draft). */
+  onValuesChange?: (values: AppFormValues) => void;
   /** Beside "Save" (e.g. "Cancel", "Delete"). */
   actions?: ReactNode;
 }
 
 /** An app's definition: where it lives, how it is proxied, and who may open it (allow and deny rules). */
-export function AppForm({ initialValues, isNew, readOnly = false, saving = false, error, onSubmit, actions }: AppFormProps) {
+export function AppForm({ initialValues, isNew, readOnly = false, saving = false, error, onSubmit, onValuesChange, actions }: AppFormProps) {
   const [values, setValues] = useState(initialValues);
-  const { set, text, toggle } = formFields(values, setValues);
-  const { problems, submit } = useCheckedSubmit({
+  const change = (next: AppFormValues) => {
+    setValues(next);
+    onValuesChange?.(next);
+  };
+  const { set, text, toggle } = formFields(values, change);
+  const { problems, submit, attempt } = useCheckedSubmit({
     disabled: readOnly,
     check: () => {
       const app = formToApp(values);
@@ -33,11 +47,23 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
     },
     onSubmit,
   });
+  // The form's own findings while there are any, else the server's: each beside its field, in words.
+  const errors = useMemo(() => appFormErrors(problems.length > 0 ? problems : serverProblems(error)), [problems, error]);
+  const formRef = useRef<HTMLFormElement>(null);
+  // After each failed submit (or a refused save), the first field to fix takes the focus.
+  useEffect(() => {
+    if (!hasAppFormErrors(errors)) return;
+    formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], [data-rule-error] textarea, [data-rule-error] input')?.focus();
+  }, [errors, attempt]);
+  // Above the form: what belongs to no field, and a pointer to the fields marked below.
+  const marked = hasAppFormErrors({ ...errors, other: [] });
+  const summary = [...errors.other, ...(marked ? ['Fix the fields marked below.'] : [])];
+  const fieldError = (field: keyof typeof errors.fields) => ({ error: errors.fields[field] });
 
   return (
-    <form onSubmit={submit} noValidate aria-label={isNew ? 'New app' : `App ${initialValues.name}`}>
+    <form ref={formRef} onSubmit={submit} noValidate aria-label={isNew ? 'New app' : `App ${initialValues.name}`}>
       <LockedFields locked={readOnly || saving} gap="lg">
-        <FormErrors title="The app could not be saved" problems={problems} error={error} />
+        <FormErrors title="The app could not be saved" problems={summary} error={summary.length > 0 || serverProblems(error).length > 0 ? undefined : error} />
         <Section title="App" description="Where people reach the app, and where Gatehouse forwards them once allowed.">
           <Stack gap="md">
             {isNew && (
@@ -46,11 +72,12 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
                 description="Lowercase letters, digits and dashes; it can't be changed later."
                 required
                 {...text('id')}
+                {...fieldError('id')}
               />
             )}
-            <TextInput label="Name" required {...text('name')} />
-            <TextInput label="Public URL" description="The origin people open, such as https://wiki.example.com." required {...text('publicUrl')} />
-            <TextInput label="Upstream" description="Where allowed requests go, such as http://10.0.0.5:8080." required {...text('upstream')} />
+            <TextInput label="Name" required {...text('name')} {...fieldError('name')} />
+            <TextInput label="Public URL" description="The origin people open, such as https://wiki.example.com." required {...text('publicUrl')} {...fieldError('publicUrl')} />
+            <TextInput label="Upstream" description="Where allowed requests go, such as http://10.0.0.5:8080." required {...text('upstream')} {...fieldError('upstream')} />
             <Textarea
               label="Public paths"
               description="Paths anyone may open without signing in, one per line (such as /health or /static/*)."
@@ -58,6 +85,7 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
               minRows={2}
               maxRows={8}
               {...text('publicPaths')}
+              {...fieldError('publicPaths')}
             />
           </Stack>
         </Section>
@@ -87,10 +115,24 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
           </Stack>
         </Section>
         <Section title="Allow rules" description="Someone may open the app when any allow rule matches them and no deny rule does.">
-          <RuleListEditor kind="Allow" rules={values.allow} onChange={(rules) => set('allow', rules)} emptyText="No allow rules: nobody can open this app." />
+          <RuleListEditor
+            kind="Allow"
+            rules={values.allow}
+            onChange={(rules) => set('allow', rules)}
+            emptyText="No allow rules: nobody can open this app."
+            error={errors.lists.allow}
+            ruleErrors={errors.rules.allow}
+          />
         </Section>
         <Section title="Deny rules" description="A matching deny rule turns someone away, whatever the allow rules say.">
-          <RuleListEditor kind="Deny" rules={values.deny} onChange={(rules) => set('deny', rules)} emptyText="No deny rules." />
+          <RuleListEditor
+            kind="Deny"
+            rules={values.deny}
+            onChange={(rules) => set('deny', rules)}
+            emptyText="No deny rules."
+            error={errors.lists.deny}
+            ruleErrors={errors.rules.deny}
+          />
         </Section>
       </LockedFields>
       <FormActions submitLabel={isNew ? 'Create app' : 'Save'} readOnly={readOnly} saving={saving}>

@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { pages, type AdminApp } from '@gatehouse/contract';
 import { Anchor, Button, Text } from '@mantine/core';
 import { IconAppWindow } from '@tabler/icons-react';
@@ -7,7 +8,8 @@ import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
 import { summarizePolicy } from '../utils/policySummary';
 
-const columns: DataTableColumn<AdminApp>[] = [
+/** The table's columns; `configLabel` names where the read-only ones come from ("From gatehouse.yaml"). */
+const columnsFor = (configLabel: string): DataTableColumn<AdminApp>[] => [
   {
     key: 'name',
     header: 'Name',
@@ -35,12 +37,13 @@ const columns: DataTableColumn<AdminApp>[] = [
       </Text>
     ),
   },
-  { key: 'source', header: 'Source', cell: (app) => <SourceBadge source={app.source} /> },
+  { key: 'source', header: 'Source', cell: (app) => <SourceBadge source={app.source} configLabel={configLabel} /> },
   { key: 'policy', header: 'Policy', cell: (app) => <Text size="sm">{summarizePolicy(app.policy)}</Text> },
 ];
 
 /** Every protected app: its page, where people reach it, where it forwards to, where it is defined and who may open it. */
-export function AppsTable({ apps }: { apps: AdminApp[] }) {
+export function AppsTable({ apps, configLabel }: { apps: AdminApp[]; configLabel: string }) {
+  const columns = useMemo(() => columnsFor(configLabel), [configLabel]);
   return (
     <DataTable
       columns={columns}

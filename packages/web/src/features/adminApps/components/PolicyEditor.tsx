@@ -15,18 +15,23 @@ const LIST_HINTS: Record<string, string> = {
 function RuleRow({
   rule,
   label,
+  error,
   onChange,
   onRemove,
 }: {
   rule: RuleFormValues;
   /** "Allow rule 1": the fieldset's legend, and what the remove button names. */
   label: string;
+  /** What is wrong with this rule, in words. */
+  error: string | undefined;
   onChange: (next: RuleFormValues) => void;
   onRemove: () => void;
 }) {
   const { set, text } = formFields(rule, onChange);
+  // The rule's problem is its value's: shown under the value's input, and read out with it.
+  const invalid = { error };
   return (
-    <Fieldset legend={label} variant="filled" data-rule-kind={rule.kind}>
+    <Fieldset legend={label} variant="filled" data-rule-kind={rule.kind} data-rule-error={error ? '' : undefined}>
       <Group align="flex-start" gap="sm" wrap="wrap">
         <Select
           label="Kind"
@@ -44,7 +49,7 @@ function RuleRow({
           </Text>
         ) : rule.kind === 'claim' ? (
           <>
-            <TextInput label="Claim name" {...text('claimName')} style={{ flex: '1 1 160px' }} />
+            <TextInput label="Claim name" {...text('claimName')} {...invalid} style={{ flex: '1 1 160px' }} />
             <TextInput label="Claim value" {...text('claimValue')} style={{ flex: '1 1 160px' }} />
           </>
         ) : (
@@ -55,6 +60,7 @@ function RuleRow({
             minRows={1}
             maxRows={6}
             {...text('values')}
+            {...invalid}
             style={{ flex: '1 1 260px' }}
           />
         )}
@@ -62,6 +68,11 @@ function RuleRow({
           <IconTrash size={18} aria-hidden />
         </ActionIcon>
       </Group>
+      {error && rule.kind === 'anyUser' && (
+        <Text size="sm" c="var(--mantine-color-error)" mt="xs">
+          {error}
+        </Text>
+      )}
     </Fieldset>
   );
 }
@@ -73,10 +84,14 @@ export interface RuleListEditorProps {
   onChange: (rules: RuleFormValues[]) => void;
   /** Shown when there are no rules. */
   emptyText: string;
+  /** What is wrong with the list as a whole ("Add at least one allow rule"). */
+  error?: string | undefined;
+  /** What is wrong with each rule, by its place in the list. */
+  ruleErrors?: Record<number, string>;
 }
 
 /** One list of rules (allow or deny): a kind and its value per rule, rules added and removed. */
-export function RuleListEditor({ kind, rules, onChange, emptyText }: RuleListEditorProps) {
+export function RuleListEditor({ kind, rules, onChange, emptyText, error, ruleErrors = {} }: RuleListEditorProps) {
   return (
     <Stack gap="sm">
       {rules.length === 0 && (
@@ -84,11 +99,17 @@ export function RuleListEditor({ kind, rules, onChange, emptyText }: RuleListEdi
           {emptyText}
         </Text>
       )}
+      {error && (
+        <Text size="sm" c="var(--mantine-color-error)" data-list-error="">
+          {error}
+        </Text>
+      )}
       {rules.map((rule, index) => (
         <RuleRow
           key={rule.key}
           rule={rule}
           label={`${kind} rule ${index + 1}`}
+          error={ruleErrors[index]}
           onChange={(next) => onChange(rules.map((r) => (r.key === rule.key ? next : r)))}
           onRemove={() => onChange(rules.filter((r) => r.key !== rule.key))}
         />

@@ -1,11 +1,14 @@
+import { policySchema } from '@gatehouse/contract';
 import { Button, Group, Paper, SegmentedControl, Stack, Text, Textarea, TextInput, VisuallyHidden } from '@mantine/core';
 import { IconCircleCheck, IconCircleX } from '@tabler/icons-react';
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import classes from './PolicyTester.module.css';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Section } from '../../../components/Section';
+import type { Policy } from '../api/getAdminApps';
 import { useTestPolicy, type PolicyTestResult } from '../api/testPolicy';
 import { parseClaims, parseList } from '../utils/policyForm';
+import { describeDecision } from '../utils/policySummary';
 
 /** What the page hands in to pick a real user (the users feature's search), so this feature needs none of its own. */
 export interface UserPickerSlotProps {
@@ -15,6 +18,8 @@ export interface UserPickerSlotProps {
 
 export interface PolicyTesterProps {
   appId: string;
+  /** The policy as it stands in the form, saved or not: what is tested. */
+  policy: Policy;
   renderUserPicker: (props: UserPickerSlotProps) => ReactNode;
 }
 
@@ -33,7 +38,7 @@ function Verdict({ result }: { result: PolicyTestResult }) {
           </Text>
           <Text size="sm">
             <VisuallyHidden>Reason: </VisuallyHidden>
-            {result.reason}
+            {describeDecision(result)}
           </Text>
           <Text size="xs" c="dimmed">
             Tested as {result.subject.email}
@@ -45,8 +50,11 @@ function Verdict({ result }: { result: PolicyTestResult }) {
   );
 }
 
-/** "Test this policy": would this user (or these claims) reach the app under its saved policy, and which rule decides. */
-export function PolicyTester({ appId, renderUserPicker }: PolicyTesterProps) {
+/**
+ * "Test this policy": would this user (or these claims) reach the app under the policy as the form has
+ * it (before it is saved), and which rule decides.
+ */
+export function PolicyTester({ appId, policy, renderUserPicker }: PolicyTesterProps) {
   const [mode, setMode] = useState<Mode>('user');
   const [userId, setUserId] = useState<string | null>(null);
   const [email, setEmail] = useState('');
@@ -55,14 +63,16 @@ export function PolicyTester({ appId, renderUserPicker }: PolicyTesterProps) {
   const test = useTestPolicy();
   const modeLabelId = useId();
 
-  const ready = mode === 'user' ? Boolean(userId) : email.trim().length > 0;
+  // A draft the server would refuse is not sent: the form marks what to fix.
+  const draftValid = policySchema.safeParse(policy).success;
+  const ready = (mode === 'user' ? Boolean(userId) : email.trim().length > 0) && draftValid;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!ready) return;
     test.mutate(
       mode === 'user' && userId
-        ? { appId, userId }
-        : { appId, subject: { email: email.trim(), groups: parseList(groups), roles: [], claims: parseClaims(claims) } },
+        ? { appId, policy, userId }
+        : { appId, policy, subject: { email: email.trim(), groups: parseList(groups), roles: [], claims: parseClaims(claims) } },
     );
   };
   const changeMode = (next: string) => {
@@ -71,7 +81,10 @@ export function PolicyTester({ appId, renderUserPicker }: PolicyTesterProps) {
   };
 
   return (
-    <Section title="Test this policy" description="Check whether someone would get in under the saved policy, and which rule decides.">
+    <Section
+      title="Test this policy"
+      description="Check whether someone would get in under the rules above, as they are now (saved or not), and which rule decides."
+    >
       <form onSubmit={submit} aria-label="Test this policy">
         <Stack gap="md">
           <Stack gap={4}>
@@ -120,6 +133,11 @@ export function PolicyTester({ appId, renderUserPicker }: PolicyTesterProps) {
             <Button type="submit" disabled={!ready} loading={test.isPending}>
               Test
             </Button>
+            {!draftValid && (
+              <Text size="sm" c="dimmed" mt="xs">
+                The rules above are not complete yet: finish them (Save shows what is missing), then test.
+              </Text>
+            )}
           </div>
           <div aria-live="polite">
             {test.isSuccess && <Verdict result={test.data} />}

@@ -1,6 +1,6 @@
 import type { AdminApp } from '@gatehouse/contract';
 import { describe, expect, it } from 'vitest';
-import { appToForm, emptyAppForm, formProblems, formToApp, formToRule, newRule, parseClaims, parseList, ruleToForm } from './policyForm';
+import { appToForm, emptyAppForm, formToApp, formToRule, newRule, parseClaims, parseList, ruleToForm } from './policyForm';
 
 const app: AdminApp = {
   id: 'wiki',
@@ -67,16 +67,5 @@ describe('app form', () => {
 describe('parseClaims', () => {
   it('reads name=value pairs and skips the rest', () => {
     expect(parseClaims('dept=eng\nlevel = 3, nonsense, =x')).toEqual({ dept: 'eng', level: '3' });
-  });
-});
-
-describe('formProblems', () => {
-  it('flags URLs that are not absolute http(s) before asking the server', () => {
-    const definition = formToApp(appToForm(app));
-    expect(formProblems(definition)).toEqual([]);
-    expect(formProblems({ ...definition, publicUrl: 'wiki.example.com', upstream: 'ftp://x' })).toEqual([
-      'publicUrl: must be an absolute http(s) URL',
-      'upstream: must be an absolute http(s) URL',
-    ]);
   });
 });

@@ -176,23 +176,3 @@ export function parseClaims(text: string): Record<string, string> {
   }
   return claims;
 }
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * What can be told before asking the server, in its words ("upstream: must be an absolute http(s) URL").
- * The server checks everything again (and more: ids, hosts, rules).
- */
-export function formProblems(app: AppDefinition): string[] {
-  const problems: string[] = [];
-  if (!isHttpUrl(app.publicUrl)) problems.push('publicUrl: must be an absolute http(s) URL');
-  if (!isHttpUrl(app.upstream)) problems.push('upstream: must be an absolute http(s) URL');
-  return problems;
-}

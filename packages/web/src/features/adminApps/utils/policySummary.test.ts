@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validationProblems } from '../../../lib/validationProblems';
-import { describeRule, summarizePolicy } from './policySummary';
+import { describeDecision, describeRule, summarizePolicy } from './policySummary';
 
 describe('describeRule', () => {
   it('names each kind of rule as the server does', () => {
@@ -39,5 +39,17 @@ describe('validationProblems', () => {
       'This app is defined in the configuration file; change it there.',
     ]);
     expect(validationProblems(undefined)).toEqual([]);
+  });
+});
+
+describe('describeDecision', () => {
+  it('names the deciding rule as the form numbers it', () => {
+    expect(describeDecision({ allow: true, decidedBy: { list: 'allow', index: 0, rule: { groups: ['staff', 'ops'] } } })).toBe(
+      'Allowed by allow rule 1: groups staff, ops.',
+    );
+    expect(describeDecision({ allow: false, decidedBy: { list: 'deny', index: 2, rule: { emails: ['x@example.com'] } } })).toBe(
+      'Denied by deny rule 3: emails x@example.com.',
+    );
+    expect(describeDecision({ allow: false, decidedBy: null })).toBe('Denied: no allow rule matched.');
   });
 });

@@ -19,3 +19,19 @@ export function summarizePolicy(policy: Policy | undefined): string {
   if (deny.length > 0) parts.push(`Deny: ${deny.map(describeRule).join('; ')}`);
   return parts.join(' · ');
 }
+
+/** The deciding part of a policy test's answer. */
+export interface PolicyDecisionView {
+  allow: boolean;
+  decidedBy: { list: 'allow' | 'deny'; index: number; rule: PolicyRule } | null;
+}
+
+/**
+ * The verdict in the form's own words: "Allowed by allow rule 1: groups staff", counting rules from 1
+ * as the form's "Allow rule 1" does, never the server's `allow[0]`.
+ */
+export function describeDecision(decision: PolicyDecisionView): string {
+  if (!decision.decidedBy) return 'Denied: no allow rule matched.';
+  const { list, index, rule } = decision.decidedBy;
+  return `${decision.allow ? 'Allowed' : 'Denied'} by ${list} rule ${index + 1}: ${describeRule(rule)}.`;
+}

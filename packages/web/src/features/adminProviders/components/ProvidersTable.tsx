@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { pages, type AdminProvider } from '@gatehouse/contract';
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
@@ -9,7 +10,8 @@ import { ProviderEnabledSwitch } from './ProviderEnabledSwitch';
 import { ProviderStatusBadge } from './ProviderStatusBadge';
 import { PublicationBadge } from './PublicationBadge';
 
-const columns: DataTableColumn<AdminProvider>[] = [
+/** The table's columns; `configLabel` names where the read-only ones come from ("From gatehouse.yaml"). */
+const columnsFor = (configLabel: string): DataTableColumn<AdminProvider>[] => [
   {
     key: 'name',
     header: 'Name',
@@ -43,7 +45,7 @@ const columns: DataTableColumn<AdminProvider>[] = [
       </Stack>
     ),
   },
-  { key: 'source', header: 'Source', cell: (provider) => <SourceBadge source={provider.source} /> },
+  { key: 'source', header: 'Source', cell: (provider) => <SourceBadge source={provider.source} configLabel={configLabel} /> },
   { key: 'linkedIdentities', header: 'Linked identities', align: 'right', cell: (provider) => <Text size="sm">{provider.linkedIdentities}</Text> },
   {
     key: 'enabled',
@@ -57,7 +59,8 @@ const columns: DataTableColumn<AdminProvider>[] = [
 ];
 
 /** Every identity provider: its page, its issuer, whether people can use it now, where it is defined, how many identities use it. */
-export function ProvidersTable({ providers }: { providers: AdminProvider[] }) {
+export function ProvidersTable({ providers, configLabel }: { providers: AdminProvider[]; configLabel: string }) {
+  const columns = useMemo(() => columnsFor(configLabel), [configLabel]);
   return (
     <DataTable
       columns={columns}

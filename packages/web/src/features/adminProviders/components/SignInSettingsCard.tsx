@@ -35,7 +35,12 @@ function SettingsForm({ saved }: { saved: SignInSettings }) {
         />
         <Switch
           label="Create users on first sign-in"
-          description="Off: only people who already have an account in Gatehouse can sign in, whatever each provider allows."
+          // The caption says what the switch does as it is now set.
+          description={
+            values.createUsers
+              ? 'On: someone new gets a Gatehouse account at their first sign-in, where their provider allows it too.'
+              : 'Off: only people who already have an account in Gatehouse can sign in, whatever each provider allows.'
+          }
           {...toggle('createUsers')}
         />
         <div aria-live="polite">

@@ -102,7 +102,7 @@ describe('provider form', () => {
     expect(suggestedScopes({ scopesSupported: ['openid', 'email', 'groups', 'offline_access', 'phone'] })).toBe('openid email profile groups offline_access');
     expect(suggestedScopes({ scopesSupported: [] })).toBe('openid email profile');
     expect(redirectUriFor('https://auth.example.com', 'corp')).toBe('https://auth.example.com/.gatehouse/callback/corp');
-    expect(redirectUriFor('https://auth.example.com', '')).toBe('https://auth.example.com/.gatehouse/callback/%3Cid%3E');
+    expect(redirectUriFor('https://auth.example.com', '')).toBe('https://auth.example.com/.gatehouse/callback/<id>');
     expect(splitList('a, b\n\nb ,c')).toEqual(['a', 'b', 'c']);
   });
 

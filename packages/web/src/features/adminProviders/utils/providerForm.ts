@@ -161,11 +161,12 @@ export function slugFromName(name: string): string {
 
 /** The redirect URI to register at the IdP: Gatehouse's callback for this provider id. */
 export function redirectUriFor(origin: string, id: string): string {
-  return `${origin}/.gatehouse/callback/${encodeURIComponent(id || '<id>')}`;
+  // Before an id is typed, a placeholder people read as one (`<id>`), not its percent-encoding.
+  return `${origin}/.gatehouse/callback/${id ? encodeURIComponent(id) : '<id>'}`;
 }
 
 export function backchannelLogoutUriFor(origin: string, id: string): string {
-  return `${origin}/.gatehouse/backchannel-logout/${encodeURIComponent(id || '<id>')}`;
+  return `${origin}/.gatehouse/backchannel-logout/${id ? encodeURIComponent(id) : '<id>'}`;
 }
 
 /**

@@ -6,13 +6,14 @@ import { isUnauthenticated } from '../../../lib/apiClient';
 import { useApps } from '../api/getApps';
 import { toAppLink, type AppLink } from '../utils/appLink';
 import classes from './AppLauncher.module.css';
+import { avatarColor } from '../../../lib/avatarColor';
 
 /** One app: its initials, its name (the link, and so the card's accessible name) and its host. */
 function AppCard({ app }: { app: AppLink }) {
   return (
     <Card withBorder radius="md" padding="md" className={classes.card} data-app={app.id}>
       <Group wrap="nowrap" gap="sm" align="center">
-        <Avatar name={app.name} color="initials" variant="filled" autoContrast radius="md" size="md" alt="" aria-hidden />
+        <Avatar name={app.name} color={avatarColor(app.name)} variant="filled" radius="md" size="md" alt="" aria-hidden />
         <Stack gap={0} miw={0} style={{ flex: 1 }}>
           <Text fw={600}>
             {/* A full page load to the app's own host, which Gatehouse guards. */}

@@ -38,12 +38,13 @@ export function AuditFiltersBar({ filters, onChange }: AuditFiltersBarProps) {
         allowDeselect={false}
       />
       <SearchInput
-        label="User ID"
+        label="User"
+        description="Email or ID"
         placeholder="Any user"
         value={filters.userId}
         onSearch={(userId) => set({ userId })}
         leftSection={null}
-        maxLength={64}
+        maxLength={254}
       />
       <TextInput
         type="datetime-local"

@@ -45,7 +45,7 @@ export function AuditLogResults({ query, onPageChange, onClearFilters }: AuditLo
   return (
     <Stack gap="md" aria-busy={audit.isPlaceholderData} style={{ opacity: audit.isPlaceholderData ? 0.6 : 1 }}>
       <AuditEventsTable events={events} label="Audit events" />
-      <Pager page={page} pageSize={pageSize} total={total} onChange={onPageChange} noun="events" />
+      <Pager page={page} pageSize={pageSize} total={total} onChange={onPageChange} noun="events" one="event" />
     </Stack>
   );
 }

@@ -57,7 +57,8 @@ export function readAuditQuery(search: URLSearchParams): AuditQuery {
   return {
     // A type this version does not know may still be asked for (the server may have new ones).
     type: /^[a-z0-9_.:-]{1,64}$/i.test(type) ? type : '',
-    userId: (search.get('userId') ?? '').trim().slice(0, 64),
+    // An id or an email (the server looks the email up).
+    userId: (search.get('userId') ?? '').trim().slice(0, 254),
     outcome: outcome === 'success' || outcome === 'failure' ? outcome : '',
     from: from && isDate(from) ? from : '',
     to: to && isDate(to) ? to : '',

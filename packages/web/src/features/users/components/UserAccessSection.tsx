@@ -10,6 +10,7 @@ import { isApiError } from '../../../lib/apiClient';
 import { useReactivateUser } from '../api/reactivateUser';
 import { useSetUserAdmin } from '../api/setUserAdmin';
 import { AdminBadge, StatusBadge } from './UserBadges';
+import { GrantAdminDialog } from './GrantAdminDialog';
 import { SuspendUserDialog } from './SuspendUserDialog';
 
 export interface UserAccessSectionProps {
@@ -48,6 +49,7 @@ export function UserAccessSection({ user, isSelf }: UserAccessSectionProps) {
   const statusId = useId();
   const roleId = useId();
   const [dialogOpened, dialog] = useDisclosure(false);
+  const [grantOpened, grantDialog] = useDisclosure(false);
   const reactivate = useReactivateUser();
   const setAdmin = useSetUserAdmin();
   const [message, setMessage] = useState('');
@@ -123,7 +125,7 @@ export function UserAccessSection({ user, isSelf }: UserAccessSectionProps) {
       aria-describedby={roleId}
       onClick={() => {
         resetAll();
-        setAdmin.mutate({ userId: user.id, admin: true }, { onSuccess: () => setMessage(`${user.email} is now an admin.`) });
+        grantDialog.open();
       }}
     >
       Grant admin
@@ -160,6 +162,15 @@ export function UserAccessSection({ user, isSelf }: UserAccessSectionProps) {
       <Text size="sm" fw={500} role="status">
         {message}
       </Text>
+      <GrantAdminDialog
+        opened={grantOpened}
+        user={user}
+        onClose={grantDialog.close}
+        onGranted={() => {
+          grantDialog.close();
+          setMessage(`${user.email} is now an admin.`);
+        }}
+      />
       <SuspendUserDialog
         opened={dialogOpened}
         user={user}

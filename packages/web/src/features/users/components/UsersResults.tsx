@@ -30,7 +30,7 @@ export function UsersResults({ query, onPageChange, onClearFilters }: UsersResul
   return (
     <Stack gap="md" aria-busy={users.isPlaceholderData} style={{ opacity: users.isPlaceholderData ? 0.6 : 1 }}>
       <UsersTable data={users.data} query={query.query} filtered={Boolean(query.query || query.status)} onClearFilters={onClearFilters} />
-      {users.data.users.length > 0 && <Pager page={page} pageSize={pageSize} total={total} onChange={onPageChange} noun="users" />}
+      {users.data.users.length > 0 && <Pager page={page} pageSize={pageSize} total={total} onChange={onPageChange} noun="users" one="user" />}
     </Stack>
   );
 }

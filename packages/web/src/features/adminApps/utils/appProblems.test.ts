@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { appFormErrors, formProblems, hasAppFormErrors } from './appProblems';
+import { emptyAppForm, formToApp, newRule } from './policyForm';
+
+describe('formProblems', () => {
+  it('catches an empty id and name on the first submit, with the server’s own schema', () => {
+    const problems = formProblems(formToApp({ ...emptyAppForm(), upstream: 'not a url' }));
+    const errors = appFormErrors(problems);
+    expect(errors.fields.id).toBe('Enter an id.');
+    expect(errors.fields.name).toBe('Enter a name.');
+    expect(errors.fields.publicUrl).toBe('Enter the public URL.');
+    expect(errors.fields.upstream).toBe('Must be an absolute http(s) URL.');
+    expect(errors.lists.allow).toBe('Add at least one allow rule: with none, nobody can open the app.');
+    expect(errors.other).toEqual([]);
+  });
+
+  it('finds nothing wrong with a whole app', () => {
+    const form = { ...emptyAppForm(), id: 'wiki', name: 'Wiki', publicUrl: 'https://wiki.example.com', upstream: 'http://10.0.0.5:8080' };
+    form.allow = [{ ...newRule('groups'), values: 'staff' }];
+    expect(formProblems(formToApp(form))).toEqual([]);
+  });
+});
+
+describe('appFormErrors', () => {
+  it('puts each of the server’s problems beside its field or rule, in words', () => {
+    const errors = appFormErrors([
+      'id: duplicate app id "wiki"',
+      'policy.allow[0].roles[0]: must be one of: admin',
+      'policy.deny[1].groups: must list at least one value',
+      'publicPaths[2]: must be a plain normalised path',
+    ]);
+    expect(errors.fields.id).toBe('Another app already has this id. Choose another.');
+    expect(errors.rules.allow).toEqual({ 0: 'Roles (value 1): must be one of: admin.' });
+    expect(errors.rules.deny).toEqual({ 1: 'Groups: must list at least one value.' });
+    expect(errors.fields.publicPaths).toBe('Line 3: must be a plain normalised path.');
+    expect(hasAppFormErrors(errors)).toBe(true);
+  });
+
+  it('keeps what belongs to no field whole, and raw keys never reach a field', () => {
+    const errors = appFormErrors(['(root): Unrecognized key: "extra"', 'The app is not valid']);
+    expect(errors.fields).toEqual({});
+    expect(errors.other).toEqual(['Unrecognized key: "extra".', 'The app is not valid']);
+    expect(hasAppFormErrors(appFormErrors([]))).toBe(false);
+  });
+});

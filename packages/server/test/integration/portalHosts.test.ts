@@ -1,9 +1,9 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formAction, ScriptedBrowser, type Hop } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { logLines } from './support/logLines.js';
 
 /**
  * The portal answers at publicUrl's host only (http/canonicalHost.ts). Opened at another loopback name
@@ -29,12 +29,7 @@ beforeAll(async () => {
     trustedProxies: ['127.0.0.1/32'],
     // Its upstream is never reached here: only signed-out requests are sent.
     apps: [{ id: 'wiki', name: 'Wiki', publicUrl: `http://wiki.localhost:${port}`, upstream: `http://127.0.0.1:9`, policy: { allow: [{ anyUser: true }] } }],
-    logStream: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    }),
+    logStream: logLines(lines),
   });
 });
 

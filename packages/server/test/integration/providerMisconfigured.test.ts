@@ -1,9 +1,9 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { logLines } from './support/logLines.js';
 
 /**
  * A provider whose registration at the IdP is wrong — a wrong client secret, a redirect URI the IdP
@@ -35,12 +35,7 @@ beforeAll(async () => {
       { id: 'wrong-secret-par', name: 'Wrong secret (PAR)', ...dev, clientSecret: WRONG_SECRET, pushedAuthorizationRequests: 'always' },
       { id: 'unregistered', name: 'Unregistered redirect', ...dev, pushedAuthorizationRequests: 'always' },
     ],
-    logStream: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    }),
+    logStream: logLines(lines),
   });
   // alice is an admin (the dev IdP's admins group).
   const browser = new ScriptedBrowser();

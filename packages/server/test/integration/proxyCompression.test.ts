@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
+import { decodedBody, rawRequest } from './support/rawHttp.js';
 import { WHOLE_LIMIT } from '../../src/proxy/compression.js';
 
 /**
@@ -83,27 +84,10 @@ afterAll(async () => {
   upstream?.close();
 });
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function get(host: string, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host: `${host}.localhost:${port}`, ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
-
-const decoded = (answer: Answer) =>
-  answer.headers['content-encoding'] === 'br' ? brotliDecompressSync(answer.body) : answer.headers['content-encoding'] === 'gzip' ? gunzipSync(answer.body) : answer.body;
+/** A request to the app `host` as a client sends it, its answer's bytes as they came. */
+const get = (host: string, path: string, headers: Record<string, string> = {}, method = 'GET') =>
+  rawRequest(port, path, { host: `${host}.localhost:${port}`, ...headers }, method);
+const decoded = decodedBody;
 
 describe('compressing proxied answers', () => {
   it('sends brotli to a browser that offers it, the same bytes once decoded, and marks the answer as varying', async () => {

@@ -1,6 +1,6 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { logLines } from './support/logLines.js';
 
 /**
  * The log at info is for what happened, not for every request: Fastify's "incoming request" and
@@ -12,12 +12,7 @@ const lines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
   gatehouse = await startGatehouse({
-    logStream: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    }),
+    logStream: logLines(lines),
   });
 });
 

@@ -1,9 +1,9 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { logLines } from './support/logLines.js';
 
 /**
  * A refused sign-in, for real, through the development IdP process: the audit event and the log line
@@ -44,12 +44,7 @@ beforeAll(async () => {
         allowedDomains: ['example.com'],
       },
     ],
-    logStream: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    }),
+    logStream: logLines(lines),
   });
 });
 

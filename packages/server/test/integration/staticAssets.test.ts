@@ -1,10 +1,10 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { decodedBody, rawRequest } from './support/rawHttp.js';
 
 /**
  * The front end's files as the server sends them: the build's brotli and gzip copies to a client that
@@ -40,27 +40,8 @@ afterAll(async () => {
   if (webRoot) await rm(webRoot, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function get(pathname: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port: gatehouse.port, path: pathname, headers: { host: `localhost:${gatehouse.port}`, ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
-
-const decoded = (answer: Answer) =>
-  answer.headers['content-encoding'] === 'br' ? brotliDecompressSync(answer.body) : answer.headers['content-encoding'] === 'gzip' ? gunzipSync(answer.body) : answer.body;
+const get = (pathname: string, headers: Record<string, string> = {}) => rawRequest(gatehouse.port, pathname, { host: `localhost:${gatehouse.port}`, ...headers });
+const decoded = decodedBody;
 
 describe('the front end\'s files', () => {
   it('sends the brotli copy to a browser that offers it, gzip where that is all it takes, the file itself otherwise', async () => {

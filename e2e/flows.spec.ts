@@ -59,7 +59,7 @@ test.describe('a provider registered wrongly at its IdP', () => {
 
     // A wrong client secret: the IdP's PAR endpoint says invalid_client.
     await page.goto(`${portalUrl()}/admin/providers/wrong-secret`);
-    await page.getByRole('button', { name: 'Test sign-in' }).click();
+    await page.getByRole('button', { name: 'Test sign-in', exact: true }).click();
     const result = page.getByTestId('provider-test-result');
     await expect(result).toHaveAttribute('data-result', 'failed');
     await expect(result).toContainText('The provider is not set up correctly');
@@ -70,9 +70,15 @@ test.describe('a provider registered wrongly at its IdP', () => {
 
     // A redirect URI the IdP does not know: the exact one to register.
     await page.goto(`${portalUrl()}/admin/providers/unregistered`);
-    await page.getByRole('button', { name: 'Test sign-in' }).click();
+    await page.getByRole('button', { name: 'Test sign-in', exact: true }).click();
     await expect(result).toContainText(`Register ${portalUrl()}/.gatehouse/callback/unregistered exactly as a redirect URI`);
     await page.screenshot({ path: testInfo.outputPath('test-unregistered.png'), fullPage: true });
+
+    // A failed test does not publish it; an admin who publishes it anyway, knowingly, exposes people to it.
+    await page.goto(`${portalUrl()}/admin/providers/wrong-secret`);
+    await page.getByRole('button', { name: 'Publish without testing…' }).click();
+    await page.getByRole('dialog', { name: 'Publish Misconfigured wrong-secret untested?' }).getByRole('button', { name: 'Publish untested' }).click();
+    await expect(page.getByTestId('publication-badge')).toHaveText('Published');
 
     // A person who tries it reads that it is misconfigured, not how to fix it.
     const response = await page.goto(`${portalUrl()}/.gatehouse/sign-in/wrong-secret`);

@@ -1,6 +1,6 @@
 import type { ProviderConnection } from '../src/authenticate/providers/index.js';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ProviderRegistry } from '../src/authenticate/providerRegistry.js';
 import { providerSchema, type ProviderConfig } from '../src/config/schema.js';
 
@@ -143,7 +143,25 @@ describe('provider registry: availability, checked actively', () => {
     expect(status).toMatchObject({ id: 'dev', availability: 'unavailable', error: 'connect ECONNREFUSED' });
     idp.state.mode = 'up';
     now = 2000;
+    // The sign-in page gets the last answer at once, and the check it started brings the new one.
+    expect((await registry.availability(['dev'])).get('dev')).toBe('unavailable');
+    await vi.waitFor(async () => expect((await registry.availability(['dev'])).get('dev')).toBe('available'));
+  });
+
+  it('never keeps the sign-in page waiting on a frozen IdP it has checked before', async () => {
+    const idp = probing();
+    let now = 0;
+    const registry = new ProviderRegistry([provider('dev')], log, idp.discover, { timeoutMs: 10_000, freshMs: 1000 }, () => now);
     expect((await registry.availability(['dev'])).get('dev')).toBe('available');
+    idp.state.mode = 'frozen';
+    now = 5000;
+    // The check now takes up to its 10 s timeout; the page's answer comes before the event loop's next
+    // turn, with the last answer, rather than wait for it.
+    const answer = await Promise.race([registry.availability(['dev']), new Promise<'waited'>((resolve) => setImmediate(() => resolve('waited')))]);
+    expect(answer).not.toBe('waited');
+    expect((answer as Map<string, string>).get('dev')).toBe('available');
+    expect(idp.state.probes).toBe(2);
+    registry.close();
   });
 
   it('reads a frozen IdP (connection accepted, no answer) as unavailable within the timeout', async () => {

@@ -200,16 +200,25 @@ export class ProviderRegistry {
   }
 
   /**
-   * Whether each of these providers' IdP answers now (the sign-in page greys out one that does not):
-   * the last check while it is a few seconds old, else a fresh one, bounded by its timeout. Checks are
-   * shared, so however many people load the page, an IdP is asked at most once per few seconds.
+   * Whether each of these providers' IdP answers now (the sign-in page greys out one that does not).
+   * The page never waits on a check it need not: where a provider was checked before, its last answer
+   * is given at once and, once it is a few seconds old, a fresh check starts in the background (so a
+   * frozen IdP costs the page nothing); only a provider never checked yet is waited for, within the
+   * check's timeout. Checks are shared: however many people load the page, an IdP is asked at most once
+   * per few seconds.
    */
   async availability(ids: readonly string[]): Promise<Map<string, ProviderAvailability>> {
     const found = ids.flatMap((id) => {
       const slot = this.slots.get(id);
       return slot ? [[id, slot] as const] : [];
     });
-    const checks = await Promise.all(found.map(([, slot]) => this.checkAvailability(slot)));
+    const checks = await Promise.all(
+      found.map(([, slot]) => {
+        const last = slot.checked;
+        const next = this.checkAvailability(slot);
+        return last ?? next;
+      }),
+    );
     return new Map(found.map(([id], index) => [id, checks[index]!.availability]));
   }
 

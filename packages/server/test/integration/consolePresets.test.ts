@@ -1,7 +1,7 @@
 import type { ProviderPreset } from '@gatehouse/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerPresets } from '../../src/config/providers/index.js';
-import { formAction, ScriptedBrowser } from './support/browser.js';
+import { ScriptedBrowser, signedInThroughDevIdp } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
@@ -44,11 +44,7 @@ beforeAll(async () => {
     providers: [{ id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups'] }],
   });
   // alice is an admin (the dev IdP's admins group).
-  const browser = new ScriptedBrowser();
-  const { hop: form } = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev`));
-  const posted = await browser.request(new URL(formAction(form.body)!, form.url).href, { form: { login: 'alice@example.com', password: 'alice' } });
-  await browser.follow(posted);
-  admin = { browser, csrf: JSON.parse((await browser.request(`${portal}/api/csrf`)).body).csrfToken as string };
+  admin = await signedInThroughDevIdp(portal, 'alice@example.com', 'alice');
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formAction, ScriptedBrowser, type Hop } from './support/browser.js';
+import { formAction, type Hop, ScriptedBrowser, submitIdpLogin } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
@@ -140,11 +140,10 @@ describe('a callback without its attempt', () => {
     const browser = new ScriptedBrowser();
     const start = await browser.request(`${portal}/.gatehouse/sign-in/dev`);
     const { hop: form } = await browser.follow(start);
-    const posted = await browser.request(new URL(formAction(form.body)!, form.url).href, { form: { login: 'bob@example.com', password: 'bob' } });
-    const { stoppedAt } = await browser.follow(posted, (url) => url.pathname.startsWith('/.gatehouse/callback/'));
+    const stoppedAt = await submitIdpLogin(browser, form, 'bob@example.com', 'bob');
     // The callback arrives in a browser that has no sign-in cookie (as when it was set on another host).
     const from = lines.length;
-    const callback = await new ScriptedBrowser().request(stoppedAt!.href, { headers: { accept: 'text/html' } });
+    const callback = await new ScriptedBrowser().request(stoppedAt.href, { headers: { accept: 'text/html' } });
     expect(callback.status).toBe(400);
     expect(callback.body).toContain('sign_in_expired');
     expect(lines.slice(from)).toContainEqual(
@@ -152,7 +151,7 @@ describe('a callback without its attempt', () => {
     );
     // Used once: the same state again is unknown.
     const again = lines.length;
-    await browser.request(stoppedAt!.href, { headers: { accept: 'text/html' } });
+    await browser.request(stoppedAt.href, { headers: { accept: 'text/html' } });
     expect(lines.slice(again)).toContainEqual(expect.objectContaining({ level: 40, reason: 'unknown_state' }));
   });
 });

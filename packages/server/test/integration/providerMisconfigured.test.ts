@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formAction, ScriptedBrowser } from './support/browser.js';
+import { ScriptedBrowser, signedInThroughDevIdp, submitIdpLogin } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
@@ -38,11 +38,7 @@ beforeAll(async () => {
     logStream: logLines(lines),
   });
   // alice is an admin (the dev IdP's admins group).
-  const browser = new ScriptedBrowser();
-  const { hop: form } = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev`));
-  const posted = await browser.request(new URL(formAction(form.body)!, form.url).href, { form: { login: 'alice@example.com', password: 'alice' } });
-  await browser.follow(posted);
-  admin = { browser, csrf: JSON.parse((await browser.request(`${portal}/api/csrf`)).body).csrfToken as string };
+  admin = await signedInThroughDevIdp(portal, 'alice@example.com', 'alice');
 });
 
 afterAll(async () => {
@@ -69,10 +65,8 @@ async function signInWith(providerId: string) {
   const start = await browser.request(`${portal}/.gatehouse/sign-in/${providerId}`, { headers: { accept: 'text/html' } });
   if (start.status !== 303) return start;
   const { hop: form } = await browser.follow(start);
-  const posted = await browser.request(new URL(formAction(form.body)!, form.url).href, { form: { login: 'bob@example.com', password: 'bob' } });
-  const { stoppedAt } = await browser.follow(posted, (url) => url.pathname.startsWith('/.gatehouse/callback/'));
-  if (!stoppedAt) throw new Error('the IdP did not send the browser back to Gatehouse');
-  return browser.request(stoppedAt.href, { headers: { accept: 'text/html' } });
+  const callbackUrl = await submitIdpLogin(browser, form, 'bob@example.com', 'bob');
+  return browser.request(callbackUrl.href, { headers: { accept: 'text/html' } });
 }
 
 /** The console's "Test sign-in" with a provider: its result, as the console reads it. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formAction, inputValue, ScriptedBrowser, type Hop } from './support/browser.js';
+import { formAction, type Hop, inputValue, ScriptedBrowser, submitIdpLogin } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
@@ -44,17 +44,9 @@ async function toLoginForm(browser: ScriptedBrowser, provider = 'dev', rd = '/ac
   return { start, form };
 }
 
-/** Submit the IdP's login form and stop right before the browser would hit Gatehouse's callback. */
-async function submitLogin(browser: ScriptedBrowser, form: Hop, login: string, password: string): Promise<URL> {
-  const posted = await browser.request(new URL(formAction(form.body)!, form.url).href, { form: { login, password } });
-  const { stoppedAt } = await browser.follow(posted, (url) => url.pathname.startsWith('/.gatehouse/callback/'));
-  if (!stoppedAt) throw new Error('the IdP did not send the browser back to Gatehouse');
-  return stoppedAt;
-}
-
 async function signIn(browser: ScriptedBrowser, login = 'alice@example.com', password = 'alice') {
   const { start, form } = await toLoginForm(browser);
-  const callbackUrl = await submitLogin(browser, form, login, password);
+  const callbackUrl = await submitIdpLogin(browser, form, login, password);
   const callback = await browser.request(callbackUrl.href);
   return { start, callbackUrl, callback };
 }
@@ -116,7 +108,7 @@ describe('authorization code flow with the development IdP', () => {
     const authorize = new URL(start.headers.get('location')!);
     expect([...authorize.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
     const { hop: form } = await browser.follow(start);
-    const callbackUrl = await submitLogin(browser, form, 'bob@example.com', 'bob');
+    const callbackUrl = await submitIdpLogin(browser, form, 'bob@example.com', 'bob');
     const callback = await browser.request(callbackUrl.href);
     expect(callback.status).toBe(303);
     expect(JSON.parse((await browser.request(`${portal}/api/session`)).body).user.email).toBe('bob@example.com');
@@ -139,7 +131,7 @@ describe('authorization code flow with the development IdP', () => {
   it('sends the person back to a validated return-to URL only', async () => {
     const browser = new ScriptedBrowser();
     const { form } = await toLoginForm(browser, 'dev', 'https://evil.example/phish');
-    const callback = await browser.request((await submitLogin(browser, form, 'alice@example.com', 'alice')).href);
+    const callback = await browser.request((await submitIdpLogin(browser, form, 'alice@example.com', 'alice')).href);
     expect(callback.headers.get('location')).toBe('/account');
   });
 });
@@ -264,7 +256,7 @@ describe('errors a person can meet', () => {
     const browser = new ScriptedBrowser();
     const { form } = await toLoginForm(browser);
     await gatehouse.services.database.db.updateTable('sign_in_attempts').set({ expires_at: Date.now() - 1 }).execute();
-    const callback = await browser.request((await submitLogin(browser, form, 'alice@example.com', 'alice')).href);
+    const callback = await browser.request((await submitIdpLogin(browser, form, 'alice@example.com', 'alice')).href);
     expect(callback.status).toBe(400);
     expect(callback.body).toContain('sign_in_expired');
   });
@@ -274,7 +266,7 @@ describe('errors a person can meet', () => {
   it('a callback URL from another browser is refused', async () => {
     const victim = new ScriptedBrowser();
     const { form } = await toLoginForm(victim);
-    const callbackUrl = await submitLogin(victim, form, 'alice@example.com', 'alice');
+    const callbackUrl = await submitIdpLogin(victim, form, 'alice@example.com', 'alice');
     const attacker = new ScriptedBrowser();
     const stolen = await attacker.request(callbackUrl.href);
     expect(stolen.status).toBe(400);
@@ -286,7 +278,7 @@ describe('errors a person can meet', () => {
   it('an attempt for one provider cannot complete at another provider’s callback', async () => {
     const browser = new ScriptedBrowser();
     const { form } = await toLoginForm(browser, 'dev');
-    const callbackUrl = await submitLogin(browser, form, 'alice@example.com', 'alice');
+    const callbackUrl = await submitIdpLogin(browser, form, 'alice@example.com', 'alice');
     const crossed = await browser.request(callbackUrl.href.replace('/callback/dev?', '/callback/dev-par?'));
     expect(crossed.status).toBe(400);
     expect(browser.cookie('localhost', 'gatehouse_session')).toBeUndefined();

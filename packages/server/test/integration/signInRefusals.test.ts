@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formAction, ScriptedBrowser } from './support/browser.js';
+import { ScriptedBrowser, submitIdpLogin } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
@@ -58,10 +58,8 @@ async function signInAs(login: string) {
   const browser = new ScriptedBrowser();
   const start = await browser.request(`${portal}/.gatehouse/sign-in/dev`);
   const { hop: form } = await browser.follow(start);
-  const posted = await browser.request(new URL(formAction(form.body)!, form.url).href, { form: { login, password: login } });
-  const { stoppedAt } = await browser.follow(posted, (url) => url.pathname.startsWith('/.gatehouse/callback/'));
-  if (!stoppedAt) throw new Error('the IdP did not send the browser back to Gatehouse');
-  return browser.request(stoppedAt.href, { headers: { accept: 'text/html' } });
+  const callbackUrl = await submitIdpLogin(browser, form, login, login);
+  return browser.request(callbackUrl.href, { headers: { accept: 'text/html' } });
 }
 
 async function lastFailure() {

@@ -133,3 +133,22 @@ export function inputValue(html: string, name: string): string | undefined {
 export function formAction(html: string): string | undefined {
   return /<form[^>]*action="([^"]*)"/i.exec(html)?.[1]?.replace(/&amp;/g, '&');
 }
+
+/**
+ * Submits an IdP's login form (`form`, the hop that showed it) and follows the IdP's answer up to, not
+ * into, Gatehouse's callback: the callback URL, for the test to request as it needs to.
+ */
+export async function submitIdpLogin(browser: ScriptedBrowser, form: Hop, login: string, password: string): Promise<URL> {
+  const posted = await browser.request(new URL(formAction(form.body)!, form.url).href, { form: { login, password } });
+  const { stoppedAt } = await browser.follow(posted, (url) => url.pathname.startsWith('/.gatehouse/callback/'));
+  if (!stoppedAt) throw new Error('the IdP did not send the browser back to Gatehouse');
+  return stoppedAt;
+}
+
+/** A browser signed in at `portal` through the development IdP's real login form, with its CSRF token (alice is an admin there). */
+export async function signedInThroughDevIdp(portal: string, login: string, password: string): Promise<{ browser: ScriptedBrowser; csrf: string }> {
+  const browser = new ScriptedBrowser();
+  const { hop: form } = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev`));
+  await browser.follow(await browser.request((await submitIdpLogin(browser, form, login, password)).href));
+  return { browser, csrf: JSON.parse((await browser.request(`${portal}/api/csrf`)).body).csrfToken as string };
+}

@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import { issuerUrl } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { discoverIssuer } from './oidcClient.js';
-import { isNetworkError } from './oidcErrors.js';
+import { isNetworkError, printable } from './oidcErrors.js';
 
 /** Lists in metadata are bounded before they reach the console (a hostile document could be huge). */
 const MAX_LIST = 100;
@@ -78,8 +78,4 @@ export function fromDiscoveryError(error: unknown, issuer: string): AppError {
     default:
       return invalid('/.well-known/openid-configuration is not an OpenID Connect discovery document');
   }
-}
-
-function printable(value: string): string {
-  return value.replace(/[^\x20-\x7e]/g, '').slice(0, 200);
 }

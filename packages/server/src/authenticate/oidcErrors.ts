@@ -21,7 +21,7 @@ export function fromOidcError(error: unknown, provider: ProviderNames, context: 
   if (misconfigured) return misconfigured;
   if (error instanceof client.AuthorizationResponseError) {
     // The IdP's own words (error_description) are shown, bounded and as text only (escaped on render).
-    const reason = (error.error_description || error.error).replace(/[^\x20-\x7e]/g, '').slice(0, 200);
+    const reason = printable(error.error_description || error.error);
     return new AppError('sign_in_denied', { params: { ...params, reason }, cause: error });
   }
   // Unreachable, or up but failing (5xx): the IdP is unavailable, not lying.
@@ -86,8 +86,8 @@ function redirectFix(said: string, client: string, redirectUri: string | undefin
   return `${said}: it does not accept Gatehouse's redirect URI. Register ${redirectUri ?? "this provider's callback URL"} exactly as a redirect URI of ${client} at the provider`;
 }
 
-/** An IdP's words, bounded and printable, for a log line or an admin's page (escaped on render). */
-function printable(text: string): string {
+/** An IdP's words, bounded and printable, for a log line or a page (escaped on render). */
+export function printable(text: string): string {
   return text.replace(/[^\x20-\x7e]/g, '').slice(0, 200);
 }
 

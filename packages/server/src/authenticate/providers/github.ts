@@ -5,7 +5,7 @@ import { isLoopbackHost } from '../../config/loopback.js';
 import type { ProviderOf } from '../../config/schema.js';
 import { AppError, signInRefused } from '../../errors.js';
 import { IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
-import { configurationError, fromOidcError } from '../oidcErrors.js';
+import { configurationError, fromOidcError, printable } from '../oidcErrors.js';
 import { GitHubApiError, gitHubSite, readGitHubAccount, type GitHubAccount, type GitHubSite } from './githubApi.js';
 import { promptForSwitch, type AuthorizationRequest, type CallbackCheck, type ConnectOptions, type IdpFetch, type ProviderConnection, type VerifiedSignIn } from './types.js';
 
@@ -143,7 +143,7 @@ class GitHubConnection implements ProviderConnection {
     if (misconfigured) return misconfigured;
     if (error instanceof client.ResponseBodyError) {
       if (error.error === 'bad_verification_code') return new AppError('sign_in_expired', { cause: error, retryUrl: pages.signIn.path });
-      const reason = (error.error_description || error.error).replace(/[^\x20-\x7e]/g, '').slice(0, 200);
+      const reason = printable(error.error_description || error.error);
       return new AppError('sign_in_denied', { params: { ...params, reason }, cause: error });
     }
     return fromOidcError(error, this.provider);

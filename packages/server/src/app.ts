@@ -176,6 +176,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     providers: services.providers,
     providerStore: services.providerStore,
     signInSettings: services.signInSettings,
+    reviewAdmission: services.reviewAdmission,
     reloadConfig: options.reload ?? localReload(services, readConfigFrom(services.running.file), app.log),
     running: services.running,
   });

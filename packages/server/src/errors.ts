@@ -50,7 +50,9 @@ export const catalogue = {
     message: ({ refusal, provider }: Params) =>
       refusal === 'identity_taken'
         ? `This ${provider ?? 'provider'} account is already linked to another Gatehouse user. Sign out and sign in with it to use that account.`
-        : 'Sign in with your usual provider, then link this one from your account.',
+        : refusal === 'email_of_another_user'
+          ? `Your account at ${provider ?? 'your sign-in provider'} now has the email address of another person here, so Gatehouse cannot sign you in with it. Contact your administrator.`
+          : 'Sign in with your usual provider, then link this one from your account.',
   },
   last_identity: {
     status: 409,
@@ -294,6 +296,7 @@ export const refusalCodes = {
   account_suspended: 'account_suspended',
   email_taken: 'identity_conflict',
   email_ambiguous: 'identity_conflict',
+  email_of_another_user: 'identity_conflict',
   identity_taken: 'identity_conflict',
   hosted_domain_not_allowed: 'sign_in_not_allowed',
   tenant_not_allowed: 'sign_in_not_allowed',

@@ -234,6 +234,12 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   const closeListeners = await listen(app, config.listen.host, config.listen.port);
   services.providers.start();
   reload = reloadHere;
+  // The file may have narrowed who may sign in while Gatehouse was stopped: the live sessions it no
+  // longer admits end now (sessions/admissionReview.ts), in the background. In a node of several
+  // workers the first one reviews (were several to, each session would still end once).
+  if (!cluster.isWorker || cluster.worker?.id === 1) {
+    void services.reviewAdmission('all', { by: 'start' }).catch((error: unknown) => log.error({ err: error }, 'the live sessions could not be judged against the sign-in rules at start'));
+  }
   const purge = setInterval(
     () =>
       void Promise.all([services.attempts.purgeExpired(), purgeLogoutTokenJtis(services.database.db)]).catch((error: unknown) =>

@@ -24,7 +24,8 @@ import type { Services } from './services.js';
  * that started before keeps what it already read (its app, its decision). Sessions live in the database
  * and stay; open WebSockets and downloads stay open, each answering to the new policies at once
  * (proxy/liveAccess.ts). Providers the file removes or turns off end their sessions, as turning one
- * off in the console does.
+ * off in the console does; the live sessions of providers it changes are judged by the new rules, and
+ * those that no longer pass end (sessions/admissionReview.ts).
  */
 
 /** Reads the configuration again; throws ConfigError (or a read error) when it cannot be used. */
@@ -103,7 +104,7 @@ export async function applyConfig(services: Services, next: Config, log: Fastify
   log.level = next.log.level;
 
   if (!options.lead) return { outcome: 'applied', changes, sessionsEnded: 0 };
-  const sessionsEnded = await endSessionsOf(services, log, request, before, next);
+  const sessionsEnded = (await endSessionsOf(services, log, request, before, next)) + (await reviewChanged(services, log, request, changes.providers.changed));
   log.info({ file: services.running.file, trigger: request.trigger, ...changes, sessionsEnded }, 'configuration reloaded');
   await record(services, log, request, 'success', { outcome: 'applied', changes, sessionsEnded });
   return { outcome: 'applied', changes, sessionsEnded };
@@ -131,6 +132,23 @@ async function endSessionsOf(services: Services, log: FastifyBaseLogger, request
     }
   }
   return total;
+}
+
+/**
+ * The live sessions of the providers the file changed are judged by the rules as they are now, and
+ * those that no longer pass end (a domain, tenant or organisation removed): sessions/admissionReview.ts.
+ */
+async function reviewChanged(services: Services, log: FastifyBaseLogger, request: ReloadRequest, changed: readonly string[]): Promise<number> {
+  if (changed.length === 0) return 0;
+  try {
+    const actor = actorFields(request);
+    return await services.reviewAdmission({ providers: changed }, { by: 'reload', actorUserId: actor.actorUserId, request: actor.request });
+  } catch (error) {
+    // The rules are in force for every sign-in and re-check from now on; the sessions they no longer
+    // admit end at their next claims check, or at the next review (a reload, a restart).
+    log.error({ err: error, providers: changed }, 'configuration reloaded, but the live sessions could not be judged against the new sign-in rules');
+    return 0;
+  }
 }
 
 function actorFields(request: ReloadRequest): { actorUserId?: string; sessionId?: string; request?: RequestContext } {

@@ -23,6 +23,7 @@ import { openSharedLimits, type SharedLimits } from './http/sharedLimits.js';
 import { loadSecrets, type Secrets } from './secrets.js';
 import { cookieNames, type CookieNames } from './sessions/cookies.js';
 import { AppSessions } from './sessions/appSessions.js';
+import { reviewAdmissionTwice, type ReviewCause, type ReviewScope } from './sessions/admissionReview.js';
 import { SessionResolver } from './sessions/sessionResolver.js';
 import { SessionStore } from './sessions/sessionStore.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
@@ -75,6 +76,12 @@ export interface Services {
   metricsRegistry: MetricsRegistry | undefined;
   /** One line per proxied or forward-auth request (http/accessLog.ts); undefined when off. */
   accessLog: AccessLog | undefined;
+  /**
+   * Judges the live sessions of these providers (or all) against the rules of who may sign in as they
+   * are now, ends those that no longer pass, and does so once more a few seconds later
+   * (sessions/admissionReview.ts); resolves to what the first pass ended.
+   */
+  reviewAdmission(scope: ReviewScope, cause: ReviewCause): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -143,7 +150,11 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const apps = new AppRegistry(config.apps);
   const appStore = new AppStore(database.db, apps, config.publicUrl, undefined, log, changes);
   await appStore.load();
-  const claims = new ClaimsRefresher({ providers, sessions, accounts, audit, apps }, () => running.current.session.claimsRefreshInterval);
+  const signInSettings = new SignInSettingsStore(database.db);
+  const claims = new ClaimsRefresher({ providers, sessions, accounts, audit, apps, signInSettings }, () => ({
+    interval: running.current.session.claimsRefreshInterval,
+    maxAge: running.current.session.maxClaimsAge,
+  }));
   const appSessions = new AppSessions(database.db);
   const resolver = new SessionResolver({ sessions, accounts, claims, appSessions, providers, changes });
   const signingKeys = new SigningKeys(database.db, cipher, undefined, changes);
@@ -170,6 +181,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     database: () => database.stats(),
   });
   const accessLog = createAccessLog(config);
+  const admissionDeps = { sessions, audit, providers, organization: () => signInSettings.get(), log };
   return {
     config: running.live,
     running,
@@ -177,7 +189,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     database,
     providers,
     providerStore,
-    signInSettings: new SignInSettingsStore(database.db),
+    signInSettings,
     sessions,
     accounts,
     attempts: new SignInAttempts(database.db, () => running.current.signIn.attemptLifetime),
@@ -200,6 +212,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     metrics,
     metricsRegistry,
     accessLog,
+    reviewAdmission: (scope, cause) => reviewAdmissionTwice(admissionDeps, scope, cause),
     async close() {
       await changes.close();
       providers.close();

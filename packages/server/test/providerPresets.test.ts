@@ -79,6 +79,15 @@ describe('entra', () => {
     expect(problems({ kind: 'entra', tenant: 'organizations', tenants: ['contoso.com'] }).join()).toMatch(/tenants\[0\]: must be a tenant id/);
   });
 
+  // Threat: another tenant's administrator deciding which emails count as verified here.
+  it('assumeEmailVerified only where exactly one tenant is admitted', () => {
+    expect(parse({ kind: 'entra', tenant: TENANT, assumeEmailVerified: true }).assumeEmailVerified).toBe(true);
+    expect(parse({ kind: 'entra', tenant: 'organizations', tenants: [TENANT], assumeEmailVerified: true }).assumeEmailVerified).toBe(true);
+    const other = '22222222-2222-4222-8222-222222222222';
+    expect(problems({ kind: 'entra', tenant: 'organizations', tenants: [TENANT, other], assumeEmailVerified: true }).join()).toMatch(/assumeEmailVerified: vouches for one tenant's emails/);
+    expect(problems({ kind: 'entra', tenant: 'common', allowAnyTenant: true, assumeEmailVerified: true }).join()).toMatch(/assumeEmailVerified: vouches for one tenant's emails/);
+  });
+
   it('national clouds: single tenant only; loopbackStandIn only on loopback; no issuer override', () => {
     expect(parse({ kind: 'entra', tenant: TENANT, authority: 'https://login.microsoftonline.us', graphUrl: 'https://graph.microsoft.us' }).issuer).toBe(`https://login.microsoftonline.us/${TENANT}/v2.0`);
     expect(problems({ kind: 'entra', tenant: 'organizations', tenants: [TENANT], authority: 'https://login.microsoftonline.us' }).join()).toMatch(/tenant: must be one tenant on a national cloud/);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decideLink, decideSignIn, judgeSignIn, OPEN_ORGANIZATION, type LinkFacts, type SignInFacts } from '../src/accounts/signInRules.js';
+import { OPEN_ORGANIZATION } from '../src/accounts/admission.js';
+import { decideLink, decideSignIn, judgeSignIn, type LinkFacts, type SignInFacts } from '../src/accounts/signInRules.js';
 import { signInRefusalReasons } from '@gatehouse/contract';
 import { AppError, refusalCodes, signInRefused } from '../src/errors.js';
 

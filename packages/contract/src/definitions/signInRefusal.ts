@@ -28,6 +28,8 @@ export const signInRefusalReasons = [
   'email_taken',
   /** Several users have this email: nobody can tell which to link. */
   'email_ambiguous',
+  /** A user's own identity now has the email of another user (it would take over that address). */
+  'email_of_another_user',
   /** Linking: this provider account already belongs to another user. */
   'identity_taken',
   /** A provider's own check: the account's hosted domain (Google `hd`) is not the one required. */

@@ -3,8 +3,9 @@ import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
 import { serializeOn } from '../storage/dialect.js';
 import type { Identity, User } from '../storage/schema.js';
-import type { IdentityProfile } from './identityProfile.js';
-import { decideLink, decideSignIn, judgeSignIn, type OrganizationRules, type SignInFacts, type SignInVerdict } from './signInRules.js';
+import type { OrganizationRules } from './admission.js';
+import type { AdmissionFacts, IdentityProfile } from './identityProfile.js';
+import { decideLink, decideSignIn, judgeSignIn, type SignInFacts, type SignInRefusal, type SignInVerdict } from './signInRules.js';
 
 export interface IdentityClaims {
   name?: string | undefined;
@@ -12,7 +13,15 @@ export interface IdentityClaims {
   groups: string[];
   /** Scalar claims for claim = value policies. */
   extra?: Record<string, unknown>;
+  /** What the provider's kind's admission rules read, as the IdP last said it (accounts/admission.ts). */
+  facts?: AdmissionFacts | undefined;
 }
+
+/** The provider as the sign-in rules read it, with its id. */
+export type SignInProvider = SignInFacts['provider'] & { id: string };
+
+/** What a claims re-check found: the IdP's answer admitted and kept, or the rule that refuses it (nothing kept). */
+export type RecheckOutcome = { kind: 'admitted'; account: SignedInAccount } | SignInRefusal;
 
 export interface SignedInAccount {
   user: User;
@@ -52,7 +61,7 @@ export class AccountStore {
    * Applies the sign-in rules and records the outcome: the identity is created or refreshed, and the
    * user's own email and name follow only the identity that created the user.
    */
-  async signIn(provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile, organization: OrganizationRules): Promise<SignedInAccount> {
+  async signIn(provider: SignInProvider, profile: IdentityProfile, organization: OrganizationRules): Promise<SignedInAccount> {
     return this.db.transaction().execute(async (trx) => {
       // Two first sign-ins at once (two nodes, two tabs) with this identity or this email take turns:
       // the second sees the user the first created and is linked or refused by the rules, never a twin.
@@ -98,7 +107,7 @@ export class AccountStore {
    * What signing in would do for this profile, changing nothing: the admin console's test sign-in.
    * The same facts and the same rules as `signIn`, read outside a transaction since nothing is written.
    */
-  async previewSignIn(provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile, organization: OrganizationRules): Promise<SignInPreview> {
+  async previewSignIn(provider: SignInProvider, profile: IdentityProfile, organization: OrganizationRules): Promise<SignInPreview> {
     const { linkedUser, usersWithEmail } = await this.signInFacts(provider.id, profile);
     const verdict = judgeSignIn({ provider, organization, profile, linkedUser, usersWithEmail });
     if (verdict.kind === 'existing' || verdict.kind === 'link') {
@@ -109,7 +118,7 @@ export class AccountStore {
   }
 
   /** Links a provider's identity to a signed-in user (see decideLink); returns the identity. */
-  async link(userId: string, provider: SignInFacts['provider'] & { id: string }, profile: IdentityProfile, organization: OrganizationRules): Promise<SignedInAccount> {
+  async link(userId: string, provider: SignInProvider, profile: IdentityProfile, organization: OrganizationRules): Promise<SignedInAccount> {
     return this.db.transaction().execute(async (trx) => {
       await serializeOn(trx, signInKeys(provider.id, profile));
       const store = new AccountStore(trx, this.now);
@@ -123,11 +132,31 @@ export class AccountStore {
     });
   }
 
-  /** Keeps an identity's claims (and, for the primary identity, the user's name and email) current. */
-  async updateClaims(identity: Identity, profile: IdentityProfile): Promise<SignedInAccount | undefined> {
-    const user = await this.getUser(identity.user_id);
-    if (!user) return undefined;
-    return this.refresh(identity, user, profile, this.now(), { signIn: false });
+  /**
+   * A claims re-check of a live session's identity: what the IdP says now is judged exactly as a fresh
+   * sign-in with it would be (signInRules.ts, with this identity's user as its owner), and kept — the
+   * identity's claims, and for the primary identity the user's email, name and picture — only when that
+   * sign-in would be admitted as the same user. Otherwise nothing is written and the refusal is
+   * returned: the caller ends the session. A fact this answer did not carry (a refresh without an ID
+   * token) is the one kept from before. One transaction, serialised with sign-ins on the identity and
+   * on the email, so that two users never end up with one address.
+   */
+  async recheck(identity: Identity, provider: SignInProvider, profile: IdentityProfile, organization: OrganizationRules): Promise<RecheckOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      await serializeOn(trx, signInKeys(provider.id, profile));
+      const store = new AccountStore(trx, this.now);
+      const current = await store.getIdentity(identity.id);
+      const user = current ? await store.getUser(current.user_id) : undefined;
+      if (!current || !user) {
+        return { kind: 'refused', reason: 'identity_taken', code: 'identity_conflict', why: 'the identity was unlinked or its user removed', params: { provider: provider.name } } satisfies SignInRefusal;
+      }
+      const kept = { ...profile, facts: { ...identityClaims(current).facts, ...definedFacts(profile.facts) } };
+      const usersWithEmail = kept.email ? await store.usersWithEmail(kept.email) : [];
+      const linkedUser = { id: user.id, status: user.status, primary: user.primary_identity_id === current.id };
+      const verdict = judgeSignIn({ provider, organization, profile: kept, linkedUser, usersWithEmail });
+      if (verdict.kind === 'refused') return verdict;
+      return { kind: 'admitted', account: await store.refresh(current, user, kept, this.now(), { signIn: false }) };
+    });
   }
 
   listIdentities(userId: string): Promise<Identity[]> {
@@ -194,11 +223,15 @@ export class AccountStore {
   /** What the sign-in rules need to know about this (provider, subject) and its email. */
   private async signInFacts(providerId: string, profile: IdentityProfile) {
     const existing = await this.findIdentity(providerId, profile.subject);
-    const linkedUser = existing ? await this.getUser(existing.user_id) : undefined;
-    const usersWithEmail = profile.email
-      ? await this.db.selectFrom('users').select(['id', 'status']).where('email', '=', profile.email).limit(2).execute()
-      : [];
+    const owner = existing ? await this.getUser(existing.user_id) : undefined;
+    const linkedUser = owner ? { ...owner, primary: owner.primary_identity_id === existing!.id } : undefined;
+    const usersWithEmail = profile.email ? await this.usersWithEmail(profile.email) : [];
     return { existing, linkedUser, usersWithEmail };
+  }
+
+  /** Users whose primary email this is (two at most: enough to tell one from several). */
+  private usersWithEmail(email: string): Promise<Array<{ id: string; status: 'active' | 'suspended' }>> {
+    return this.db.selectFrom('users').select(['id', 'status']).where('email', '=', email).limit(2).execute();
   }
 
   private async insertIdentity(userId: string, providerId: string, profile: IdentityProfile, now: number): Promise<Identity> {
@@ -250,7 +283,12 @@ function signInKeys(providerId: string, profile: IdentityProfile): string[] {
 }
 
 function snapshot(profile: IdentityProfile): IdentityClaims {
-  return { name: profile.name, picture: profile.picture, groups: profile.groups, extra: profile.extra };
+  return { name: profile.name, picture: profile.picture, groups: profile.groups, extra: profile.extra, ...(profile.facts ? { facts: profile.facts } : {}) };
+}
+
+/** The facts an answer carried (a fact it left out is undefined, and keeps the one from before). */
+function definedFacts(facts: AdmissionFacts | undefined): AdmissionFacts {
+  return Object.fromEntries(Object.entries(facts ?? {}).filter(([, value]) => value !== undefined));
 }
 
 export function identityClaims(identity: Pick<Identity, 'claims'>): IdentityClaims {
@@ -260,6 +298,7 @@ export function identityClaims(identity: Pick<Identity, 'claims'>): IdentityClai
       ...parsed,
       groups: Array.isArray(parsed.groups) ? parsed.groups.filter((g) => typeof g === 'string') : [],
       extra: parsed.extra && typeof parsed.extra === 'object' && !Array.isArray(parsed.extra) ? parsed.extra : {},
+      facts: parsed.facts && typeof parsed.facts === 'object' && !Array.isArray(parsed.facts) ? parsed.facts : {},
     };
   } catch {
     // A snapshot that does not parse grants nothing.

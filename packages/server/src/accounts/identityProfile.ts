@@ -18,10 +18,26 @@ export interface IdentityProfile {
   sid: string | undefined;
   /** Other scalar claims, for policies of the form claim = value (bounded; protocol claims left out). */
   extra: Record<string, string | number | boolean | Array<string | number | boolean>>;
+  /**
+   * What a provider's own admission rules read (accounts/admission.ts), as this answer said it: kept
+   * with the identity, so the rules can judge it again when an operator narrows them. A fact this
+   * answer did not carry (a refresh without an ID token) is left out, not guessed.
+   */
+  facts?: AdmissionFacts | undefined;
+}
+
+/** The claims a provider kind's admission rules read, beside the email every kind's rules read. */
+export interface AdmissionFacts {
+  /** Google: the Workspace domain (`hd`), lower-cased; null when the ID token names none (a personal account). */
+  hostedDomain?: string | null | undefined;
+  /** Entra ID: the tenant of the account (`tid`), lower-cased. */
+  tenant?: string | undefined;
+  /** GitHub: the organisations (logins, lower-cased) the account is a member of, as far as they count. */
+  organizations?: string[] | undefined;
 }
 
 /** Protocol and token-binding claims: never policy inputs, never stored. */
-const PROTOCOL_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'auth_time', 'nonce', 'acr', 'amr', 'azp', 'at_hash', 'c_hash', 's_hash', 'sid', 'jti', 'cnf']);
+const PROTOCOL_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'auth_time', 'nonce', 'acr', 'amr', 'azp', 'at_hash', 'c_hash', 's_hash', 'sid', 'jti', 'cnf', '_claim_names', '_claim_sources']);
 const MAX_EXTRA_CLAIMS = 50;
 
 const MAX_GROUPS = 500;
@@ -32,6 +48,12 @@ const MAX_URL = 2048;
 /**
  * Reads the profile through the provider's claim mapping. Userinfo may add to the ID token's claims but
  * never changes the subject (openid-client already checked that userinfo's `sub` matches).
+ *
+ * Threat: an email vouched for by another answer. The ID token and userinfo are two answers; an email
+ * counts as verified only with the verification that came with it. Userinfo's email (when it sends
+ * one) is the address, and only userinfo's `email_verified` says it is verified — never the ID token's
+ * `email_verified: true` about whatever address the ID token named. (Where both answers name the same
+ * address, the ID token's word on it holds: it is the same claim value.)
  */
 export function mapClaims(
   provider: Pick<ProviderConfig, 'claims' | 'assumeEmailVerified'>,
@@ -44,23 +66,30 @@ export function mapClaims(
   if (typeof subject !== 'string' || subject.length === 0 || subject.length > 255) {
     throw new TypeError('the ID token has no usable sub claim');
   }
+  const mapping = provider.claims;
+  const emailAnswer = present(userinfo[mapping.email]) ? userinfo : idToken;
   // Threat: an over-long email ("aaa…a@example.com.attacker.org") once cut to 256 characters read as
   // "…@example.com" and passed domain rules. The value is checked whole, and refused rather than mended.
-  const rawEmail = claims[provider.claims.email];
+  const rawEmail = emailAnswer[mapping.email];
   const email = rawEmail === undefined || rawEmail === null || rawEmail === '' ? undefined : parseEmail(rawEmail);
-  const verifiedClaim = claims[provider.claims.emailVerified];
+  let verifiedClaim = emailAnswer[mapping.emailVerified];
+  if (verifiedClaim === undefined && emailAnswer === userinfo && idToken[mapping.email] === rawEmail) verifiedClaim = idToken[mapping.emailVerified];
   return {
     subject,
     email: email?.ok ? email.email : undefined,
     ...(email && !email.ok ? { emailProblem: email.reason } : {}),
     // OIDC Core §5.1: email_verified is a boolean; some IdPs send the string "true".
     emailVerified: verifiedClaim === true || verifiedClaim === 'true' || (verifiedClaim === undefined && provider.assumeEmailVerified),
-    name: displayText(claims[provider.claims.name]),
-    picture: httpsUrl(claims[provider.claims.picture]),
-    groups: groups(claims[provider.claims.groups]),
+    name: displayText(claims[mapping.name]),
+    picture: httpsUrl(claims[mapping.picture]),
+    groups: groups(claims[mapping.groups]),
     sid: exactText(idToken.sid),
-    extra: extraClaims(claims),
+    extra: extraClaims(claims, mapping),
   };
+}
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null;
 }
 
 /**
@@ -76,11 +105,18 @@ function refuseNul(claims: Record<string, unknown>): void {
   }
 }
 
-function extraClaims(claims: Record<string, unknown>): IdentityProfile['extra'] {
+/**
+ * The claims `claim = value` rules may read. Threat: a rule that reads groups or an email around the
+ * checks made for them. Groups count only through group trust (accounts/effectiveGroups.ts) and an
+ * email only once verified and admitted (accounts/admission.ts), so neither is ever an extra claim:
+ * not `groups`, nothing named `email…`, nor the claims the provider maps them from.
+ */
+function extraClaims(claims: Record<string, unknown>, mapping: ProviderConfig['claims']): IdentityProfile['extra'] {
   const extra: IdentityProfile['extra'] = {};
+  const withheld = new Set(['groups', mapping.groups, mapping.email, mapping.emailVerified]);
   let count = 0;
   for (const [name, value] of Object.entries(claims)) {
-    if (PROTOCOL_CLAIMS.has(name) || count >= MAX_EXTRA_CLAIMS || name.length > 64) continue;
+    if (PROTOCOL_CLAIMS.has(name) || withheld.has(name) || name.toLowerCase().startsWith('email') || count >= MAX_EXTRA_CLAIMS || name.length > 64) continue;
     const scalar = (item: unknown): item is string | number | boolean =>
       typeof item === 'boolean' || typeof item === 'number' || (typeof item === 'string' && item.length <= MAX_VALUE);
     if (scalar(value)) extra[name] = value;

@@ -1,15 +1,17 @@
-import { emailDomainOf, type SignInRefusalReason } from '@gatehouse/contract';
+import type { SignInRefusalReason } from '@gatehouse/contract';
 import type { ProviderConfig } from '../config/schema.js';
 import { refusalCodes, signInRefused, type RefusalCode } from '../errors.js';
-import type { IdentityProfile } from './identityProfile.js';
+import { domainRefusal, emailRefusal, judgeAdmission, kindRefusal, type AdmissionProfile, type AdmissionProvider, type AdmissionRefusal, type OrganizationRules } from './admission.js';
 
 /**
  * Who may sign in, and as whom: a pure decision over what the database already knows, so the rules can
- * be read and tested as a table (PRODUCT.md "Who may sign in"; issue: linking rules).
+ * be read and tested as a table (PRODUCT.md "Who may sign in"; issue: linking rules). Whether the IdP's
+ * answer is admitted at all is the admission judge's (admission.ts); this adds who the person is here:
+ * the user the identity belongs to, a link by email, a new user, or a refusal.
  *
- * Two sets of rules must both admit a person: the provider's own (allowedDomains, createUsers,
- * trustEmail) and the organisation's, set in the admin console for every provider at once. The
- * organisation's can only narrow what a provider allows, never widen it.
+ * The same judgement keeps a live session: a claims re-check asks it again with what the IdP says now
+ * and the session's user as the identity's owner, and anything but "existing, the same user" ends the
+ * session (sessions/admissionReview.ts, authenticate/claimsRefresher.ts).
  */
 export type SignInDecision =
   | { kind: 'existing'; userId: string }
@@ -34,23 +36,15 @@ export interface SignInRefusal {
 
 export type SignInVerdict = SignInDecision | SignInRefusal;
 
-/** The organisation-wide rules (admin console, "Who may sign in"). */
-export interface OrganizationRules {
-  /** Email domains anyone must have, whatever the provider; empty means any domain. */
-  allowedDomains: readonly string[];
-  /** Whether people unknown to Gatehouse may get a user at all (each provider must allow it too). */
-  createUsers: boolean;
-}
-
-/** The rules as they were before any were set: the providers' own decide alone. */
-export const OPEN_ORGANIZATION: OrganizationRules = { allowedDomains: [], createUsers: true };
-
 export interface SignInFacts {
-  provider: Pick<ProviderConfig, 'name' | 'allowedDomains' | 'createUsers' | 'trustEmail'>;
+  provider: AdmissionProvider & Pick<ProviderConfig, 'createUsers' | 'trustEmail'>;
   organization: OrganizationRules;
-  profile: Pick<IdentityProfile, 'email' | 'emailProblem' | 'emailUnverified' | 'emailVerified'>;
-  /** The user this (provider, subject) is already linked to, if any. */
-  linkedUser?: { id: string; status: 'active' | 'suspended' } | undefined;
+  profile: AdmissionProfile;
+  /**
+   * The user this (provider, subject) is already linked to, if any; `primary` when this identity is the
+   * one the user's own email and name follow (a sign-in with it makes the user's email the IdP's).
+   */
+  linkedUser?: { id: string; status: 'active' | 'suspended'; primary?: boolean } | undefined;
   /** Users whose primary email equals the profile's email. */
   usersWithEmail: ReadonlyArray<{ id: string; status: 'active' | 'suspended' }>;
 }
@@ -66,17 +60,20 @@ export function judgeSignIn({ provider, organization, profile, linkedUser, users
     ...(userId ? { userId } : {}),
   });
   if (linkedUser?.status === 'suspended') return refuse('account_suspended', 'the user this identity belongs to is suspended', {}, linkedUser.id);
-  const email = profile.email;
-  // An email the normaliser refused (too long, several @, non-ASCII, ...) is no email: refused with the
-  // reason, never checked in a shortened or case-folded form (the contract's definitions/email.ts).
-  // The value itself is not repeated: it is whatever the IdP sent, and may be hostile.
-  if (!email && profile.emailProblem) return refuse('email_malformed', `the email ${provider.name} sent ${profile.emailProblem}`);
-  if (!email && profile.emailUnverified) return refuse('email_unverified', `${provider.name} has no verified primary email for this account`);
-  if (!email) return refuse('email_missing', `${provider.name} sent no email`);
-  if (!profile.emailVerified) return refuse('email_unverified', `${provider.name} did not say the email is verified`, { email });
-  const domainRule = domainRefusal(email, provider, organization);
-  if (domainRule) return refuse(domainRule.reason, domainRule.why, { email, domain: domainRule.domain });
-  if (linkedUser) return { kind: 'existing', userId: linkedUser.id };
+  const refusal = judgeAdmission({ provider, organization, profile });
+  if (refusal) return refuse(refusal.reason, refusal.why, refusal.params);
+  const email = profile.email!;
+  if (linkedUser) {
+    // Threat: an account taking over another user's address. The user's email follows their primary
+    // identity; an IdP that now says that identity's email is another user's address (a self-service
+    // profile edit, a tenant reusing an address) would make this user that address: admin by
+    // `admins.emails`, `emails:` rules, the identity headers, and a later link by email into the wrong
+    // user. Refused until an administrator sorts it out; the other user is never touched.
+    if (linkedUser.primary && usersWithEmail.some((other) => other.id !== linkedUser.id)) {
+      return refuse('email_of_another_user', `${provider.name} now gives this identity the email of another user`, { email });
+    }
+    return { kind: 'existing', userId: linkedUser.id };
+  }
 
   const owner = usersWithEmail[0];
   if (owner) {
@@ -104,29 +101,12 @@ export function decideSignIn(facts: SignInFacts): SignInDecision {
   return verdict;
 }
 
-/** Which domain rule refuses this email, if any: the provider's list and the organisation's must both admit it. */
-function domainRefusal(
-  email: string,
-  provider: Pick<ProviderConfig, 'name' | 'allowedDomains'>,
-  organization: OrganizationRules,
-): { reason: Extract<SignInRefusalReason, `domain_${string}`>; why: string; domain: string } | undefined {
-  // `email` is canonical (exactly one @, a DNS name after it): its domain is what the mail system reads.
-  const domain = emailDomainOf(email);
-  if (provider.allowedDomains.length > 0 && !provider.allowedDomains.includes(domain)) {
-    return { reason: 'domain_not_allowed_by_provider', why: `${domain} is not among ${provider.name}'s allowed domains`, domain };
-  }
-  if (organization.allowedDomains.length > 0 && !organization.allowedDomains.includes(domain)) {
-    return { reason: 'domain_not_allowed_by_organization', why: `${domain} is not among the organisation's allowed domains`, domain };
-  }
-  return undefined;
-}
-
 export type LinkDecision = { kind: 'already-linked' } | { kind: 'link' };
 
 export interface LinkFacts {
-  provider: Pick<ProviderConfig, 'name' | 'allowedDomains'>;
+  provider: AdmissionProvider;
   organization: OrganizationRules;
-  profile: Pick<IdentityProfile, 'email' | 'emailProblem' | 'emailUnverified' | 'emailVerified'>;
+  profile: AdmissionProfile;
   /** The signed-in user asking to link. */
   userId: string;
   /** Who this (provider, subject) already belongs to, if anyone. */
@@ -142,12 +122,17 @@ export interface LinkFacts {
 export function decideLink({ provider, organization, profile, userId, owner }: LinkFacts): LinkDecision {
   const params = { provider: provider.name };
   if (owner && owner.id !== userId) throw signInRefused('identity_taken', `this ${provider.name} account is linked to another user`, params);
+  const admission = { provider, organization, profile };
+  const fail = (refusal: AdmissionRefusal) => signInRefused(refusal.reason, refusal.why, { ...params, ...refusal.params });
+  // The kind's own rules (a Workspace domain, a tenant, an organisation) hold for a linked identity too.
+  const byKind = kindRefusal(admission);
+  if (byKind) throw fail(byKind);
   if (provider.allowedDomains.length > 0 || organization.allowedDomains.length > 0) {
     // A domain list needs an email to check, and a verified one.
-    if (!profile.email) throw signInRefused(profile.emailProblem ? 'email_malformed' : profile.emailUnverified ? 'email_unverified' : 'email_missing', `a domain list applies and ${provider.name} sent no usable email`, params);
-    if (!profile.emailVerified) throw signInRefused('email_unverified', `a domain list applies and ${provider.name} did not say the email is verified`, { ...params, email: profile.email });
-    const domainRule = domainRefusal(profile.email, provider, organization);
-    if (domainRule) throw signInRefused(domainRule.reason, domainRule.why, { ...params, email: profile.email, domain: domainRule.domain });
+    const byEmail = emailRefusal(admission);
+    if (byEmail) throw fail({ ...byEmail, why: `a domain list applies and ${byEmail.why}` });
+    const byDomain = domainRefusal(admission);
+    if (byDomain) throw fail(byDomain);
   }
   return owner ? { kind: 'already-linked' } : { kind: 'link' };
 }

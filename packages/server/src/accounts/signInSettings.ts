@@ -2,7 +2,7 @@ import { formatIssues, emailDomainSchema } from '@gatehouse/contract';
 import { z } from 'zod';
 import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
-import { OPEN_ORGANIZATION, type OrganizationRules } from './signInRules.js';
+import { OPEN_ORGANIZATION, type OrganizationRules } from './admission.js';
 
 const KEY = 'sign-in';
 

@@ -13,6 +13,7 @@ import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { signedIn } from '../sessions/guard.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
+import type { ReviewCause, ReviewScope } from '../sessions/admissionReview.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import type { ChangeFeed } from '../storage/changes.js';
 import { iso, isoOrNull } from '../http/isoTime.js';
@@ -33,6 +34,11 @@ export interface AdminDeps {
   providers: ProviderRegistry;
   providerStore: ProviderStore;
   signInSettings: SignInSettingsStore;
+  /**
+   * Ends the live sessions that no longer pass the rules of who may sign in, after an admin narrowed
+   * them (sessions/admissionReview.ts); what it ended.
+   */
+  reviewAdmission(scope: ReviewScope, cause: ReviewCause): Promise<number>;
   /** Reads the config file again and applies it on every worker of this node (reload.ts). */
   reloadConfig(request: ReloadRequest): Promise<ReloadResult>;
   /** The config file and its last reload. */

@@ -55,7 +55,10 @@ export async function providersRoutes(instance: FastifyInstance, { admin }: { ad
       const actor = await actorOf(request);
       const { providerId } = request.params;
       const { before, after, replaced } = await providerStore.update(providerId, request.body);
-      await recordChange(request, actor, 'provider_updated', after, { before: providerAuditView(before), after: providerAuditView(after, replaced) });
+      // A narrower rule (a domain, a tenant, a Workspace domain, an organisation removed) counts for the
+      // people signed in with it now, not from their next sign-in on.
+      const sessionsEnded = await admin.reviewAdmission({ providers: [providerId] }, { by: 'console', actorUserId: actor.user.id, request });
+      await recordChange(request, actor, 'provider_updated', after, { before: providerAuditView(before), after: providerAuditView(after, replaced), sessionsEnded });
       return view(after);
     },
   });

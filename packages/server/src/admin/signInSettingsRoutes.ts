@@ -6,7 +6,8 @@ import { type AdminContext } from './context.js';
 
 /**
  * "Who may sign in" for the whole organisation: email domains and whether unknown people get a user,
- * applied on top of each provider's own rules (both must admit a person; these only narrow).
+ * applied on top of each provider's own rules (both must admit a person; these only narrow). A change
+ * ends the live sessions that no longer pass (sessions/admissionReview.ts).
  */
 export async function signInSettingsRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
   const app = typed(instance);
@@ -31,7 +32,9 @@ export async function signInSettingsRoutes(instance: FastifyInstance, { admin }:
         throw new AppError('self_lockout', { params: { reason: `your own domain, ${ownDomain}, is not in the list` } });
       }
       const { before, after } = await signInSettings.update(wanted);
-      await audit.record({ type: 'sign_in_settings_updated', actorUserId: actor.user.id, sessionId: actor.session.id, request, details: { before, after } });
+      // Narrower rules count for everyone signed in now, not from their next sign-in on.
+      const sessionsEnded = await admin.reviewAdmission('all', { by: 'console', actorUserId: actor.user.id, request });
+      await audit.record({ type: 'sign_in_settings_updated', actorUserId: actor.user.id, sessionId: actor.session.id, request, details: { before, after, sessionsEnded } });
       return after;
     },
   });

@@ -175,9 +175,15 @@ export const configSchema = z
         touchInterval: duration.default(60_000),
         /** While a session is used, its claims (email, name, groups) are re-checked with the IdP this often. */
         claimsRefreshInterval: duration.default(15 * 60_000),
+        /**
+         * How long a session's claims may go unconfirmed — re-checks postponed because its IdP does not
+         * answer — before the session ends. Default: twice claimsRefreshInterval.
+         */
+        maxClaimsAge: duration.optional(),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .transform((session) => ({ ...session, maxClaimsAge: session.maxClaimsAge ?? 2 * session.claimsRefreshInterval })),
     signIn: z
       .object({
         attemptLifetime: duration.default(10 * 60_000),
@@ -312,6 +318,9 @@ export const configSchema = z
     }
     if (config.session.idleTimeout > config.session.absoluteLifetime) {
       ctx.addIssue({ code: 'custom', path: ['session', 'idleTimeout'], message: 'must not exceed absoluteLifetime' });
+    }
+    if (config.session.maxClaimsAge < config.session.claimsRefreshInterval) {
+      ctx.addIssue({ code: 'custom', path: ['session', 'maxClaimsAge'], message: 'must be at least claimsRefreshInterval (claims are confirmed once an interval at most)' });
     }
   });
 

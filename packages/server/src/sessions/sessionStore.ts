@@ -35,9 +35,29 @@ export type RevokeReason =
   | 'suspended'
   | 'refresh-failed'
   | 'identity-unlinked'
-  | 'provider-disabled';
+  | 'provider-disabled'
+  /** The operator narrowed who may sign in (console, reload, start) and the session no longer passes. */
+  | 'admission-changed'
+  /** A claims re-check: what the IdP says now no longer passes the rules of who may sign in. */
+  | 'claims-refused'
+  /** The IdP could not confirm the session's claims for longer than session.maxClaimsAge. */
+  | 'claims-unconfirmed';
 
 export type Session = SessionRow;
+
+/** A live session as the admission rules read it (`liveForAdmission`). */
+export interface LiveAdmission {
+  sessionId: string;
+  userId: string;
+  providerId: string;
+  identityId: string;
+  email: string | null;
+  emailVerified: number;
+  /** The identity's kept claims (JSON; accounts/accountStore.ts `identityClaims`). */
+  claims: string;
+  userStatus: 'active' | 'suspended';
+  primaryIdentityId: string | null;
+}
 type RevokeQuery = UpdateQueryBuilder<Database, 'sessions', 'sessions', UpdateResult>;
 
 /** Server-side sessions: the cookie holds a secret, the database its hash and everything else. */
@@ -74,6 +94,7 @@ export class SessionStore {
       revoked_at: null,
       revoked_reason: null,
       claims_checked_at: now,
+      claims_verified_at: now,
       access_token_enc: input.accessToken ? this.cipher.encrypt(input.accessToken.value, tokenContext(id, 'access_token')) : null,
       access_token_expires_at: input.accessToken?.expiresAt ?? null,
     };
@@ -149,6 +170,43 @@ export class SessionStore {
       .execute();
   }
 
+  /** Revokes these sessions (those still live), returning the ones revoked. */
+  revokeMany(ids: readonly string[], reason: RevokeReason): Promise<Session[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.revokeWhere(reason, (query) => query.where('id', 'in', [...ids]));
+  }
+
+  /**
+   * A page of live sessions, in id order after `after`, with what the admission rules read of each: its
+   * identity's email and kept claims, its user's status and primary identity (sessions/admissionReview.ts).
+   * Only the sessions of `providerIds` when given.
+   */
+  async liveForAdmission({ providerIds, after, limit }: { providerIds?: readonly string[] | undefined; after?: string | undefined; limit: number }): Promise<LiveAdmission[]> {
+    if (providerIds?.length === 0) return [];
+    const now = this.now();
+    let query = this.db
+      .selectFrom('sessions')
+      .innerJoin('identities', 'identities.id', 'sessions.identity_id')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select([
+        'sessions.id as sessionId',
+        'sessions.user_id as userId',
+        'sessions.provider_id as providerId',
+        'sessions.identity_id as identityId',
+        'identities.email as email',
+        'identities.email_verified as emailVerified',
+        'identities.claims as claims',
+        'users.status as userStatus',
+        'users.primary_identity_id as primaryIdentityId',
+      ])
+      .where('sessions.revoked_at', 'is', null)
+      .where('sessions.idle_expires_at', '>', now)
+      .where('sessions.absolute_expires_at', '>', now);
+    if (providerIds) query = query.where('sessions.provider_id', 'in', [...providerIds]);
+    if (after !== undefined) query = query.where('sessions.id', '>', after);
+    return query.orderBy('sessions.id').limit(limit).execute();
+  }
+
   /** Revokes one of the user's own sessions; false if there is no such active session of theirs. */
   async revokeForUser(userId: string, id: string, reason: RevokeReason): Promise<boolean> {
     return (await this.revokeWhere(reason, (query) => query.where('id', '=', id).where('user_id', '=', userId))).length > 0;
@@ -213,6 +271,7 @@ export class SessionStore {
       .updateTable('sessions')
       .set({
         claims_checked_at: tokens.checkedAt,
+        claims_verified_at: tokens.checkedAt,
         ...(tokens.idToken ? { id_token_enc: this.cipher.encrypt(tokens.idToken, tokenContext(session.id, 'id_token')) } : {}),
         ...(tokens.refreshToken ? { refresh_token_enc: this.cipher.encrypt(tokens.refreshToken, tokenContext(session.id, 'refresh_token')) } : {}),
         ...(tokens.accessToken
@@ -263,6 +322,11 @@ export class SessionStore {
   accessToken(session: Session): string | undefined {
     if (!session.access_token_enc || (session.access_token_expires_at !== null && session.access_token_expires_at <= this.now())) return undefined;
     return this.cipher.decrypt(session.access_token_enc, tokenContext(session.id, 'access_token'));
+  }
+
+  /** When the IdP last confirmed the session's claims. */
+  static claimsVerifiedAt(session: Session): number {
+    return session.claims_verified_at ?? session.claims_checked_at;
   }
 
   /** When the session ends by itself: the earlier of the idle and absolute expiries. */

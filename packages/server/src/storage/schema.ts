@@ -135,8 +135,13 @@ export interface SessionsTable {
   user_agent: string | null;
   revoked_at: number | null;
   revoked_reason: string | null;
-  /** When the IdP last confirmed this session's claims (sign-in or refresh). */
+  /**
+   * When the claims are next due (as a last check's time: due one claimsRefreshInterval later); moved
+   * by a check that is postponed too. Also the compare-and-set that lets one request check at a time.
+   */
   claims_checked_at: number;
+  /** When the IdP last confirmed this session's claims (its sign-in, or a re-check that succeeded); null only before migration 0010 ran. */
+  claims_verified_at: number | null;
   /** The IdP access token (AES-GCM like the others), only for apps with passAccessToken. */
   access_token_enc: string | null;
   access_token_expires_at: number | null;

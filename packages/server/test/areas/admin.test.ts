@@ -1,6 +1,7 @@
 import { fillPath, routes, type RouteDefinition } from '@gatehouse/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserDirectory } from '../../src/accounts/userDirectory.js';
+import { reviewAdmission } from '../../src/sessions/admissionReview.js';
 import { adminArea } from '../../src/admin/index.js';
 import { ProviderStore } from '../../src/authenticate/providerStore.js';
 import { AppStore } from '../../src/authorize/appStore.js';
@@ -44,6 +45,8 @@ describe('the admin area, alone', () => {
         providers: parts.providers,
         providerStore,
         signInSettings: parts.signInSettings,
+        reviewAdmission: (scope, cause) =>
+          reviewAdmission({ sessions: parts.sessions, audit: parts.audit, providers: parts.providers, organization: () => parts.signInSettings.get(), log }, scope, cause),
         // Reached only past the guard: a call here would answer 500, never the 401/403 asserted below.
         reloadConfig: () => Promise.reject(new Error('a reload must not be reached by this request')),
         running: new RunningConfig(parts.config, undefined),

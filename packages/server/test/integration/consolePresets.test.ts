@@ -180,8 +180,9 @@ describe('the console’s presets', () => {
     const definition = { ...definitionFor(presets.find((preset) => preset.kind === 'github')!), id: 'console-github-acme', name: 'GitHub (Acme only)', allowedOrganizations: ['acme'] };
     const created = await send('POST', '/api/admin/providers', definition);
     expect(created.status, created.body).toBe(201);
-    // The provider's own check refuses before the rules are asked: a failed test that keeps the rule's reason.
-    expect(await testSignIn(definition.id)).toMatchObject({ result: 'failed', code: 'sign_in_not_allowed', reason: 'organization_not_allowed', why: expect.stringContaining('acme') });
+    // The kind's own rule is one of the sign-in rules (accounts/admission.ts): the IdP answered, and the
+    // rules refuse this person, with the rule's reason.
+    expect(await testSignIn(definition.id)).toMatchObject({ result: 'refused', code: 'sign_in_not_allowed', reason: 'organization_not_allowed', why: expect.stringContaining('acme') });
     // A member of the organisation passes the same test.
     github.signInAs = 'octocat';
     expect(await testSignIn(definition.id)).toMatchObject({ result: 'create', profile: { groups: ['acme', 'acme/platform'] } });

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityProfile } from '../../src/accounts/identityProfile.js';
-import { OPEN_ORGANIZATION } from '../../src/accounts/signInRules.js';
+import { OPEN_ORGANIZATION } from '../../src/accounts/admission.js';
 import { ProviderStore } from '../../src/authenticate/providerStore.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';

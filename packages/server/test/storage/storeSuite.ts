@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccountStore } from '../../src/accounts/accountStore.js';
 import type { IdentityProfile } from '../../src/accounts/identityProfile.js';
-import { OPEN_ORGANIZATION } from '../../src/accounts/signInRules.js';
+import { OPEN_ORGANIZATION } from '../../src/accounts/admission.js';
 import { SignInSettingsStore } from '../../src/accounts/signInSettings.js';
 import { UserDirectory } from '../../src/accounts/userDirectory.js';
 import { AuditLog } from '../../src/audit/auditLog.js';
@@ -144,14 +144,50 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         expect(await failure(accounts.unlink(ann.user.id, identity.id))).toBe('last_identity');
       });
 
-      it('updates claims without counting a sign-in', async () => {
+      it('re-checks claims as a sign-in would judge them, keeping them without counting a sign-in', async () => {
         const ann = await signUp('s1', 'ann@corp.example');
         clock += 5000;
-        const updated = await accounts.updateClaims(ann.identity, profile('s1', 'ann@corp.example', { name: 'Ann C', groups: ['staff'] }));
-        expect(updated?.user.name).toBe('Ann C');
+        const updated = await accounts.recheck(ann.identity, provider, profile('s1', 'ann@corp.example', { name: 'Ann C', groups: ['staff'] }), OPEN_ORGANIZATION);
+        expect(updated).toMatchObject({ kind: 'admitted', account: { user: { name: 'Ann C' } } });
         const stored = await accounts.getUser(ann.user.id);
         expect(stored).toMatchObject({ name: 'Ann C', last_sign_in_at: T0, updated_at: T0 + 5000 });
         expect(JSON.parse((await accounts.getIdentity(ann.identity.id))!.claims)).toMatchObject({ groups: ['staff'] });
+      });
+
+      // Threat: a claims re-check adopting what a fresh sign-in would refuse (issue #25's high): an
+      // unverified email, a domain the rules refuse, another user's address. Nothing of it is kept.
+      it('a re-check the sign-in rules refuse keeps nothing: unverified, another domain, another user’s address', async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const bob = await signUp('s2', 'bob@corp.example');
+        const narrow = { ...provider, allowedDomains: ['corp.example'] };
+        const cases: Array<[IdentityProfile, string]> = [
+          [profile('s1', 'bob@corp.example', { emailVerified: false }), 'email_unverified'],
+          [profile('s1', 'ann@elsewhere.example'), 'domain_not_allowed_by_provider'],
+          [profile('s1', 'bob@corp.example'), 'email_of_another_user'],
+        ];
+        for (const [answer, reason] of cases) {
+          expect(await accounts.recheck(ann.identity, narrow, answer, OPEN_ORGANIZATION)).toMatchObject({ kind: 'refused', reason });
+        }
+        expect((await accounts.getUser(ann.user.id))!.email).toBe('ann@corp.example');
+        expect((await accounts.getIdentity(ann.identity.id))!.email).toBe('ann@corp.example');
+        expect((await accounts.getUser(bob.user.id))!.email).toBe('bob@corp.example');
+        // The organisation's own list judges it too.
+        expect(await accounts.recheck(ann.identity, provider, profile('s1', 'ann@corp.example'), { allowedDomains: ['other.example'], createUsers: true })).toMatchObject({
+          kind: 'refused',
+          reason: 'domain_not_allowed_by_organization',
+        });
+      });
+
+      it('a re-check keeps the facts an answer did not carry (a refresh without an ID token)', async () => {
+        const google = { ...provider, kind: 'google' as const, hostedDomains: ['corp.example'] };
+        const ann = await accounts.signIn(google, profile('g1', 'ann@corp.example', { facts: { hostedDomain: 'corp.example' } }), OPEN_ORGANIZATION);
+        expect(await accounts.recheck(ann.identity, google, profile('g1', 'ann@corp.example'), OPEN_ORGANIZATION)).toMatchObject({ kind: 'admitted' });
+        expect(JSON.parse((await accounts.getIdentity(ann.identity.id))!.claims)).toMatchObject({ facts: { hostedDomain: 'corp.example' } });
+        // An answer that says the account is no longer of the Workspace: refused.
+        expect(await accounts.recheck(ann.identity, google, profile('g1', 'ann@corp.example', { facts: { hostedDomain: null } }), OPEN_ORGANIZATION)).toMatchObject({
+          kind: 'refused',
+          reason: 'hosted_domain_not_allowed',
+        });
       });
 
       it('counts identities per provider and users; sets status and roles; maps ids to emails', async () => {

@@ -15,6 +15,7 @@ export const SIGN_IN_REFUSALS: Record<SignInRefusalReason, string> = {
   account_suspended: 'the account is suspended',
   email_taken: 'another user has this email',
   email_ambiguous: 'several users have this email',
+  email_of_another_user: "the provider now gives this account another user's email",
   identity_taken: 'this provider account belongs to another user',
   hosted_domain_not_allowed: "the account's hosted domain is not allowed",
   tenant_not_allowed: "the account's organisation is not allowed",

@@ -1,11 +1,9 @@
 import * as client from 'openid-client';
-import { isMultiTenant } from '../../config/providers/entra.js';
 import type { ProviderOf } from '../../config/schema.js';
 import { AppError } from '../../errors.js';
 import { IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
 import { isNetworkError } from '../oidcErrors.js';
 import { connectOidc, type Claims } from './oidc.js';
-import { refused } from './refusal.js';
 
 type Entra = ProviderOf<'entra'>;
 
@@ -19,8 +17,9 @@ const MAX_PAGES = 20;
  * - Multi-tenant (`organizations`, `common`): the discovery document names the issuer
  *   `https://login.microsoftonline.com/{tenantid}/v2.0`. openid-client knows this template: discovered
  *   from login.microsoftonline.com, it checks each ID token's `iss` against the template with the
- *   token's own `tid` put in. Gatehouse then checks `tid` against the tenants admitted (`tenants`),
- *   at sign-in and at every refresh.
+ *   token's own `tid` put in. The admission judge (accounts/admission.ts) then checks `tid` against
+ *   the tenants admitted (`tenants`; the consumer tenant of personal accounts only when listed), at
+ *   sign-in, at every refresh and whenever the rules change.
  * - Group overage: past 200 groups, the ID token carries `_claim_names.groups` instead of `groups`;
  *   the groups are then read from Microsoft Graph (`/me/transitiveMemberOf`, every page) with the
  *   access token. The endpoint the token names in `_claim_sources` is never called: only the
@@ -40,13 +39,15 @@ export const connectEntra = connectOidc<Entra>({
     return configuration;
   },
   checkIdToken(provider, claims) {
-    const tid = typeof claims.tid === 'string' ? claims.tid.toLowerCase() : undefined;
-    if (!tid) throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('Entra ID token without tid') });
-    // Threat: a person of any other Entra ID tenant signing in to a multi-tenant app.
-    if (isMultiTenant(provider) && !provider.allowAnyTenant && !provider.tenants.includes(tid)) {
-      throw refused(provider, 'tenant_not_allowed', claims, `its Entra ID tenant ${tid} is not one of this provider's tenants`);
+    if (typeof claims.tid !== 'string' || claims.tid.length === 0) {
+      throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('Entra ID token without tid') });
     }
   },
+  // Threat: a person of any other Entra ID tenant (or a personal Microsoft account) signing in to a
+  // multi-tenant app. Which tenants are admitted is the admission judge's rule (accounts/admission.ts).
+  // A refresh without an ID token carries no tid: the identity keeps the tenant it had (an Entra
+  // subject lives in one tenant).
+  facts: (_provider, idToken) => (idToken && typeof idToken.tid === 'string' ? { tenant: idToken.tid.toLowerCase() } : {}),
   expectedIssuer: (_provider, claims, discovered) => (typeof claims.tid === 'string' ? discovered.replace('{tenantid}', claims.tid) : discovered),
   async resolveClaims(provider, claims, accessToken) {
     if (!provider.resolveGroupOverage || !hasGroupOverage(claims, provider.claims.groups)) return {};

@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import { mapClaims } from '../../accounts/identityProfile.js';
 import { isLoopbackHost } from '../../config/loopback.js';
 import type { ProviderOf } from '../../config/schema.js';
-import { AppError, signInRefused } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { IDP_TIMEOUT_SECONDS } from '../oidcClient.js';
 import { configurationError, fromOidcError, printable } from '../oidcErrors.js';
 import { GitHubApiError, gitHubSite, readGitHubAccount, type GitHubAccount, type GitHubSite } from './githubApi.js';
@@ -106,12 +106,13 @@ class GitHubConnection implements ProviderConnection {
     if (subject !== undefined && account.id !== subject) {
       throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('the token now belongs to another GitHub user') });
     }
-    const groups = account.groups ?? [];
-    // oauth2-proxy's --github-org: membership of an allowed organisation is a condition of signing in,
-    // and of staying signed in (checked again at every refresh).
-    if (provider.allowedOrganizations.length > 0 && !provider.allowedOrganizations.some((org) => groups.includes(org))) {
-      throw signInRefused('organization_not_allowed', `GitHub user ${account.login} is a member of none of ${provider.allowedOrganizations.join(', ')}`, { provider: provider.name, email: account.email });
-    }
+    // Threat: GitHub organisation names are anyone's to register. With allowedOrganizations, only those
+    // organisations (and their teams) become groups: any other organisation the person joined (one named
+    // like an Entra group id, or `platform-admins`) says nothing about them here. Membership of an allowed
+    // organisation is a condition of signing in and of staying signed in (oauth2-proxy's --github-org):
+    // the admission judge reads it (accounts/admission.ts) at sign-in, at every re-check and whenever the
+    // allowed organisations change.
+    const groups = allowedGroups(account.groups ?? [], provider.allowedOrganizations);
     try {
       const mapped = mapClaims(provider, {
         sub: account.id,
@@ -120,10 +121,11 @@ class GitHubConnection implements ProviderConnection {
         email_verified: account.email !== undefined,
         name: account.name ?? account.login,
         picture: account.avatarUrl,
-        ...(account.groups ? { groups: account.groups } : {}),
+        ...(account.groups ? { groups } : {}),
       });
       // The refusal names the real reason: an address exists but is not verified, not "no email".
-      const profile = account.primaryUnverified ? { ...mapped, emailUnverified: true } : mapped;
+      const facts = account.groups ? { facts: { organizations: groups.filter((group) => !group.includes('/')) } } : {};
+      const profile = { ...mapped, ...facts, ...(account.primaryUnverified ? { emailUnverified: true } : {}) };
       return {
         profile,
         idToken: undefined,
@@ -172,6 +174,12 @@ class GitHubConnection implements ProviderConnection {
         return new AppError('invalid_response', { params, cause: error });
     }
   }
+}
+
+/** `org` and `org/team` groups of the allowed organisations only (all of them when none is required). */
+function allowedGroups(groups: readonly string[], allowedOrganizations: readonly string[]): string[] {
+  if (allowedOrganizations.length === 0) return [...groups];
+  return groups.filter((group) => allowedOrganizations.includes(group.split('/')[0]!));
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { ProviderOf } from '../../config/schema.js';
 import { connectOidc } from './oidc.js';
-import { refused } from './refusal.js';
 
 type Google = ProviderOf<'google'>;
 
@@ -18,13 +17,12 @@ export const connectGoogle = connectOidc<Google>({
     if (provider.hostedDomains.length === 0) return {};
     return { hd: provider.hostedDomains.length === 1 ? provider.hostedDomains[0]! : '*' };
   },
-  checkIdToken(provider, claims) {
-    if (provider.hostedDomains.length === 0) return;
-    // Threat: a personal Gmail account (no hd) or another Workspace tenant (another hd) passing because
-    // hd was only asked for. Checked on every ID token, at sign-in and at refresh.
-    const hd = typeof claims.hd === 'string' ? claims.hd.toLowerCase() : undefined;
-    if (!hd || !provider.hostedDomains.includes(hd)) {
-      throw refused(provider, 'hosted_domain_not_allowed', claims, hd ? `its Google Workspace domain ${hd} is not one of this provider's hostedDomains` : 'it is not a Google Workspace account of an allowed domain (no hd claim)');
-    }
+  // Threat: a personal Gmail account (no hd) or another Workspace tenant (another hd) passing because
+  // hd was only asked for. The ID token's hd is Google's word for the account's domain; the rule that
+  // reads it (hostedDomains) is the admission judge's (accounts/admission.ts), at sign-in, at every
+  // refresh and whenever the rules change. A refresh without an ID token reads userinfo's hd.
+  facts(_provider, idToken, claims) {
+    if (idToken) return { hostedDomain: typeof idToken.hd === 'string' ? idToken.hd.toLowerCase() : null };
+    return typeof claims.hd === 'string' ? { hostedDomain: claims.hd.toLowerCase() } : {};
   },
 });

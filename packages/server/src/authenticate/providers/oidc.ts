@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import { mapClaims, type IdentityProfile } from '../../accounts/identityProfile.js';
+import { mapClaims, type AdmissionFacts, type IdentityProfile } from '../../accounts/identityProfile.js';
 import { isLoopbackHost } from '../../config/loopback.js';
 import type { ProviderConfig, ProviderOf } from '../../config/schema.js';
 import { AppError } from '../../errors.js';
@@ -38,9 +38,17 @@ export interface OidcQuirks<P extends OidcProvider = OidcProvider> {
   discover?(provider: P, discover: (options?: DiscoveryOptions) => Promise<client.Configuration>): Promise<client.Configuration>;
   /**
    * Checks of a verified ID token's claims (signature, iss, aud, exp and nonce are checked already),
-   * at sign-in and at every refresh: Google's `hd`, Entra's `tid`. Throws to refuse.
+   * at sign-in and at every refresh: that Entra's carries a `tid`. Throws invalid_response to refuse an
+   * answer that is not what the IdP sends; whether the person is admitted is not decided here.
    */
   checkIdToken?(provider: P, claims: client.IDToken): void;
+  /**
+   * What the kind's admission rules read (Google's `hd`, Entra's `tid`), from this answer: `idToken`
+   * is the verified ID token when one came (a refresh may come without), `claims` everything merged.
+   * The rules themselves are accounts/admission.ts's, one judge for sign-in, refresh and every change
+   * of the rules. A fact this answer does not carry is left out.
+   */
+  facts?(provider: P, idToken: client.IDToken | undefined, claims: Claims): AdmissionFacts;
   /**
    * Claims the IdP gives only through an API called with the access token (Entra's group overage
    * through Microsoft Graph): merged over the ID token's and userinfo's before mapping.
@@ -180,8 +188,9 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
     if (typeof idClaims.iat !== 'number' || idClaims.iat > Date.now() / 1000 + check.clockSkewSeconds) {
       throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('ID token issued in the future') });
     }
+    checkAuthorizedParty(provider, idClaims);
     this.quirks.checkIdToken?.(provider, idClaims);
-    return this.verified(tokens, idClaims, idClaims.sub);
+    return this.verified(tokens, idClaims, idClaims.sub, idClaims);
   }
 
   async refresh(refreshToken: string, identity: { subject: string; sid: string | undefined }): Promise<VerifiedSignIn> {
@@ -197,9 +206,10 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
       if (idClaims.sub !== identity.subject || idClaims.iss !== issuer) {
         throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('refreshed ID token for another subject or issuer') });
       }
+      checkAuthorizedParty(provider, idClaims);
       this.quirks.checkIdToken?.(provider, idClaims);
     }
-    return this.verified(tokens, { ...(idClaims ?? {}), sub: identity.subject, sid: idClaims?.sid ?? identity.sid }, identity.subject);
+    return this.verified(tokens, { ...(idClaims ?? {}), sub: identity.subject, sid: idClaims?.sid ?? identity.sid }, identity.subject, idClaims);
   }
 
   /** The operator's choice, else the kind's account chooser, else what discovery says the IdP offers (see OidcQuirks.chooseAccountPrompt). */
@@ -218,7 +228,7 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
   }
 
   /** Userinfo, the claims the quirks resolve with the access token, and the mapped profile. */
-  private async verified(tokens: client.TokenEndpointResponse, idClaims: Claims, subject: string): Promise<VerifiedSignIn> {
+  private async verified(tokens: client.TokenEndpointResponse, idClaims: Claims, subject: string, idToken: client.IDToken | undefined): Promise<VerifiedSignIn> {
     const { provider, configuration, quirks } = this;
     let userinfo: Claims = {};
     if (configuration.serverMetadata().userinfo_endpoint) {
@@ -229,7 +239,8 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
     const resolved = quirks.resolveClaims ? await quirks.resolveClaims(provider, { ...idClaims, ...userinfo }, tokens.access_token) : {};
     try {
       const merged = { ...idClaims, ...userinfo, ...resolved };
-      const mapped = mapClaims(provider, idClaims, { ...userinfo, ...resolved });
+      const facts = quirks.facts?.(provider, idToken, merged);
+      const mapped = { ...mapClaims(provider, idClaims, { ...userinfo, ...resolved }), ...(facts ? { facts } : {}) };
       return {
         profile: quirks.profile ? quirks.profile(provider, mapped, merged) : mapped,
         idToken: tokens.id_token,
@@ -239,6 +250,17 @@ class OidcConnection<P extends OidcProvider> implements ProviderConnection {
     } catch (error) {
       throw new AppError('invalid_response', { params: { provider: provider.name }, cause: error });
     }
+  }
+}
+
+/**
+ * OIDC Core §3.1.3.7 (6): an ID token whose `azp` names another client was issued to that client, even
+ * when its `aud` also lists this one; it is refused. (openid-client checks `azp` only when `aud` has
+ * several values.) Threat: a token obtained by another client of the same IdP replayed here.
+ */
+function checkAuthorizedParty(provider: OidcProvider, claims: client.IDToken): void {
+  if (claims.azp !== undefined && claims.azp !== provider.clientId) {
+    throw new AppError('invalid_response', { params: { provider: provider.name }, cause: new Error('the ID token was issued to another client (azp)') });
   }
 }
 

@@ -8,6 +8,11 @@ import type { ProviderPreset } from './preset.js';
 export const ENTRA_AUTHORITIES = ['https://login.microsoftonline.com', 'https://login.microsoftonline.us', 'https://login.partner.microsoftonline.cn'] as const;
 export const GRAPH_URLS = ['https://graph.microsoft.com', 'https://graph.microsoft.us', 'https://dod-graph.microsoft.us', 'https://microsoftgraph.chinacloudapi.cn'] as const;
 const MULTI_TENANT = ['organizations', 'common'] as const;
+/**
+ * The tenant of personal Microsoft accounts (outlook.com, hotmail.com, ...), which sign in through
+ * `common`: admitted only when `tenants` lists it (accounts/admission.ts).
+ */
+export const CONSUMER_TENANT = '9188040d-6c67-4c5b-b112-36a304b66dad';
 
 const tenantId = z.string().toLowerCase().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a tenant id (a GUID)');
 const tenant = z
@@ -60,6 +65,15 @@ export const entraProviderSchema = z
       }
     } else if (provider.tenants.length > 0 || provider.allowAnyTenant) {
       ctx.addIssue({ code: 'custom', path: ['tenants'], message: 'is for a multi-tenant app (tenant: organizations or common); one tenant admits only itself' });
+    }
+    // Threat: another tenant's administrator deciding which emails count as verified here. Vouching for
+    // a tenant's emails is possible only where exactly one tenant is admitted: yours.
+    if (provider.assumeEmailVerified && multiTenant && (provider.allowAnyTenant || provider.tenants.length !== 1)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['assumeEmailVerified'],
+        message: "vouches for one tenant's emails: it needs exactly one tenant admitted (a single-tenant app, or tenants with one id), since any other tenant's administrator sets the emails of their own people",
+      });
     }
     if (provider.loopbackStandIn !== undefined) {
       const url = parsedUrl(provider.loopbackStandIn);

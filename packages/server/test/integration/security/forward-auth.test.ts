@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPEN_ORGANIZATION } from '../../../src/accounts/signInRules.js';
+import { OPEN_ORGANIZATION } from '../../../src/accounts/admission.js';
 import { freePort } from '../support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from '../support/gatehouse.js';
 

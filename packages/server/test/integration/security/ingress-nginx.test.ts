@@ -4,7 +4,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPEN_ORGANIZATION } from '../../../src/accounts/signInRules.js';
+import { OPEN_ORGANIZATION } from '../../../src/accounts/admission.js';
 import { nginxMainConfig } from '../../../../../e2e/support/nginxConfig.js';
 import { freePort } from '../support/freePort.js';
 import { startGatehouse, type RunningGatehouse } from '../support/gatehouse.js';

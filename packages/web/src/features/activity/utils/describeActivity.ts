@@ -65,6 +65,10 @@ const REVOKE_REASONS: Record<string, string> = {
   revoked_by_user: '',
   identity_unlinked: 'the identity it used was unlinked',
   backchannel_logout: 'the provider ended its session',
+  provider_disabled: 'the provider it used was turned off',
+  admission_changed: 'the rules of who may sign in changed, and this account no longer meets them',
+  claims_refused: 'the provider now says something about this account that the sign-in rules refuse',
+  claims_unconfirmed: 'the provider could not confirm the account for too long',
 };
 
 function reason(map: Record<string, string>, code: unknown): string | undefined {

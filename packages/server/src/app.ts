@@ -161,7 +161,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     returnToPolicy: () => portalReturnToPolicy(services),
     groupsOf,
     isAdmin,
-    policySubjectOf: (current) => policySubject(config.admins, current.user, groupsOf(current), current.claims.extra),
+    policySubjectOf: (current) => policySubject(config.admins, current.user, groupsOf(current)),
   });
   await app.register(adminArea, {
     admins: services.running.section('admins'),

@@ -34,6 +34,14 @@ describe('kind: github', () => {
     });
   });
 
+  // Threat: GitHub organisation names are anyone's to register, so a free organisation named like an
+  // Entra group id or `platform-admins` must never meet a rule written for the organisation's groups.
+  it('its groups count prefixed by default (github:), never bare; another prefix may be chosen', () => {
+    expect(providerOf(github).groupPrefix).toBe('github:');
+    expect(providerOf({ ...github, trustGroups: true }).groupPrefix).toBe('github:');
+    expect(providerOf({ ...github, groupPrefix: 'gh/' }).groupPrefix).toBe('gh/');
+  });
+
   it('GitHub Enterprise Server at its base URL; organisation logins compared lowercased', () => {
     const provider = providerOf({ ...github, baseUrl: 'https://github.example.com/', allowedOrganizations: ['Acme-Corp'] });
     expect(provider).toMatchObject({ issuer: 'https://github.example.com', baseUrl: 'https://github.example.com', allowedOrganizations: ['acme-corp'] });

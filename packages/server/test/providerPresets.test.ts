@@ -125,6 +125,13 @@ describe('okta, keycloak, auth0, gitlab', () => {
     expect(problems({ kind: 'gitlab', baseUrl: 'https://git.example.com', issuer: 'https://gitlab.com' }).join()).toMatch(/issuer: is the baseUrl/);
   });
 
+  // Threat: group paths on gitlab.com are anyone's to create; a self-managed GitLab's are the organisation's.
+  it('gitlab: gitlab.com groups count prefixed (gitlab:) by default; a self-managed GitLab as any provider', () => {
+    expect(parse({ kind: 'gitlab' }).groupPrefix).toBe('gitlab:');
+    expect(parse({ kind: 'gitlab', groupPrefix: 'glc/' }).groupPrefix).toBe('glc/');
+    expect(parse({ kind: 'gitlab', baseUrl: 'https://git.example.com' }).groupPrefix).toBeUndefined();
+  });
+
   it('each still follows the OpenID Connect rules: openid scope, a credential', () => {
     expect(problems({ kind: 'okta', domain: 'example.okta.com', scopes: ['email'] }).join()).toMatch(/scopes: must include "openid"/);
     expect(problems({ kind: 'gitlab', clientSecret: undefined }).join()).toMatch(/clientSecret: is required/);

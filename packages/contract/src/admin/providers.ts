@@ -38,8 +38,10 @@ export const adminProviderSchema = z.object({
   assumeEmailVerified: z.boolean(),
   /** Whether the provider's groups count for policies, admin and apps (off: ignored unless prefixed). */
   trustGroups: z.boolean(),
-  /** The prefix its groups count with (`partner:staff`), or null. */
+  /** The prefix its groups (and other claims' names) count with (`partner:staff`), or null. */
   groupPrefix: nullableString,
+  /** Whether its other claims count for `claim:` policy rules (unset in the definition: as trustGroups). */
+  trustClaims: z.boolean(),
   pushedAuthorizationRequests: z.enum(parModes),
   authorizationParams: z.record(z.string(), z.string()),
   enabled: z.boolean(),
@@ -93,6 +95,8 @@ export interface ProviderDefinition {
   trustGroups: boolean;
   /** When set, its groups count only prefixed (`partner:staff`); left out for none. */
   groupPrefix?: string;
+  /** Whether its other claims count for `claim:` rules; left out: as trustGroups. */
+  trustClaims?: boolean;
   /** OpenID Connect kinds only. */
   pushedAuthorizationRequests?: ParMode;
   authorizationParams: Record<string, string>;
@@ -133,8 +137,11 @@ export const providerPresetSchema = z.object({
   docs: z.string(),
   fields: z.array(presetFieldSchema),
   /** What the form starts with for the common fields it sets. */
-  /** `claims` is null for a kind without a claim mapping (GitHub). */
-  defaults: z.object({ scopes: z.array(z.string()), claims: claimMappingSchema.nullable() }),
+  /**
+   * `claims` is null for a kind without a claim mapping (GitHub). `groupPrefix`: the prefix its groups
+   * count under unless another is chosen (GitHub's `github:`, gitlab.com's `gitlab:`), or null for none.
+   */
+  defaults: z.object({ scopes: z.array(z.string()), claims: claimMappingSchema.nullable(), groupPrefix: nullableString }),
   /** The redirect URI to register at the provider, with `{id}` standing for the provider's id. */
   redirectUriPattern: z.string(),
 });

@@ -1,8 +1,8 @@
 import type { ProviderConfig } from '../config/schema.js';
 import type { IdentityClaims } from './accountStore.js';
 
-/** What decides whether a provider's groups count: the provider's own settings. */
-export type GroupTrust = Pick<ProviderConfig, 'id' | 'enabled' | 'trustGroups' | 'groupPrefix'>;
+/** What decides whether a provider's groups and other claims count: the provider's own settings. */
+export type GroupTrust = Pick<ProviderConfig, 'id' | 'enabled' | 'trustGroups' | 'groupPrefix'> & { trustClaims?: boolean | undefined };
 
 /** Looks up an enabled provider by id (the provider registry's `get`). */
 export interface GroupTrustLookup {
@@ -17,9 +17,12 @@ export interface IdentityGroups {
   asserted: readonly string[];
   /** The groups that count for policies, X-Gatehouse-Groups, the signed assertion and the launcher. */
   counted: readonly string[];
+  /** The other claims that count for `claim:` policy rules (effectiveClaims). */
+  claims: Readonly<Record<string, unknown>>;
 }
 
 const NONE: readonly string[] = Object.freeze([]);
+const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
  * The groups that count from one provider. Threat: any IdP can assert any group name, so a contractor
@@ -38,17 +41,43 @@ export function effectiveGroups(provider: GroupTrust | undefined, asserted: read
 }
 
 /**
+ * The claims that count from one provider for `claim:` policy rules, by the same trust as its groups.
+ * Threat: an untrusted partner IdP asserting `department: finance` or `roles: [admin]` passing a rule
+ * written for the organisation's own directory. So:
+ * - a provider that is missing or turned off brings none;
+ * - with a `groupPrefix`, its claims count only under prefixed names (`partner:department`);
+ * - without one, only when it is trusted for them (`trustClaims`, else as `trustGroups` says);
+ * - groups and emails never count as claims (they have checks of their own), whatever an old snapshot kept.
+ */
+export function effectiveClaims(provider: GroupTrust | undefined, asserted: Readonly<Record<string, unknown>> | undefined): Readonly<Record<string, unknown>> {
+  if (!provider?.enabled || !asserted) return NO_CLAIMS;
+  const prefix = provider.groupPrefix;
+  if (!prefix && !(provider.trustClaims ?? provider.trustGroups)) return NO_CLAIMS;
+  const counted: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(asserted)) {
+    if (name === 'groups' || name.toLowerCase().startsWith('email')) continue;
+    counted[prefix ? prefix + name : name] = value;
+  }
+  return counted;
+}
+
+/**
  * The one place a session's (or an identity's) groups are computed for decisions: its provider's trust
  * settings, as the registry holds them now (a change in the console counts from the next decision on),
  * applied to the groups its IdP asserted.
  */
-export function identityGroups(providers: GroupTrustLookup, identity: { provider_id: string }, claims: Pick<IdentityClaims, 'groups'>): IdentityGroups {
+export function identityGroups(providers: GroupTrustLookup, identity: { provider_id: string }, claims: Pick<IdentityClaims, 'groups' | 'extra'>): IdentityGroups {
   const provider = providers.get(identity.provider_id);
   const enabled = provider?.enabled ? provider : undefined;
-  return { providerId: enabled?.id, asserted: enabled ? claims.groups : NONE, counted: effectiveGroups(enabled, claims.groups) };
+  return {
+    providerId: enabled?.id,
+    asserted: enabled ? claims.groups : NONE,
+    counted: effectiveGroups(enabled, claims.groups),
+    claims: effectiveClaims(enabled, claims.extra),
+  };
 }
 
 /** `identityGroups` of a signed-in session: the identity it signed in with, and that identity's claims. */
-export function sessionGroups(providers: GroupTrustLookup, current: { identity: { provider_id: string }; claims: Pick<IdentityClaims, 'groups'> }): IdentityGroups {
+export function sessionGroups(providers: GroupTrustLookup, current: { identity: { provider_id: string }; claims: Pick<IdentityClaims, 'groups' | 'extra'> }): IdentityGroups {
   return identityGroups(providers, current.identity, current.claims);
 }

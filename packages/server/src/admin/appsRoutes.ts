@@ -82,13 +82,13 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
         const identities = await accounts.listIdentities(user.id);
         const outcomes = identities.map((identity) => {
           const claims = identityClaims(identity);
-          const subject = policySubject(admins, user, identityGroups(providers, identity, claims), claims.extra);
+          const subject = policySubject(admins, user, identityGroups(providers, identity, claims));
           return { identity, subject, decision: evaluatePolicy(policy, subject) };
         });
         const lastUsed = outcomes.reduce<(typeof outcomes)[number] | undefined>((last, outcome) => (!last || (outcome.identity.last_used_at ?? 0) > (last.identity.last_used_at ?? 0) ? outcome : last), undefined);
         const chosen = outcomes.find((outcome) => outcome.decision.allow) ?? lastUsed;
         if (!chosen) {
-          const subject = policySubject(admins, user, { providerId: undefined, asserted: [], counted: [] });
+          const subject = policySubject(admins, user, { providerId: undefined, asserted: [], counted: [], claims: {} });
           return { ...result(evaluatePolicy(policy, subject)), subject: subjectView(subject), provider: null };
         }
         const provider = { id: chosen.identity.provider_id, name: providers.name(chosen.identity.provider_id) };

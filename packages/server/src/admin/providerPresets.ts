@@ -30,6 +30,7 @@ function presetView(preset: ProviderPreset, redirectUriPattern: string): PresetV
       // The mapping a provider of this kind gets when its entry names none (the schema's own defaults).
       // Null for a kind that maps no claims (GitHub: OAuth 2.0 and a REST API).
       claims: preset.protocol === 'oidc' ? claimMapping.parse({ ...(typeof defaults.claims === 'object' && defaults.claims !== null ? defaults.claims : {}) }) : null,
+      groupPrefix: typeof defaults.groupPrefix === 'string' ? defaults.groupPrefix : null,
     },
     redirectUriPattern,
   };

@@ -28,6 +28,7 @@ export function providerView(provider: ProviderConfig, registry: ProviderRegistr
     assumeEmailVerified: provider.assumeEmailVerified,
     trustGroups: provider.trustGroups,
     groupPrefix: provider.groupPrefix ?? null,
+    trustClaims: provider.trustClaims ?? provider.trustGroups,
     pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
     authorizationParams: provider.authorizationParams,
     enabled: provider.enabled,

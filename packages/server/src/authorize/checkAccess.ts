@@ -102,10 +102,10 @@ async function decide(services: AccessDeps, current: CurrentSession, access: Acc
   const reused = reusedDecision(services, current, access.app, now);
   if (reused) return reused;
 
-  const { user, claims, session } = current;
-  // Only the groups that count from the session's provider (trusted, or prefixed) decide and go upstream.
+  const { user, session } = current;
+  // Only the groups and claims that count from the session's provider (trusted, or prefixed) decide and go upstream.
   const groups = sessionGroups(services.providers, current);
-  const decision = evaluatePolicy(access.app.policy, policySubject(services.config.admins, user, groups, claims.extra));
+  const decision = evaluatePolicy(access.app.policy, policySubject(services.config.admins, user, groups));
   let result: Decided;
   if (!decision.allow) {
     result = { kind: 'denied', current, decision, headers: NO_IDENTITY };

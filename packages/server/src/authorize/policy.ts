@@ -63,16 +63,11 @@ export function describeRule(candidate: PolicyRule): string {
 }
 
 /**
- * What a policy sees of a person: their email, the groups that count from the identity they signed in
- * with (accounts/effectiveGroups.ts), their roles (config-given admin included) and the scalar claims
- * kept from the IdP. One builder for the proxy, the launcher and the admin console's tester, so all
- * three decide alike.
+ * What a policy sees of a person: their email, the groups and claims that count from the identity they
+ * signed in with (accounts/effectiveGroups.ts: by its provider's trust) and their roles (config-given
+ * admin included). One builder for the proxy, the launcher and the admin console's tester, so all three
+ * decide alike.
  */
-export function policySubject(
-  admins: Config['admins'],
-  user: Pick<User, 'email' | 'roles'>,
-  groups: IdentityGroups,
-  claims: Readonly<Record<string, unknown>> = {},
-): PolicySubject {
-  return { email: user.email, groups: groups.counted, roles: effectiveRoles(admins, user, groups), claims };
+export function policySubject(admins: Config['admins'], user: Pick<User, 'email' | 'roles'>, identity: IdentityGroups): PolicySubject {
+  return { email: user.email, groups: identity.counted, roles: effectiveRoles(admins, user, identity), claims: identity.claims };
 }

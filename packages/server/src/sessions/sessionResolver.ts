@@ -112,9 +112,14 @@ export class SessionResolver {
       if (outcome === 'refreshed') {
         // Every worker and node drops what it cached about this session (and its assertions).
         this.deps.changes.publish({ type: 'sessions-changed', sessionIds: [current.sessionId] });
-        current = await this.loadAndCache(credential, scope, loadSession);
-        if (!current) return undefined;
+      } else {
+        // Postponed (the IdP did not answer), or checked by another request or node: the row says when
+        // the next check is due. Read it, or every request would ask again until the entry expires, and
+        // the bound on unconfirmed claims (session.maxClaimsAge) would wait for that too.
+        this.cache.invalidate(current.sessionId);
       }
+      current = await this.loadAndCache(credential, scope, loadSession);
+      if (!current) return undefined;
     }
     const touched = await this.deps.sessions.touch(current.session);
     if (touched !== current.session) {

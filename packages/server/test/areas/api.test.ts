@@ -34,7 +34,7 @@ describe('the api area, alone', () => {
           returnToPolicy: () => portalReturnToPolicy({ portalOrigin: PORTAL, apps: parts.apps }),
           groupsOf: parts.groupsOf,
           isAdmin: parts.isAdmin,
-          policySubjectOf: (current) => policySubject(parts.config.admins, current.user, parts.groupsOf(current), current.claims.extra),
+          policySubjectOf: (current) => policySubject(parts.config.admins, current.user, parts.groupsOf(current)),
         });
       },
     );

@@ -25,7 +25,6 @@ function providerFor(github: GitHubStandIn, id: string, extra: Record<string, un
     // github.com keeps its API on an origin of its own; GitHub Enterprise Server's is found from baseUrl.
     ...(github.layout === 'github.com' ? { apiUrl: github.apiBase } : {}),
     createUsers: true,
-    trustGroups: true,
     ...extra,
   };
 }
@@ -88,7 +87,8 @@ describe('GitHub: rules, policies and claims re-checks', () => {
       trustedProxies: ['127.0.0.1/8'],
       session: { claimsRefreshInterval: `${INTERVAL_MS / 1000}s` },
       providers: [providerFor(github, 'github'), providerFor(github, 'github-acme', { name: 'GitHub (Acme)', allowedOrganizations: ['ACME'] })],
-      apps: [{ id: 'platform', name: 'Platform', publicUrl: platform, upstream: 'http://127.0.0.1:9', policy: { allow: [{ groups: ['acme/platform'] }] } }],
+      // GitHub's groups count prefixed (github:), however the provider is set up.
+      apps: [{ id: 'platform', name: 'Platform', publicUrl: platform, upstream: 'http://127.0.0.1:9', policy: { allow: [{ groups: ['github:acme/platform'] }] } }],
     });
   });
   afterAll(async () => {
@@ -109,6 +109,26 @@ describe('GitHub: rules, policies and claims re-checks', () => {
       redirect: 'manual',
     });
   }
+
+  // Threat: a GitHub organisation named like one of the organisation's own groups. Its groups count only
+  // prefixed, so a free organisation called "acme/platform"'s look-alike never meets a bare rule.
+  it('groups count only as github:<org>, and a bare rule never matches them', async () => {
+    const member = await signIn(gatehouse, 'github', 'octocat', github);
+    const current = await gatehouse.services.sessions.findActive(member.secret!);
+    const check = await fetchCheck(await gatehouse.services.appSessions.create(current!.id, 'platform', platform));
+    expect(check.status).toBe(200);
+    expect(check.headers.get('x-gatehouse-groups')).toBe('github:acme,github:acme/platform');
+  });
+
+  // Threat: GitHub organisations are anyone's to register: with allowedOrganizations, only those
+  // organisations (and their teams) become groups.
+  it('with allowedOrganizations, only the allowed organisations become groups', async () => {
+    github.addUser({ login: 'twohats', orgs: ['acme', 'platform-admins'], teams: [{ org: 'platform-admins', slug: 'root' }] });
+    const { secret } = await signIn(gatehouse, 'github-acme', 'twohats', github);
+    const session = await gatehouse.services.sessions.findActive(secret!);
+    const identity = await gatehouse.services.database.db.selectFrom('identities').select('claims').where('id', '=', session!.identity_id).executeTakeFirstOrThrow();
+    expect(JSON.parse(identity.claims)).toMatchObject({ groups: ['acme'], facts: { organizations: ['acme'] } });
+  });
 
   it('a policy on a team admits its member and refuses someone else, at forward-auth', async () => {
     const member = await signIn(gatehouse, 'github', 'octocat', github);
@@ -198,6 +218,27 @@ describe('GitHub: rules, policies and claims re-checks', () => {
       expect(await platformCheck(secret!)).toBe(401);
     } finally {
       github.expiringTokens = false;
+    }
+  });
+
+  // Threat: a person keeping old groups by spending GitHub's rate limit on purpose (their own tokens share
+  // it): unconfirmed claims end the session after session.maxClaimsAge (here twice the interval).
+  it('a rate limit that lasts past session.maxClaimsAge ends the session', async () => {
+    github.addUser({ login: 'spender', orgs: ['acme'], teams: [{ org: 'acme', slug: 'platform' }] });
+    const { secret } = await signIn(gatehouse, 'github', 'spender', github);
+    const session = await gatehouse.services.sessions.findActive(secret!);
+    github.apiFailure = 'rate-limited';
+    try {
+      await pastTheInterval();
+      // Postponed once: still in.
+      expect(await platformCheck(secret!)).toBe(200);
+      await pastTheInterval();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await platformCheck(secret!)).toBe(401);
+      const row = await gatehouse.services.database.db.selectFrom('sessions').select(['revoked_reason']).where('id', '=', session!.id).executeTakeFirstOrThrow();
+      expect(row.revoked_reason).toBe('claims-unconfirmed');
+    } finally {
+      github.apiFailure = undefined;
     }
   });
 

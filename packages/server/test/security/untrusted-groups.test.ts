@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { adminStatus } from '../../src/accounts/admins.js';
 import { policySubject } from '../../src/authorize/policy.js';
-import { effectiveGroups, identityGroups, type GroupTrust, type GroupTrustLookup } from '../../src/accounts/effectiveGroups.js';
+import { effectiveClaims, effectiveGroups, identityGroups, type GroupTrust, type GroupTrustLookup } from '../../src/accounts/effectiveGroups.js';
 import { policySchema, type Policy } from '@gatehouse/contract';
 import { evaluatePolicy, type PolicySubject } from '../../src/authorize/policy.js';
 import { parseConfig } from '../../src/config/load.js';
@@ -43,8 +43,8 @@ describe('the groups that count (effectiveGroups)', () => {
   it('a provider that is off or gone brings nothing, however trusted', () => {
     expect(effectiveGroups({ ...corp, enabled: false }, ['admins'])).toEqual([]);
     expect(effectiveGroups(undefined, ['admins'])).toEqual([]);
-    expect(identityGroups(registry({ ...corp, enabled: false }), { provider_id: 'corp' }, { groups: ['admins'] })).toEqual({ providerId: undefined, asserted: [], counted: [] });
-    expect(identityGroups(providers, { provider_id: 'deleted' }, { groups: ['admins'] })).toEqual({ providerId: undefined, asserted: [], counted: [] });
+    expect(identityGroups(registry({ ...corp, enabled: false }), { provider_id: 'corp' }, { groups: ['admins'] })).toEqual({ providerId: undefined, asserted: [], counted: [], claims: {} });
+    expect(identityGroups(providers, { provider_id: 'deleted' }, { groups: ['admins'] })).toEqual({ providerId: undefined, asserted: [], counted: [], claims: {} });
   });
 });
 
@@ -86,6 +86,41 @@ describe('a contractor IdP asserting `admins`', () => {
   it('an admin by email stays one whatever provider the session came from', () => {
     const byEmail = parseConfig({ admins: { emails: ['Mallory@Contractor.example'] } }, { env: {} }).admins;
     expect(adminStatus(byEmail, user, fromContractor)).toEqual({ admin: true, fromConfig: true });
+  });
+});
+
+/**
+ * Threat: claims from an untrusted provider. `claim:` rules read the IdP's other claims; a partner IdP
+ * asserting `department: finance` or `roles: [admin]` passed a rule written for the organisation's own
+ * directory, the hole closed for `groups:` before. Claims now count by the provider's trust too.
+ */
+describe('the claims that count (effectiveClaims)', () => {
+  const finance = policySchema.parse({ allow: [{ claim: { name: 'department', value: 'finance' } }] });
+  const asserted = { department: 'finance', roles: ['admin'] };
+  const subjectFrom = (provider: string) => policySubject(admins, user, identityGroups(providers, { provider_id: provider }, { groups: [], extra: asserted }));
+
+  it('an untrusted provider without a prefix brings no claims; a trusted one brings them as asserted', () => {
+    expect(effectiveClaims(contractor, asserted)).toEqual({});
+    expect(effectiveClaims(corp, asserted)).toEqual(asserted);
+    expect(evaluatePolicy(finance, subjectFrom('contractor')).allow).toBe(false);
+    expect(evaluatePolicy(finance, subjectFrom('corp')).allow).toBe(true);
+  });
+
+  it('a prefixed provider brings them only under prefixed names', () => {
+    expect(effectiveClaims(partner, asserted)).toEqual({ 'partner:department': 'finance', 'partner:roles': ['admin'] });
+    expect(evaluatePolicy(finance, subjectFrom('partner')).allow).toBe(false);
+    expect(evaluatePolicy(policySchema.parse({ allow: [{ claim: { name: 'partner:department', value: 'finance' } }] }), subjectFrom('partner')).allow).toBe(true);
+  });
+
+  it('trustClaims decides apart from trustGroups when set', () => {
+    expect(effectiveClaims({ ...corp, trustClaims: false }, asserted)).toEqual({});
+    expect(effectiveClaims({ ...contractor, trustClaims: true }, asserted)).toEqual(asserted);
+  });
+
+  it('a provider off or gone brings none; groups and emails never count as claims (an old snapshot may hold them)', () => {
+    expect(effectiveClaims({ ...corp, enabled: false }, asserted)).toEqual({});
+    expect(effectiveClaims(undefined, asserted)).toEqual({});
+    expect(effectiveClaims(corp, { groups: ['admins'], email: 'a@b.example', email_verified: true, Email_Alias: 'x', title: 'boss' })).toEqual({ title: 'boss' });
   });
 });
 

@@ -75,6 +75,12 @@ export const commonFields = {
   trustGroups: z.boolean().default(false),
   /** When set, this provider's groups count only as `<prefix><group>` (e.g. `partner:staff`), trusted or not. */
   groupPrefix: groupPrefix.optional(),
+  /**
+   * Whether this provider's other claims (`department`, `roles`, ...) count for `claim:` policy rules.
+   * Unset: as trustGroups says. With a groupPrefix they count only under prefixed names
+   * (`partner:department`), trusted or not (see accounts/effectiveGroups.ts).
+   */
+  trustClaims: z.boolean().optional(),
   /** Extra authorization request parameters (e.g. prompt, hd, domain_hint). */
   authorizationParams: z.record(z.string(), z.string()).default({}),
   /**

@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { baseUrl, claimMapping, commonFields, scopesWith, withCreateUsers, type privateKeyJwk } from './common.js';
+import { baseUrl, claimMapping, commonFields, groupPrefix, scopesWith, withCreateUsers, type privateKeyJwk } from './common.js';
 import type { ProviderPreset } from './preset.js';
+
+/** The prefix GitHub's groups count under unless another is chosen (never none). */
+export const GITHUB_GROUP_PREFIX = 'github:';
 
 /** Scopes that let a token read the person's organisations and teams (GitHub: "Scopes for OAuth apps"). */
 const ORG_SCOPES = ['read:org', 'write:org', 'admin:org', 'user'];
@@ -30,6 +33,12 @@ export const githubProviderSchema = z
     /** The REST API's root, only when it is not where GitHub keeps it for `baseUrl` (see authenticate/providers/githubApi.ts). */
     apiUrl: baseUrl.optional(),
     scopes: scopesWith(['read:user', 'user:email', 'read:org']),
+    /**
+     * Threat: GitHub organisation names are anyone's to register (a free organisation can be named like
+     * an Entra group id, or `platform-admins`), so its groups count only prefixed: `github:acme`,
+     * `github:acme/platform`. Another prefix may be chosen; bare names, never.
+     */
+    groupPrefix: groupPrefix.default(GITHUB_GROUP_PREFIX),
     /**
      * Only members of one of these organisations may sign in (and stay signed in: checked again at every
      * claims refresh). Empty: any GitHub account the sign-in rules admit.
@@ -103,7 +112,7 @@ export const githubPreset: ProviderPreset = {
     { name: 'baseUrl', label: 'GitHub Enterprise Server URL', help: 'Leave empty for github.com.', type: 'url', required: false, placeholder: 'https://github.example.com' },
     { name: 'allowedOrganizations', label: 'Allowed organisations', help: 'Only members of these organisations may sign in. Empty: anyone the sign-in rules admit.', type: 'list', required: false },
   ],
-  defaults: { scopes: ['read:user', 'user:email', 'read:org'] },
+  defaults: { scopes: ['read:user', 'user:email', 'read:org'], groupPrefix: GITHUB_GROUP_PREFIX },
 };
 
 /**

@@ -63,6 +63,7 @@ export interface CommonProviderConfig {
   assumeEmailVerified: boolean;
   trustGroups: boolean;
   groupPrefix?: string | undefined;
+  trustClaims?: boolean | undefined;
   pushedAuthorizationRequests: 'auto' | 'always' | 'never';
   authorizationParams: Record<string, string>;
   chooseAccountPrompt?: 'select_account' | 'login' | undefined;

@@ -44,6 +44,7 @@ function providerFacts(provider: AdminProvider) {
     { label: 'Create users', value: yesNo(provider.createUsers) },
     { label: 'Trust its email', value: yesNo(provider.trustEmail) },
     { label: 'Trust its groups', value: provider.trustGroups ? 'Yes' : provider.groupPrefix ? `Only prefixed ${provider.groupPrefix}` : 'No' },
+    { label: 'Trust its other claims', value: provider.trustClaims ? 'Yes' : provider.groupPrefix ? `Only prefixed ${provider.groupPrefix}` : 'No' },
     { label: 'Pushed authorization requests', value: provider.pushedAuthorizationRequests },
     { label: 'Redirect URI', value: provider.redirectUri },
   ];
@@ -67,6 +68,7 @@ function providerEntry(provider: AdminProvider): Record<string, unknown> {
     assumeEmailVerified: provider.assumeEmailVerified,
     trustGroups: provider.trustGroups,
     groupPrefix: provider.groupPrefix,
+    trustClaims: provider.trustClaims,
     pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
     authorizationParams: provider.authorizationParams,
   };

@@ -193,8 +193,8 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
             </LockedFields>
           </Section>
           <Section
-            title={`Groups from ${name}`}
-            description="Any provider can assert any group name. Its groups count for app policies, the launcher and the headers apps receive only if you trust them here."
+            title={`Groups and claims from ${name}`}
+            description="Any provider can assert any group name or claim. Its groups count for app policies, the launcher and the headers apps receive, and its other claims for claim rules, only if you trust them here."
           >
             <LockedFields locked={locked}>
               <Switch
@@ -209,6 +209,11 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                 spellCheck={false}
                 autoComplete="off"
                 {...text('groupPrefix')}
+              />
+              <Switch
+                label="Trust this provider's other claims"
+                description="On: claim rules (department = finance) read its claims as they are. With a group prefix they count only under prefixed names (partner:department), trusted or not."
+                {...toggle('trustClaims')}
               />
             </LockedFields>
           </Section>

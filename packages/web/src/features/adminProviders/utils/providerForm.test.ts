@@ -66,6 +66,7 @@ describe('provider form', () => {
       trustEmail: false,
       assumeEmailVerified: false,
       trustGroups: true,
+      trustClaims: true,
       groupPrefix: 'corp:',
       pushedAuthorizationRequests: 'auto',
       authorizationParams: { prompt: 'login' },
@@ -119,7 +120,7 @@ describe('a form started from a preset', () => {
     description: 'Google accounts',
     docs: 'docs/providers/google.md',
     fields: [{ name: 'hostedDomains', label: 'Google Workspace domains', help: 'hd', input: 'list', required: false, placeholder: 'example.com', default: null }],
-    defaults: { scopes: ['openid', 'email', 'profile'], claims: { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' } },
+    defaults: { scopes: ['openid', 'email', 'profile'], claims: { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' }, groupPrefix: null },
     redirectUriPattern: 'https://auth.example.com/.gatehouse/callback/{id}',
   };
   const entra: ProviderPreset = {
@@ -137,7 +138,7 @@ describe('a form started from a preset', () => {
     protocol: 'oauth2',
     label: 'GitHub',
     fields: [{ name: 'baseUrl', label: 'GitHub Enterprise Server URL', help: 'b', input: 'url', required: false, placeholder: null, default: null }],
-    defaults: { scopes: ['read:user', 'user:email', 'read:org'], claims: null },
+    defaults: { scopes: ['read:user', 'user:email', 'read:org'], claims: null, groupPrefix: 'github:' },
   };
   const credentials = { clientId: 'c', clientSecret: 's' };
 
@@ -197,6 +198,7 @@ function adminProvider(): AdminProvider {
     trustEmail: false,
     assumeEmailVerified: false,
     trustGroups: false,
+    trustClaims: false,
     groupPrefix: null,
     pushedAuthorizationRequests: 'auto',
     authorizationParams: {},

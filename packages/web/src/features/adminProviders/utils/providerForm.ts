@@ -33,6 +33,7 @@ export interface ProviderFormValues {
   trustEmail: boolean;
   assumeEmailVerified: boolean;
   trustGroups: boolean;
+  trustClaims: boolean;
   /** Empty: no prefix. */
   groupPrefix: string;
   pushedAuthorizationRequests: ParMode;
@@ -100,7 +101,8 @@ export function emptyProviderForm(preset?: ProviderPreset): ProviderFormValues {
     assumeEmailVerified: false,
     // Off for every new provider: any IdP can assert any group name (fail closed).
     trustGroups: false,
-    groupPrefix: '',
+    trustClaims: false,
+    groupPrefix: preset?.defaults.groupPrefix ?? '',
     pushedAuthorizationRequests: 'auto',
     authorizationParams: '',
     enabled: true,
@@ -126,6 +128,7 @@ export function providerToForm(provider: AdminProvider, preset?: ProviderPreset)
     trustEmail: provider.trustEmail,
     assumeEmailVerified: provider.assumeEmailVerified,
     trustGroups: provider.trustGroups,
+    trustClaims: provider.trustClaims,
     groupPrefix: provider.groupPrefix ?? '',
     pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
     authorizationParams: Object.entries(provider.authorizationParams)
@@ -266,6 +269,7 @@ export function formToProvider(
     trustEmail: values.trustEmail,
     assumeEmailVerified: values.assumeEmailVerified,
     trustGroups: values.trustGroups,
+    trustClaims: values.trustClaims,
     ...(groupPrefix ? { groupPrefix } : {}),
     ...(openIdConnect ? { pushedAuthorizationRequests: values.pushedAuthorizationRequests } : {}),
     authorizationParams,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseUrl, checkOidc, claimMappingWith, groupPrefix, oidcFields, scopesWith, withCreateUsers } from './common.js';
+import { baseUrl, checkOidc, claimMappingWith, oidcFields, scopesWith, withCreateUsers } from './common.js';
 import type { ProviderPreset } from './preset.js';
 
 export const GITLAB_COM = 'https://gitlab.com';

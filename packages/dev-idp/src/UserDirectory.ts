@@ -50,6 +50,18 @@ export class UserDirectory {
     user.groups = [...groups];
   }
 
+  /**
+   * Changes what a user's profile says of their email, as the self-service profile page of Keycloak,
+   * Okta or Auth0 lets a person do: a new address, verified or not. Every later ID token, userinfo and
+   * refresh answer carries it; the login stays the same.
+   */
+  setEmail(login: string, email: string, emailVerified: boolean): void {
+    const user = this.#byLogin.get(normalizeLogin(login));
+    if (!user) throw new Error(`dev-idp: no user with login ${login}`);
+    user.email = email;
+    user.emailVerified = emailVerified;
+  }
+
   has(login: string): boolean {
     return this.#byLogin.has(normalizeLogin(login));
   }

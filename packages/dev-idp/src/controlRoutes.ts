@@ -6,7 +6,7 @@ import type { UserDirectory } from './UserDirectory.js';
 
 const BODY_LIMIT = 64 * 1024;
 
-const ROUTE = /^\/__control\/users\/([^/]+)\/groups$/;
+const ROUTE = /^\/__control\/users\/([^/]+)\/(groups|email)$/;
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
@@ -32,6 +32,7 @@ function isStringArray(value: unknown): value is string[] {
  * of a dev IdP that runs as a separate process:
  *
  *   POST /__control/users/<login>/groups   Authorization: Bearer <token>   {"groups": ["staff"]}  → 204
+ *   POST /__control/users/<login>/email    Authorization: Bearer <token>   {"email": "x@example.com", "emailVerified": false}  → 204
  *
  * The bearer token is compared in constant time; a custom header plus a JSON body also keep a
  * browser page from driving this cross-site.
@@ -64,13 +65,23 @@ export function controlRoutes(token: string, users: UserDirectory) {
       sendJson(res, 400, { error: 'invalid_request' });
       return true;
     }
+    if (!users.has(login)) {
+      sendJson(res, 404, { error: 'unknown_user' });
+      return true;
+    }
+    if (route[2] === 'email') {
+      const { email, emailVerified } = (body ?? {}) as { email?: unknown; emailVerified?: unknown };
+      if (typeof email !== 'string' || email.length === 0 || email.length > 320 || typeof emailVerified !== 'boolean') {
+        sendJson(res, 400, { error: 'invalid_request', error_description: 'body must be {"email": string, "emailVerified": boolean}' });
+        return true;
+      }
+      users.setEmail(login, email, emailVerified);
+      res.writeHead(204).end();
+      return true;
+    }
     const groups = (body as { groups?: unknown } | null)?.groups;
     if (!isStringArray(groups)) {
       sendJson(res, 400, { error: 'invalid_request', error_description: 'body must be {"groups": string[]}' });
-      return true;
-    }
-    if (!users.has(login)) {
-      sendJson(res, 404, { error: 'unknown_user' });
       return true;
     }
     users.setGroups(login, groups);

@@ -287,6 +287,22 @@ describe('dev-idp', () => {
     idp.setUserGroups('bob@example.com', ['staff']);
   });
 
+  it('changes what a person says of their email (a self-service profile), and every later answer carries it', async () => {
+    const { callback, verifier } = await signIn({ prompt: 'consent' });
+    const tokens = await exchange(callback.searchParams.get('code')!, verifier);
+    const url = new URL('/__control/users/alice%40example.com/email', idp.issuer);
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${CONTROL_TOKEN}` };
+    expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect((await fetch(url, { method: 'POST', headers, body: JSON.stringify({ email: 'x@example.com' }) })).status).toBe(400);
+    expect((await fetch(url, { method: 'POST', headers, body: JSON.stringify({ email: 'boss@example.com', emailVerified: false }) })).status).toBe(204);
+    try {
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! });
+      expect(decodeJwt(refreshed.id_token)).toMatchObject({ email: 'boss@example.com', email_verified: false });
+    } finally {
+      await fetch(url, { method: 'POST', headers, body: JSON.stringify({ email: 'alice@example.com', emailVerified: true }) });
+    }
+  });
+
   it('logs out without a confirmation stop and sends a back-channel logout token with sid', async () => {
     const { browser, callback, verifier } = await signIn();
     const tokens = await exchange(callback.searchParams.get('code')!, verifier);

@@ -31,6 +31,8 @@ export interface HostileIdp {
   subject: string;
   /** Claims added to (or replacing) the ID token's and userinfo's own, e.g. a hostile `email`. */
   extraClaims: Record<string, unknown>;
+  /** Claims added to (or replacing) userinfo's only: an answer that says something else than the ID token. */
+  userinfoClaims: Record<string, unknown>;
   /** Signs a logout token with the published key (or, with `impostor`, a key nobody published). */
   signLogoutToken(claims: Record<string, unknown>, options?: { key?: 'published' | 'impostor'; typ?: string }): Promise<string>;
   /** A token that claims alg "none" (unsigned). */
@@ -56,6 +58,7 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
     sid: 'sid-1',
     subject: 'mallory',
     extraClaims: {},
+    userinfoClaims: {},
     signLogoutToken: (claims, options = {}) =>
       new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: options.typ ?? 'logout+jwt' })
@@ -149,7 +152,7 @@ export async function startHostileIdp(clientId: string): Promise<HostileIdp> {
       return;
     }
     if (url.pathname === '/userinfo') {
-      return json(200, { email: 'mallory@example.com', email_verified: true, ...state.extraClaims, sub: state.mode === 'userinfo-other-sub' ? 'someone-else' : state.subject });
+      return json(200, { email: 'mallory@example.com', email_verified: true, ...state.extraClaims, ...state.userinfoClaims, sub: state.mode === 'userinfo-other-sub' ? 'someone-else' : state.subject });
     }
     json(404, { error: 'not_found' });
   });

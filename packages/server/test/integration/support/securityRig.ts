@@ -23,6 +23,8 @@ export interface SecurityRig {
   loopbackHosts: string[];
   /** Sets a development IdP user's groups (every later token and refresh carries them). */
   setGroups(login: string, groups: string[]): Promise<void>;
+  /** Sets what a development IdP user's profile says of their email, as a self-service profile page lets them. */
+  setEmail(login: string, email: string, emailVerified: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,19 +62,23 @@ export async function startSecurityRig(overrides: Omit<StartOptions, 'port' | 's
     portal,
     apps,
     loopbackHosts: ['staff.localhost', 'any.localhost', 'tokens.localhost'],
-    async setGroups(login, groups) {
-      const response = await fetch(`${dev.issuer}/__control/users/${encodeURIComponent(login)}/groups`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${CONTROL}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ groups }),
-      });
-      if (response.status !== 204) throw new Error(`the development IdP refused the groups change: ${response.status}`);
-    },
+    setGroups: (login, groups) => control(dev, login, 'groups', { groups }),
+    setEmail: (login, email, emailVerified) => control(dev, login, 'email', { email, emailVerified }),
     async close() {
       await gatehouse.close();
       await Promise.all([dev.close(), hostile.close(), upstream.close()]);
     },
   };
+}
+
+/** The development IdP's test control API (packages/dev-idp/src/controlRoutes.ts). */
+async function control(dev: DevIdpProcess, login: string, what: 'groups' | 'email', body: unknown): Promise<void> {
+  const response = await fetch(`${dev.issuer}/__control/users/${encodeURIComponent(login)}/${what}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${CONTROL}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 204) throw new Error(`the development IdP refused the ${what} change: ${response.status}`);
 }
 
 export interface SignedIn {
@@ -86,10 +92,10 @@ const isCallback = (url: URL) => url.pathname.startsWith('/.gatehouse/callback/'
 
 /**
  * Signs a person in at the portal through the real provider: `dev` fills the development IdP's login
- * form with login and password, `hostile` needs neither. A given browser is reused (it may carry a
- * planted cookie).
+ * form with login and password, `hostile` (or any other provider on a controllable IdP) needs neither.
+ * A given browser is reused (it may carry a planted cookie).
  */
-export async function signIn(rig: SecurityRig, provider: 'dev' | 'hostile', login = 'alice@example.com', password = 'alice', browser = new ScriptedBrowser(rig.loopbackHosts)): Promise<SignedIn> {
+export async function signIn(rig: SecurityRig, provider: 'dev' | 'hostile' | (string & {}), login = 'alice@example.com', password = 'alice', browser = new ScriptedBrowser(rig.loopbackHosts)): Promise<SignedIn> {
   const first = await browser.follow(await browser.request(`${rig.portal}/.gatehouse/sign-in/${provider}`), isCallback);
   let callback = first.stoppedAt;
   if (!callback) {

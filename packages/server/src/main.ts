@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
+import { configWarnings } from './config/schema.js';
 import { startDevServices, type DevServices } from './devServices.js';
 import { listen } from './http/listen.js';
 import { clusterRegistry } from './http/metrics.js';
@@ -90,6 +91,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(
       `Configuration OK (${file ?? 'built-in defaults'}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}, database ${describeDatabase(config)}`,
     );
+    const warnings = configWarnings(config);
+    if (warnings.length > 0) console.log(`Warnings:\n${warnings.map((warning) => `  - ${warning}`).join('\n')}`);
     return 0;
   }
   if (command === 'rotate-signing-key') {
@@ -199,6 +202,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   keepTickObjectShape();
   const log = pino(loggerOptions(config));
   log.info({ config: file ?? 'built-in defaults', mode: config.mode }, 'starting Gatehouse');
+  if (cluster.isPrimary) for (const warning of configWarnings(config)) log.warn({ config: file ?? 'built-in defaults' }, `configuration warning: ${warning}`);
   // SIGHUP reloads the configuration (systemd's ExecReload=kill -HUP $MAINPID). A worker leaves it to
   // its primary, which has every worker apply one reading of the file (reload.ts); it may still get
   // one (a terminal's hangup reaches the whole process group), and must not die of it.

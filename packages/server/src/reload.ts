@@ -12,7 +12,7 @@ import {
   type ReloadRequest,
   type ReloadResult,
 } from './config/reloadable.js';
-import type { Config } from './config/schema.js';
+import { configWarnings, type Config } from './config/schema.js';
 import type { Services } from './services.js';
 
 /**
@@ -104,6 +104,7 @@ export async function applyConfig(services: Services, next: Config, log: Fastify
   log.level = next.log.level;
 
   if (!options.lead) return { outcome: 'applied', changes, sessionsEnded: 0 };
+  for (const warning of configWarnings(next)) log.warn({ file: services.running.file }, `configuration warning: ${warning}`);
   const sessionsEnded = (await endSessionsOf(services, log, request, before, next)) + (await reviewChanged(services, log, request, changes.providers.changed));
   log.info({ file: services.running.file, trigger: request.trigger, ...changes, sessionsEnded }, 'configuration reloaded');
   await record(services, log, request, 'success', { outcome: 'applied', changes, sessionsEnded });

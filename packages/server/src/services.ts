@@ -144,7 +144,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   sessions.onRevoke((revoked) => changes.publish({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
   const accounts = new AccountStore(database.db);
   // Console providers join the registry before anything can ask for one.
-  const providerStore = new ProviderStore({ db: database.db, registry: providers, cipher, accounts, log, changes });
+  const providerStore = new ProviderStore({ db: database.db, registry: providers, cipher, accounts, log, changes, production: config.mode === 'production' });
   await providerStore.load();
   const audit = new AuditLog(database.db);
   const apps = new AppRegistry(config.apps);

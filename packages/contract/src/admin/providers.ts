@@ -65,6 +65,11 @@ export const adminProviderSchema = z.object({
   hasPrivateKey: z.boolean(),
   /** How many identities are linked to it (a provider in use cannot be deleted). */
   linkedIdentities: z.number().int(),
+  /**
+   * Settings that work but trust the IdP for addresses it is not the authority for ("allowedDomains:
+   * …"), one sentence each: the same lines check-config prints.
+   */
+  warnings: z.array(z.string()),
 });
 export type AdminProvider = z.output<typeof adminProviderSchema>;
 

@@ -1,6 +1,6 @@
 import { endpoints } from '@gatehouse/contract';
 import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
-import type { ProviderConfig } from '../config/schema.js';
+import { providerWarnings, type ProviderConfig } from '../config/schema.js';
 import { isoOrNull } from '../http/isoTime.js';
 import { presetOptions } from './providerPresets.js';
 import type { ReplacedCredentials } from '../authenticate/providerStore.js';
@@ -40,6 +40,7 @@ export function providerView(provider: ProviderConfig, registry: ProviderRegistr
     hasClientSecret: Boolean(provider.clientSecret),
     hasPrivateKey: Boolean(provider.privateKey),
     linkedIdentities,
+    warnings: providerWarnings(provider),
   };
 }
 

@@ -5,7 +5,7 @@ import { fromDiscoveryError, previewDiscovery } from './discoveryPreview.js';
 import { connect } from './providers/index.js';
 import { clientAssertionKey } from './oidcClient.js';
 import type { ProviderRegistry } from './providerRegistry.js';
-import { providerSchema, type ProviderConfig } from '../config/schema.js';
+import { providerSchema, testOnlySettings, type ProviderConfig } from '../config/schema.js';
 import { githubDefinition } from '../config/providers/github.js';
 import { AppError } from '../errors.js';
 import type { TokenCipher } from '../sessions/tokenCipher.js';
@@ -57,6 +57,8 @@ export class ProviderStore {
       log: FastifyBaseLogger;
       /** Told of every change, for the other workers and nodes (they load the providers again). */
       changes?: Pick<ChangeFeed, 'publish'>;
+      /** Production mode: settings for tests only are refused (config/providers/trust.ts). */
+      production?: boolean;
     },
     /** Fetches the issuer's discovery document (replaced in unit tests). */
     private readonly checkIssuer: (issuer: string) => Promise<DiscoveryPreview> = previewDiscovery,
@@ -205,6 +207,11 @@ export class ProviderStore {
     const parsed = providerSchema.safeParse(given);
     if (!parsed.success) throw new ProviderValidationError(formatIssues(parsed.error.issues));
     const provider = withOneCredential(parsed.data);
+    // A stand-in IdP on loopback is for tests: never in production, from the console as from the file.
+    if (this.deps.production) {
+      const testOnly = testOnlySettings(provider);
+      if (testOnly.length > 0) throw new ProviderValidationError(testOnly.map(({ field, message }) => `${field}: ${message}`));
+    }
 
     if (!current && this.deps.registry.find(provider.id)) {
       const where = this.deps.registry.source(provider.id) === 'config' ? ' in gatehouse.yaml' : '';

@@ -1,6 +1,7 @@
 import { appSchema, emailSchema, idSchema, originUrl } from '@gatehouse/contract';
 import { z } from 'zod';
 import { groupPrefix, providerSchema } from './providers/index.js';
+import { providerWarnings, testOnlySettings } from './providers/trust.js';
 import { appSetIssues } from './appSetIssues.js';
 import { parseDuration } from './duration.js';
 
@@ -308,6 +309,9 @@ export const configSchema = z
       if (config.development.idps.length > 0 || config.development.demoApp !== false) {
         ctx.addIssue({ code: 'custom', path: ['development'], message: 'development services cannot run in production mode' });
       }
+      config.providers.forEach((provider, index) => {
+        for (const { field, message } of testOnlySettings(provider)) ctx.addIssue({ code: 'custom', path: ['providers', index, field], message });
+      });
     }
     for (const issue of appSetIssues(config.publicUrl, config.apps)) {
       ctx.addIssue({ code: 'custom', path: ['apps', issue.index, issue.field], message: issue.message });
@@ -324,9 +328,15 @@ export const configSchema = z
     }
   });
 
+/** What works but deserves the operator's attention (check-config prints it, start and reload log it), one line each. */
+export function configWarnings(config: Pick<Config, 'providers'>): string[] {
+  return config.providers.flatMap((provider, index) => providerWarnings(provider).map((warning) => `providers[${index}] (${provider.id}).${warning}`));
+}
+
 export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema>;
 export type AppConfig = z.output<typeof appSchema>;
 
 export { groupPrefix, issuerUrl, providerSchema, providerPresets, providerKinds } from './providers/index.js';
+export { providerWarnings, testOnlySettings } from './providers/trust.js';
 export type { CommonProviderConfig, PresetField, ProviderConfig, ProviderKind, ProviderOf, ProviderPreset } from './providers/index.js';

@@ -61,6 +61,16 @@ export const githubProviderSchema = z
     if (provider.assumeEmailVerified) {
       ctx.addIssue({ code: 'custom', path: ['assumeEmailVerified'], message: 'does not apply: GitHub says itself whether an email is verified' });
     }
+    // Threat: account takeover by email. github.com lets anyone verify any address they can receive mail
+    // at, once, and keeps it verified after they lose it: it is no authority for an organisation's
+    // addresses, and linking by them would hand an account to whoever held the address once.
+    if (provider.trustEmail && provider.baseUrl === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['trustEmail'],
+        message: "cannot be right for github.com: GitHub is no authority for your domain's addresses (anyone can verify an address they once received mail at); people link GitHub from their account page instead",
+      });
+    }
     if (provider.issuer !== undefined && provider.issuer !== githubIssuer(provider.baseUrl)) {
       ctx.addIssue({ code: 'custom', path: ['issuer'], message: `is derived from baseUrl (${githubIssuer(provider.baseUrl)}): leave it out` });
     }

@@ -20,6 +20,16 @@ export const googleProviderSchema = z
   .superRefine((provider, ctx) => {
     checkOidc(provider, ctx);
     checkIssuerOverride(provider.issuer, GOOGLE_ISSUER, ctx);
+    // Threat: account takeover by email. Any Google account can hold a verified address at any domain
+    // (a former employee's personal account keeps their work address); Google vouches for your domain's
+    // addresses only for your Workspace's accounts, which hostedDomains admits alone.
+    if (provider.trustEmail && provider.hostedDomains.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['trustEmail'],
+        message: "needs hostedDomains: without it any Google account, with any verified address, could link into the user with that email; Google vouches for your addresses only for your Workspace's accounts",
+      });
+    }
   })
   .transform(({ issuer, ...provider }) => {
     const withIssuer = { ...provider, issuer: issuer ?? GOOGLE_ISSUER };

@@ -126,6 +126,24 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
           )}
         </Alert>
       )}
+      {provider.warnings.length > 0 && (
+        <Alert
+          color="yellow"
+          variant="light"
+          icon={<IconAlertTriangle aria-hidden />}
+          title="Check how far this provider is trusted"
+          styles={{ title: { color: 'var(--mantine-color-text)' } }}
+          data-testid="provider-warnings"
+        >
+          <Stack gap={4}>
+            {provider.warnings.map((warning) => (
+              <Text key={warning} size="sm">
+                {warning}
+              </Text>
+            ))}
+          </Stack>
+        </Alert>
+      )}
       {provider.publication.state === 'hidden' && (
         <Alert
           color="orange"

@@ -79,6 +79,7 @@ describe('provider form', () => {
       hasClientSecret: true,
       hasPrivateKey: false,
       linkedIdentities: 0,
+      warnings: [],
       options: {},
     } satisfies AdminProvider;
     expect(providerToForm(provider)).toMatchObject({ clientSecret: '', privateKey: '', scopes: 'openid email', allowedDomains: 'corp.example', authorizationParams: 'prompt=login', claims: { email: 'mail', groups: 'roles' }, trustGroups: true, groupPrefix: 'corp:' });
@@ -211,5 +212,6 @@ function adminProvider(): AdminProvider {
     hasClientSecret: true,
     hasPrivateKey: false,
     linkedIdentities: 0,
+    warnings: [],
   };
 }

@@ -15,6 +15,8 @@ export type AuditType =
   | 'app_created'
   | 'app_updated'
   | 'app_deleted'
+  /** Written by the 0011 migration: a console app on a host an older one had, kept aside (storage/schema.ts). */
+  | 'app_set_aside'
   | 'provider_created'
   | 'provider_updated'
   | 'provider_deleted'

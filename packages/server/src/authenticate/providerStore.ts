@@ -124,7 +124,7 @@ export class ProviderStore {
       .values({ id: provider.id, ...this.sealed(provider), created_at: now, updated_at: now, published_at: null, published_how: null })
       .onConflict((conflict) => conflict.column('id').doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new ProviderValidationError([idTaken(provider.id, '')]);
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw idTaken(provider.id, false);
     await this.load();
     this.deps.changes?.publish({ type: 'providers-changed' });
     return provider;
@@ -206,10 +206,7 @@ export class ProviderStore {
     if (!parsed.success) throw new ProviderValidationError(formatIssues(parsed.error.issues));
     const provider = withOneCredential(parsed.data);
 
-    if (!current && this.deps.registry.find(provider.id)) {
-      const where = this.deps.registry.source(provider.id) === 'config' ? ' in gatehouse.yaml' : '';
-      throw new ProviderValidationError([idTaken(provider.id, where)]);
-    }
+    if (!current && this.deps.registry.find(provider.id)) throw idTaken(provider.id, this.deps.registry.source(provider.id) === 'config');
     if (provider.privateKey) {
       try {
         await clientAssertionKey(provider.privateKey);
@@ -255,6 +252,8 @@ function definitionOf(provider: ProviderConfig): string {
   return JSON.stringify(definition.kind === 'github' ? githubDefinition(definition) : definition);
 }
 
-function idTaken(id: string, where: string): string {
-  return `id: another provider${where} already uses "${id}"`;
+/** An id another provider has (in the console or the configuration file): 409 `conflict`, beside the id field. */
+function idTaken(id: string, fromConfig: boolean): AppError {
+  const reason = `${fromConfig ? 'A provider in the configuration file' : 'Another provider'} already has the id "${id}"`;
+  return new AppError('conflict', { params: { reason }, field: 'id' });
 }

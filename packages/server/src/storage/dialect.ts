@@ -33,3 +33,13 @@ export async function serializeOn(trx: Kysely<Database>, keys: readonly string[]
 export function inCodePointOrder(db: Pick<Kysely<unknown>, 'getExecutor'>, column: string): RawBuilder<string> {
   return dialectOf(db) === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
 }
+
+/**
+ * Whether the database refused a row because a unique index (or a primary key) has its value already:
+ * PostgreSQL's SQLSTATE 23505, SQLite's UNIQUE and PRIMARY KEY constraints. A store answers it as the
+ * conflict it is (the race its own check could not see), never as a 500.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -10,6 +10,7 @@ import * as consoleApps from './migrations/0006_console_apps.js';
 import * as consoleProviders from './migrations/0007_console_providers.js';
 import * as settings from './migrations/0008_settings.js';
 import * as providerPublication from './migrations/0009_provider_publication.js';
+import * as appHostUnique from './migrations/0011_app_host_unique.js';
 
 /** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
 const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0007_console_providers': consoleProviders,
   '0008_settings': settings,
   '0009_provider_publication': providerPublication,
+  '0011_app_host_unique': appHostUnique,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -546,10 +546,41 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
             () => expect.fail('a duplicate app was created'),
             (error: unknown) => error as AppError,
           );
-          expect([refused.code, later.code]).toEqual(['bad_request', 'bad_request']);
-          for (const answer of [refused, later]) expect(answer.message).toContain(`id: duplicate app id "wiki${round}"`);
+          for (const answer of [refused, later]) {
+            expect(answer).toMatchObject({ code: 'conflict', status: 409, field: 'id', message: `Another app already has the id "wiki${round}". Choose another.` });
+          }
         }
         expect(await handle.db.selectFrom('apps').select('id').execute()).toHaveLength(3);
+      });
+
+      // Threat: two apps created for one host at once (two admins, two nodes) both passing the registry's
+      // check: two apps claiming one host, one of them never served. The database keeps one per host.
+      it('two console apps created with one host at once: one is created, the other refused naming the host', async () => {
+        const nodes = [handle, second].map((db) => new AppStore(db.db, new AppRegistry([]), 'http://localhost:4180', now, log));
+        for (let round = 0; round < 3; round++) {
+          const app = (id: string) => ({ id, name: id, publicUrl: `http://Host${round}.localhost:4180`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } });
+          const outcomes = await Promise.allSettled([nodes[0]!.create(app(`a${round}`)), nodes[1]!.create(app(`b${round}`))]);
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          const winner = outcomes[0]!.status === 'fulfilled' ? `a${round}` : `b${round}`;
+          const refused = (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError;
+          // The host as the proxy looks it up (lower-case), and the app that has it.
+          expect(refused).toMatchObject({ code: 'conflict', status: 409, field: 'publicUrl', message: `Another app ("${winner}") already uses host${round}.localhost:4180. Choose another.` });
+        }
+        expect((await handle.db.selectFrom('apps').select(['id', 'host']).execute()).map((row) => row.host).sort()).toEqual(['host0.localhost:4180', 'host1.localhost:4180', 'host2.localhost:4180']);
+      });
+
+      it('an app moved to a host another node has just given an app: refused naming the host, and unchanged', async () => {
+        const nodes = [handle, second].map((db) => new AppStore(db.db, new AppRegistry([]), 'http://localhost:4180', now, log));
+        const app = (id: string, host: string) => ({ id, name: id, publicUrl: `http://${host}.localhost:4180`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } });
+        await nodes[1]!.create(app('docs', 'docs'));
+        // Created on the first node after the second loaded its apps: only the database sees the clash.
+        await nodes[0]!.create(app('wiki', 'wiki'));
+        const moved = await nodes[1]!.update('docs', app('docs', 'wiki')).catch((error: unknown) => error as AppError);
+        expect(moved).toMatchObject({ code: 'conflict', field: 'publicUrl', message: 'Another app ("wiki") already uses wiki.localhost:4180. Choose another.' });
+        expect(await handle.db.selectFrom('apps').select(['id', 'host']).orderBy('id').execute()).toEqual([
+          { id: 'docs', host: 'docs.localhost:4180' },
+          { id: 'wiki', host: 'wiki.localhost:4180' },
+        ]);
       });
 
       it('two console providers created with one id at once: one is created, the other refused as a duplicate', async () => {
@@ -567,8 +598,8 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
               () => expect.fail('a duplicate provider was created'),
               (error: unknown) => error as AppError,
             );
-            expect([refused.code, refused.message]).toEqual(['bad_request', later.message]);
-            expect(refused.message).toContain(`another provider already uses "okta${round}"`);
+            expect([refused.code, refused.message]).toEqual(['conflict', later.message]);
+            expect(refused).toMatchObject({ status: 409, field: 'id', message: `Another provider already has the id "okta${round}". Choose another.` });
           }
           expect(await handle.db.selectFrom('providers').select('id').execute()).toHaveLength(3);
         } finally {

@@ -80,6 +80,51 @@ export async function expectUsersInCodePointOrder(db: Db, now: () => number): Pr
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * The console's user search matches the same users on every database and server: case-insensitive in
+ * ASCII only. SQLite's lower() folds A-Z only, PostgreSQL's all of Unicode under a language's locale
+ * (ICU, en_US.UTF-8) and A-Z only under C: "élodie" found "Élodie" on one and not on the other. Names and
+ * emails with accented capitals, a Turkish dotted İ, a German ß, and an email stored with capitals.
+ */
+export async function expectSearchAlikeEverywhere(db: Db, now: () => number): Promise<void> {
+  const row = (id: string, email: string, name: string) => ({ id, email, name, picture: null, status: 'active' as const, roles: '[]', primary_identity_id: null, created_at: now(), updated_at: now(), last_sign_in_at: null });
+  await db
+    .insertInto('users')
+    .values([
+      row('u1', 'elodie@corp.example', 'Élodie Durand'),
+      row('u2', 'em@corp.example', 'élodie martin'),
+      row('u3', 'ozgur@corp.example', 'ÖZGÜR Şahin'),
+      row('u4', 'ANN@Corp.Example', 'Ann'),
+      row('u5', 'strasse@corp.example', 'Straße'),
+      row('u6', 'ipek@corp.example', 'İpek'),
+      row('u7', 'jürgen@corp.example', 'JÜRGEN'),
+    ])
+    .execute();
+  const directory = new UserDirectory(db, admins(), noGroups, now);
+  const found = async (query: string) => (await directory.search({ query }, 1, 50)).users.map((user) => user.id).sort();
+  const expected: Array<[string, string[]]> = [
+    // A-Z are one letter whatever their case...
+    ['ann', ['u4']],
+    ['CORP.EXAMPLE', ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7']],
+    ['lodie', ['u1', 'u2']],
+    ['STRASSE', ['u5']],
+    ['ipek', ['u6']],
+    ['Jürgen', ['u7']],
+    // ...other letters are matched as they are written, on both databases alike.
+    ['élodie', ['u2']],
+    ['ÉLODIE', ['u1']],
+    ['özgür', []],
+    ['ÖZGÜR', ['u3']],
+    ['straße', ['u5']],
+    ['İPEK', ['u6']],
+    ['jürgen', ['u7']],
+    ['JÜRGEN', ['u7']],
+  ];
+  const answers: Array<[string, string[]]> = [];
+  for (const [query] of expected) answers.push([query, await found(query)]);
+  expect(answers).toEqual(expected);
+}
+
 export interface SuiteOptions {
   /** Whether the concurrency cases mean something here (two connections racing). */
   realConcurrency: boolean;
@@ -195,6 +240,10 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
 
       it('lists users in code-point order of email, then id', async () => {
         await expectUsersInCodePointOrder(handle.db, now);
+      });
+
+      it('searches case-insensitively in ASCII only, non-ASCII names and emails as they are written', async () => {
+        await expectSearchAlikeEverywhere(handle.db, now);
       });
 
       it('counts admins from roles and config, and removes the role only while another admin is left', async () => {

@@ -11,6 +11,7 @@ import { AppError } from '../errors.js';
 import type { TokenCipher } from '../sessions/tokenCipher.js';
 import type { ChangeFeed } from '../storage/changes.js';
 import type { Db } from '../storage/database.js';
+import { inCodePointOrder } from '../storage/dialect.js';
 
 /** A definition the console cannot accept, with the path of each bad field ("issuer: must be https …"). */
 export class ProviderValidationError extends AppError {
@@ -68,7 +69,8 @@ export class ProviderStore {
   /** Loads the stored providers into the registry (at start, and after every change). */
   async load(): Promise<ProviderConfig[]> {
     const { db, cipher, registry, log } = this.deps;
-    const rows = await db.selectFrom('providers').selectAll().orderBy('created_at').execute();
+    // Oldest first, then by id: one order on every node and database (the console lists them so).
+    const rows = await db.selectFrom('providers').selectAll().orderBy('created_at').orderBy(inCodePointOrder(db, 'id')).execute();
     const publications = new Map(
       rows.map((row) => [row.id, row.published_at === null ? null : { at: Number(row.published_at), how: publishedHow(row.published_how) }] as const),
     );

@@ -167,6 +167,8 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
       it('refuses or links a second identity with the same email by the rules', async () => {
         const ann = await signUp('s1', 'ann@corp.example');
         expect(await failure(signUp('other', 'ann@corp.example'))).toBe('identity_conflict');
+        // Linked later: listed after (identities of one moment are in the order of their ids).
+        clock += 1000;
         const linked = await signUp('p1', 'ann@corp.example', trusting);
         expect(linked.user.id).toBe(ann.user.id);
         expect((await accounts.listIdentities(ann.user.id)).map((identity) => identity.provider_id)).toEqual(['corp', 'partner']);
@@ -477,6 +479,80 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         ]);
         expect(await audit.topDeniedApps(T0, 5)).toEqual([{ appId: 'wiki', denials: 3 }, { appId: 'vault', denials: 2 }]);
         expect((await audit.forUser('u1')).map((event) => event.type)).toEqual(['admin_granted', 'sign_in']);
+      });
+    });
+
+    // Lists whose sort key can tie (rows made in one millisecond) take the id as a tie-breaker, in
+    // code-point order: one order on both databases and every server, so a page never repeats or skips
+    // a row, and the dashboard's top list is cut at the same place every time.
+    describe('equal sort keys', () => {
+      // In an order neither the ids' nor any collation's: insertion order is not what is checked.
+      const IDS = ['m-2', 'b_1', 'z', 'a.1', 'a-1', 'B', 'a1'];
+
+      it('audit events of one moment: every page of the log, and the export, show each exactly once', async () => {
+        const audit = new AuditLog(handle.db, now);
+        for (let index = 0; index < 11; index++) await audit.record({ type: 'sign_in', targetUserId: 'u1' });
+        const whole = (await audit.query({}, 1, 50)).events.map((event) => event.id);
+        expect(whole).toEqual([...whole].sort(byCodePoint));
+        for (const size of [2, 3, 4]) {
+          const paged: string[] = [];
+          for (let page = 1; page <= Math.ceil(11 / size); page++) paged.push(...(await audit.query({}, page, size)).events.map((event) => event.id));
+          expect(paged).toEqual(whole);
+          const ofUser: string[] = [];
+          for (let page = 1; page <= Math.ceil(11 / size); page++) ofUser.push(...(await audit.pageForUser('u1', page, size)).events.map((event) => event.id));
+          expect(ofUser).toEqual(whole);
+        }
+        const streamed: string[] = [];
+        for await (const batch of audit.stream({}, 3)) streamed.push(...batch.map((event) => event.id));
+        expect(streamed).toEqual(whole);
+      });
+
+      it('dashboard: apps with as many denials are ranked by id, so the top list is cut at the same place', async () => {
+        const audit = new AuditLog(handle.db, now);
+        for (const appId of IDS) for (let count = 0; count < 2; count++) await audit.record({ type: 'access_denied', outcome: 'failure', appId });
+        await audit.record({ type: 'access_denied', outcome: 'failure', appId: 'z' });
+        const sorted = IDS.filter((id) => id !== 'z').sort(byCodePoint);
+        expect(await audit.topDeniedApps(T0, 3)).toEqual([{ appId: 'z', denials: 3 }, ...sorted.slice(0, 2).map((appId) => ({ appId, denials: 2 }))]);
+        expect((await audit.topDeniedApps(T0, 50)).map((row) => row.appId)).toEqual(['z', ...sorted]);
+      });
+
+      it("sessions used at one moment, and identities linked at one moment, are listed by id", async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const sessions = new SessionStore(handle.db, cipher, timeouts, now);
+        for (let index = 0; index < 6; index++) await sessions.create({ userId: ann.user.id, identityId: ann.identity.id, providerId: 'corp' });
+        const listed = (await sessions.listActiveForUser(ann.user.id)).map((session) => session.id);
+        expect(listed).toHaveLength(6);
+        expect(listed).toEqual([...listed].sort(byCodePoint));
+        // The one used last comes first whatever its id.
+        clock += 60_000;
+        const last = listed[3]!;
+        await handle.db.updateTable('sessions').set({ last_seen_at: clock }).where('id', '=', last).execute();
+        expect((await sessions.listActiveForUser(ann.user.id)).map((session) => session.id)).toEqual([last, ...listed.filter((id) => id !== last)]);
+
+        const identities = IDS.map((id) => ({ id: `i-${id}`, user_id: ann.user.id, provider_id: `p-${id}`, subject: id, email: null, email_verified: 0, claims: '{}', linked_at: T0 + 5, last_used_at: null }));
+        await handle.db.insertInto('identities').values(identities).execute();
+        expect((await accounts.listIdentities(ann.user.id)).map((identity) => identity.id)).toEqual([ann.identity.id, ...identities.map((identity) => identity.id).sort(byCodePoint)]);
+      });
+
+      it('console apps and providers created at one moment are loaded (and listed) by id', async () => {
+        const registry = new AppRegistry([]);
+        const apps = new AppStore(handle.db, registry, 'http://localhost:4180', now, log);
+        for (const id of IDS.map((id) => id.toLowerCase().replace(/[^a-z0-9]+/g, '-')).filter((id, index, all) => all.indexOf(id) === index && /^[a-z0-9]/.test(id))) {
+          await apps.create({ id, name: id, publicUrl: `http://${id}.localhost:4180`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } });
+        }
+        const appIds = registry.all().map((app) => app.id);
+        expect(appIds.length).toBeGreaterThan(3);
+        expect(appIds).toEqual([...appIds].sort(byCodePoint));
+        expect((await new AppStore(handle.db, new AppRegistry([]), 'http://localhost:4180', now, log).load()).map((app) => app.id)).toEqual(appIds);
+
+        const providers = new ProviderRegistry([], log, () => new Promise(() => undefined));
+        const store = new ProviderStore({ db: handle.db, registry: providers, cipher, accounts, log }, async () => ({ pkce: 'S256' }) as DiscoveryPreview, now);
+        try {
+          for (const id of ['okta', 'corp-b', 'corp', 'azure', 'corp-a']) await store.create({ id, name: id, issuer: 'https://idp.example', clientId: 'g', clientSecret: 's' });
+          expect(providers.all().map((provider) => provider.id)).toEqual(['azure', 'corp', 'corp-a', 'corp-b', 'okta']);
+        } finally {
+          providers.close();
+        }
       });
     });
 

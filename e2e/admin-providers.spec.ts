@@ -126,6 +126,12 @@ test('alice adds a provider by its issuer, tests its sign-in, turns it off and d
   await page.getByRole('button', { name: 'Advanced: claim mapping and request options' }).click();
   await expect(page.getByRole('textbox', { name: 'Groups claim' })).toHaveValue('groups');
   await checkBothSchemes(page, testInfo, 'provider-new');
+  // An id another provider has (here one from gatehouse.yaml): the server's 409, said beside the id.
+  await page.getByRole('textbox', { name: 'Id', exact: true }).fill('dev');
+  await page.getByRole('button', { name: 'Create provider' }).click();
+  await expect(page.getByRole('textbox', { name: 'Id', exact: true })).toHaveAccessibleDescription(/A provider in the configuration file already has the id "dev"\. Choose another\./);
+  await expect(page.getByRole('alert').filter({ hasText: 'Fix the field marked below.' })).toBeVisible();
+  await page.getByRole('textbox', { name: 'Id', exact: true }).fill('corp');
   await page.getByRole('button', { name: 'Create provider' }).click();
 
   // Saved: its own page, hidden from people until a test sign-in passes; the secret is write-only.

@@ -125,6 +125,11 @@ export const catalogue = {
     title: 'You would be locked out',
     message: ({ reason }: Params) => `This change would lock you out${reason ? `: ${reason}` : ''}.`,
   },
+  conflict: {
+    status: 409,
+    title: 'Already in use',
+    message: ({ reason }: Params) => `${sentenceEnd(reason ?? 'This is already in use')} Choose another.`,
+  },
   last_admin: {
     status: 409,
     title: 'Last administrator',
@@ -253,6 +258,11 @@ export interface AppErrorOptions {
   cause?: unknown;
   /** Extra response headers (Retry-After, Allow, ...). */
   headers?: Record<string, string>;
+  /**
+   * The field of the request the failure is about (`conflict`: `id`, `publicUrl`): sent as the problem's
+   * `field` member, so a form shows the sentence beside that field.
+   */
+  field?: string;
   /** Where a person can start over (defaults per code). */
   retryUrl?: string;
   /** The words of that link (default: "Start again"). */
@@ -268,6 +278,7 @@ export class AppError extends Error {
   readonly retryLabel: string | undefined;
   readonly refusal: Refusal | undefined;
   readonly fix: string | undefined;
+  readonly field: string | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const entry: CatalogueEntry = catalogue[code];
@@ -281,6 +292,7 @@ export class AppError extends Error {
     this.retryLabel = options.retryLabel;
     this.refusal = options.refusal;
     this.fix = options.fix;
+    this.field = options.field;
   }
 }
 

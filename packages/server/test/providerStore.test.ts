@@ -72,9 +72,12 @@ describe('console providers: validation', () => {
   });
 
   it('ids are unique across config and console providers', async () => {
-    expect(await failure(store.create({ ...corp, id: 'dev' }))).toContain('id: another provider in gatehouse.yaml already uses "dev"');
+    // A taken id is a conflict (409), beside the id field, not a malformed request (400).
+    const fromConfig = await store.create({ ...corp, id: 'dev' }).catch((error: unknown) => error as AppError);
+    expect(fromConfig).toMatchObject({ code: 'conflict', status: 409, field: 'id', message: 'A provider in the configuration file already has the id "dev". Choose another.' });
     await store.create(corp);
-    expect(await failure(store.create({ ...corp, name: 'Again' }))).toContain('id: another provider already uses "corp"');
+    const again = await store.create({ ...corp, name: 'Again' }).catch((error: unknown) => error as AppError);
+    expect(again).toMatchObject({ code: 'conflict', status: 409, field: 'id', message: 'Another provider already has the id "corp". Choose another.' });
   });
 
   it('is saved only when its issuer answers discovery with PKCE S256 (or does not say)', async () => {

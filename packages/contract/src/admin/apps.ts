@@ -36,7 +36,10 @@ export const listApps = defineRoute({
   responses: { 200: z.object({ apps: z.array(adminAppSchema) }) },
 });
 
-/** `POST /api/admin/apps` (201): validated like an `apps:` entry in gatehouse.yaml; 400 names each bad field. */
+/**
+ * `POST /api/admin/apps` (201): validated like an `apps:` entry in gatehouse.yaml; 400 names each bad
+ * field; 409 `conflict` when another app has the id or the public URL's host (the problem's `field` says which).
+ */
 export const createApp = defineRoute({
   method: 'POST',
   path: '/api/admin/apps',
@@ -47,7 +50,7 @@ export const createApp = defineRoute({
   responses: { 201: adminAppSchema },
 });
 
-/** `PUT /api/admin/apps/:appId`: replace a console app; 409 `app_from_config` for config apps. */
+/** `PUT /api/admin/apps/:appId`: replace a console app; 409 `app_from_config` for config apps, `conflict` for a host another app uses. */
 export const updateApp = defineRoute({
   method: 'PUT',
   path: '/api/admin/apps/:appId',

@@ -205,7 +205,7 @@ export const discoverProvider = defineRoute({
   responses: { 200: discoveryPreviewSchema },
 });
 
-/** `POST /api/admin/providers` (201): its issuer must answer discovery. */
+/** `POST /api/admin/providers` (201): its issuer must answer discovery; 409 `conflict` (`field`: `id`) when another provider has the id. */
 export const createProvider = defineRoute({
   method: 'POST',
   path: '/api/admin/providers',

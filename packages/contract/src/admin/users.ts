@@ -22,7 +22,10 @@ export const adminUserSchema = z.object({
 });
 export type AdminUser = z.output<typeof adminUserSchema>;
 
-/** `GET /api/admin/users?query=&status=&page=&pageSize=`: searched and paged by the server. */
+/**
+ * `GET /api/admin/users?query=&status=&page=&pageSize=`: searched and paged by the server. `query` is a
+ * part of the email or the name, case-insensitive in ASCII (A-Z); other letters match as written.
+ */
 export const listUsers = defineRoute({
   method: 'GET',
   path: '/api/admin/users',

@@ -11,6 +11,8 @@ export const problemSchema = z
     code: z.string(),
     /** The reference id that is also in the server's log. */
     reference: z.string(),
+    /** The request's field the failure is about, when it is one (a `conflict` on `id` or `publicUrl`). */
+    field: z.string().optional(),
   })
   .meta({ id: 'Problem' });
 export type Problem = z.output<typeof problemSchema>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
-import { serializeOn } from '../storage/dialect.js';
+import { inCodePointOrder, serializeOn } from '../storage/dialect.js';
 import type { Identity, User } from '../storage/schema.js';
 import type { OrganizationRules } from './admission.js';
 import type { AdmissionFacts, IdentityProfile } from './identityProfile.js';
@@ -160,7 +160,7 @@ export class AccountStore {
   }
 
   listIdentities(userId: string): Promise<Identity[]> {
-    return this.db.selectFrom('identities').selectAll().where('user_id', '=', userId).orderBy('linked_at').execute();
+    return this.db.selectFrom('identities').selectAll().where('user_id', '=', userId).orderBy('linked_at').orderBy(inCodePointOrder(this.db, 'id')).execute();
   }
 
   /**

@@ -6,7 +6,7 @@ import { identityGroups, type GroupTrustLookup, type IdentityGroups } from './ef
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../storage/database.js';
-import { inCodePointOrder, serializeOn } from '../storage/dialect.js';
+import { asciiLowered, foldAscii, inCodePointOrder, serializeOn } from '../storage/dialect.js';
 import type { User } from '../storage/schema.js';
 
 export interface UserSummary {
@@ -38,10 +38,12 @@ export class UserDirectory {
   ): Promise<{ users: UserSummary[]; total: number }> {
     let base = this.db.selectFrom('users');
     if (query) {
-      // LIKE with the wildcards in the value escaped: a search for "50%" means the text "50%".
-      const pattern = `%${query.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+      // LIKE with the wildcards in the value escaped: a search for "50%" means the text "50%". Both sides
+      // lower-cased in ASCII only, so that both databases (and every PostgreSQL locale) match the same
+      // users: "ann" finds "Ann", while "élodie" and "Élodie" are two spellings (storage/dialect.ts).
+      const pattern = `%${foldAscii(query).replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
       base = base.where((eb) =>
-        eb.or([eb(sql`lower(email)`, 'like', sql`${pattern} escape '\\'`), eb(sql`lower(name)`, 'like', sql`${pattern} escape '\\'`)]),
+        eb.or([eb(asciiLowered(this.db, 'email'), 'like', sql<string>`${pattern} escape '\\'`), eb(asciiLowered(this.db, 'name'), 'like', sql<string>`${pattern} escape '\\'`)]),
       );
     }
     if (status) base = base.where('status', '=', status);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Db } from '../storage/database.js';
+import { inCodePointOrder } from '../storage/dialect.js';
 import type { AuditEventRow } from '../storage/schema.js';
 import { storableText } from '../storage/text.js';
 
@@ -15,6 +16,8 @@ export type AuditType =
   | 'app_created'
   | 'app_updated'
   | 'app_deleted'
+  /** Written by the 0011 migration: a console app on a host an older one had, kept aside (storage/schema.ts). */
+  | 'app_set_aside'
   | 'provider_created'
   | 'provider_updated'
   | 'provider_deleted'
@@ -158,7 +161,7 @@ export class AuditLog {
     return query;
   }
 
-  /** The apps with the most access denials since `from`, most first. */
+  /** The apps with the most access denials since `from`, most first; apps with as many, by id (the cut at `limit` is the same every time). */
   async topDeniedApps(from: number, limit: number): Promise<Array<{ appId: string; denials: number }>> {
     const rows = await this.db
       .selectFrom('audit_events')
@@ -168,6 +171,7 @@ export class AuditLog {
       .where('app_id', 'is not', null)
       .groupBy('app_id')
       .orderBy('n', 'desc')
+      .orderBy(inCodePointOrder(this.db, 'app_id'))
       .limit(limit)
       .execute();
     return rows.map((row) => ({ appId: row.app_id!, denials: Number(row.n) }));

@@ -11,6 +11,7 @@ import { AppError } from '../errors.js';
 import type { TokenCipher } from '../sessions/tokenCipher.js';
 import type { ChangeFeed } from '../storage/changes.js';
 import type { Db } from '../storage/database.js';
+import { inCodePointOrder } from '../storage/dialect.js';
 
 /** A definition the console cannot accept, with the path of each bad field ("issuer: must be https …"). */
 export class ProviderValidationError extends AppError {
@@ -70,7 +71,8 @@ export class ProviderStore {
   /** Loads the stored providers into the registry (at start, and after every change). */
   async load(): Promise<ProviderConfig[]> {
     const { db, cipher, registry, log } = this.deps;
-    const rows = await db.selectFrom('providers').selectAll().orderBy('created_at').execute();
+    // Oldest first, then by id: one order on every node and database (the console lists them so).
+    const rows = await db.selectFrom('providers').selectAll().orderBy('created_at').orderBy(inCodePointOrder(db, 'id')).execute();
     const publications = new Map(
       rows.map((row) => [row.id, row.published_at === null ? null : { at: Number(row.published_at), how: publishedHow(row.published_how) }] as const),
     );
@@ -126,7 +128,7 @@ export class ProviderStore {
       .values({ id: provider.id, ...this.sealed(provider), created_at: now, updated_at: now, published_at: null, published_how: null })
       .onConflict((conflict) => conflict.column('id').doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new ProviderValidationError([idTaken(provider.id, '')]);
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw idTaken(provider.id, false);
     await this.load();
     this.deps.changes?.publish({ type: 'providers-changed' });
     return provider;
@@ -213,10 +215,7 @@ export class ProviderStore {
       if (testOnly.length > 0) throw new ProviderValidationError(testOnly.map(({ field, message }) => `${field}: ${message}`));
     }
 
-    if (!current && this.deps.registry.find(provider.id)) {
-      const where = this.deps.registry.source(provider.id) === 'config' ? ' in gatehouse.yaml' : '';
-      throw new ProviderValidationError([idTaken(provider.id, where)]);
-    }
+    if (!current && this.deps.registry.find(provider.id)) throw idTaken(provider.id, this.deps.registry.source(provider.id) === 'config');
     if (provider.privateKey) {
       try {
         await clientAssertionKey(provider.privateKey);
@@ -262,6 +261,8 @@ function definitionOf(provider: ProviderConfig): string {
   return JSON.stringify(definition.kind === 'github' ? githubDefinition(definition) : definition);
 }
 
-function idTaken(id: string, where: string): string {
-  return `id: another provider${where} already uses "${id}"`;
+/** An id another provider has (in the console or the configuration file): 409 `conflict`, beside the id field. */
+function idTaken(id: string, fromConfig: boolean): AppError {
+  const reason = `${fromConfig ? 'A provider in the configuration file' : 'Another provider'} already has the id "${id}"`;
+  return new AppError('conflict', { params: { reason }, field: 'id' });
 }

@@ -1,11 +1,12 @@
 import { appSchema, formatIssues } from '@gatehouse/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppRegistry } from './appRegistry.js';
-import { appSetIssues, duplicateAppId } from '../config/appSetIssues.js';
+import { appSetIssues } from '../config/appSetIssues.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { ChangeFeed } from '../storage/changes.js';
 import type { Db } from '../storage/database.js';
+import { inCodePointOrder, isUniqueViolation } from '../storage/dialect.js';
 
 /** A definition the console cannot accept, with the path of each bad field ("policy.allow[0]: …"). */
 export class AppValidationError extends AppError {
@@ -14,9 +15,26 @@ export class AppValidationError extends AppError {
   }
 }
 
+/** The host an app is found by (the registry's key, and the database's unique `host`). */
+function hostOf(app: AppConfig): string {
+  return new URL(app.publicUrl).host;
+}
+
+/**
+ * An id or a host another app has: 409 `conflict`, naming it, for the field a person changes. What
+ * holds it is named too (an app in the configuration file cannot be changed in the console).
+ */
+function taken(field: 'id' | 'publicUrl', holder: { id: string; fromConfig: boolean }, host: string): AppError {
+  const where = holder.fromConfig ? 'An app in the configuration file' : 'Another app';
+  const reason = field === 'id' ? `${where} already has the id "${holder.id}"` : `${where} ("${holder.id}") already uses ${host}`;
+  return new AppError('conflict', { params: { reason }, field });
+}
+
 /**
  * Apps created in the admin console: validated exactly like `apps:` in the config file (the same zod
- * schema, the same rules for the whole set), stored as JSON, and loaded into the registry at once.
+ * schema, the same rules for the whole set), stored as JSON, and loaded into the registry at once. One
+ * app per id and per host, checked against the registry (the config file's apps too) and kept by the
+ * database for the console's own: two creates at once (two admins, two nodes) cannot both take one.
  */
 export class AppStore {
   constructor(
@@ -31,7 +49,9 @@ export class AppStore {
 
   /** Loads the stored apps into the registry (at start, and after every change). */
   async load(): Promise<AppConfig[]> {
-    const rows = await this.db.selectFrom('apps').selectAll().orderBy('created_at').execute();
+    // Oldest first, then by id: the same order on every node and database, so the same app wins a clash
+    // with a config app everywhere (the registry keeps the first of each id and host).
+    const rows = await this.db.selectFrom('apps').selectAll().orderBy('created_at').orderBy(inCodePointOrder(this.db, 'id')).execute();
     const apps = rows.flatMap((row) => {
       // A stored definition that is not JSON, or no longer validates (a policy that cannot be parsed, an
       // empty allow list), is left out — its host then opens nothing — never half-applied. It must not
@@ -49,14 +69,16 @@ export class AppStore {
   async create(input: unknown): Promise<AppConfig> {
     const app = this.validate(input, undefined);
     const now = this.now();
-    // Checked against the registry above, and again by the database: two creates of one id at once (two
-    // admins, two nodes) both pass the first check, and the second must get the answer a later one gets.
+    const host = hostOf(app);
+    // Checked against the registry above, and again by the database (the id's primary key, the host's
+    // unique index): two creates of one id or host at once both pass the first check, and the second
+    // must get the answer a later one gets. No conflict target: either index refuses the row.
     const inserted = await this.db
       .insertInto('apps')
-      .values({ id: app.id, definition: JSON.stringify(app), created_at: now, updated_at: now })
-      .onConflict((conflict) => conflict.column('id').doNothing())
+      .values({ id: app.id, definition: JSON.stringify(app), host, created_at: now, updated_at: now })
+      .onConflict((conflict) => conflict.doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw new AppValidationError([`id: ${duplicateAppId(app.id)}`]);
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw await this.storedConflict(app.id, host);
     await this.load();
     this.changes?.publish({ type: 'apps-changed' });
     return app;
@@ -65,7 +87,14 @@ export class AppStore {
   async update(id: string, input: unknown): Promise<{ before: AppConfig; after: AppConfig }> {
     const before = this.consoleApp(id);
     const after = this.validate({ ...(input as object), id }, id);
-    await this.db.updateTable('apps').set({ definition: JSON.stringify(after), updated_at: this.now() }).where('id', '=', id).execute();
+    const host = hostOf(after);
+    try {
+      await this.db.updateTable('apps').set({ definition: JSON.stringify(after), host, updated_at: this.now() }).where('id', '=', id).execute();
+    } catch (error) {
+      // Another app took the host since the registry was loaded (a create or a change on another node).
+      if (isUniqueViolation(error)) throw await this.storedConflict(undefined, host);
+      throw error;
+    }
     await this.load();
     this.changes?.publish({ type: 'apps-changed' });
     return { before, after };
@@ -86,13 +115,39 @@ export class AppStore {
     return app;
   }
 
+  /**
+   * What the database refused a row for: the app that has the id (when there is one to check) or the
+   * host. Read after the refusal, from the database: the registry may not know that app yet.
+   */
+  private async storedConflict(id: string | undefined, host: string): Promise<AppError> {
+    const holders = await this.db
+      .selectFrom('apps')
+      .select(['id', 'host'])
+      .where((eb) => eb.or([eb('host', '=', host), ...(id === undefined ? [] : [eb('id', '=', id)])]))
+      .execute();
+    const sameId = holders.find((holder) => holder.id === id);
+    if (sameId) return taken('id', { id: sameId.id, fromConfig: false }, host);
+    const holder = holders.find((row) => row.host === host);
+    if (holder) return taken('publicUrl', { id: holder.id, fromConfig: false }, host);
+    // The holder is gone again already; the id or the host was taken when the row was refused all the same.
+    const reason = id === undefined ? `Another app has just taken ${host}` : `Another app has just taken the id "${id}" or ${host}`;
+    return new AppError('conflict', { params: { reason }, field: id === undefined ? 'publicUrl' : 'id' });
+  }
+
   private validate(input: unknown, replacing: string | undefined): AppConfig {
     const parsed = appSchema.safeParse(input);
     if (!parsed.success) throw new AppValidationError(formatIssues(parsed.error.issues));
     const others = this.registry.all().filter((app) => app.id !== replacing);
     const issues = appSetIssues(this.portalUrl, [...others, parsed.data]).filter((issue) => issue.index === others.length);
-    if (issues.length > 0) throw new AppValidationError(issues.map((issue) => `${issue.field}: ${issue.message}`));
-    return parsed.data;
+    // A definition that is wrong in itself is a 400 with every problem (a taken id among them); one whose
+    // only fault is an id or a host another app has is a 409 naming it.
+    if (issues.some((issue) => !issue.conflict)) throw new AppValidationError(issues.map((issue) => `${issue.field}: ${issue.message}`));
+    const app = parsed.data;
+    const byId = others.find((other) => other.id === app.id);
+    if (byId) throw taken('id', { id: byId.id, fromConfig: this.registry.source(byId.id) === 'config' }, hostOf(app));
+    const byHost = others.find((other) => hostOf(other) === hostOf(app));
+    if (byHost) throw taken('publicUrl', { id: byHost.id, fromConfig: this.registry.source(byHost.id) === 'config' }, hostOf(app));
+    return app;
   }
 }
 

@@ -3,7 +3,7 @@ import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 
 import type { TokenCipher } from '../sessions/tokenCipher.js';
 import type { ChangeFeed } from '../storage/changes.js';
 import type { Db } from '../storage/database.js';
-import { serializeOn } from '../storage/dialect.js';
+import { inCodePointOrder, serializeOn } from '../storage/dialect.js';
 
 export const ASSERTION_ALG = 'ES256';
 /** A retired key stays published this long, so assertions signed just before a rotation still verify. */
@@ -52,6 +52,7 @@ export class SigningKeys {
       .select(['public_jwk'])
       .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', this.now() - RETIRED_KEY_OVERLAP_MS)]))
       .orderBy('created_at', 'desc')
+      .orderBy(inCodePointOrder(this.db, 'kid'))
       .execute();
     this.jwks = { keys: published.map((key) => JSON.parse(key.public_jwk) as JWK) };
   }
@@ -99,7 +100,8 @@ export class SigningKeys {
 }
 
 function activeKey(db: Db) {
-  return db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirst();
+  // One key is active at a time (made under a lock); the kid only makes the order total.
+  return db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').orderBy(inCodePointOrder(db, 'kid')).executeTakeFirst();
 }
 
 function context(kid: string): string {

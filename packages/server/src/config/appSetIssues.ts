@@ -7,6 +7,8 @@ export interface AppSetIssue {
   index: number;
   field: 'id' | 'publicUrl';
   message: string;
+  /** The id or the host is another app's: the console answers 409 `conflict` for it, not 400. */
+  conflict: boolean;
 }
 
 /** The words for an id already taken (also when the database finds it, in a race the set check missed). */
@@ -24,10 +26,10 @@ export function appSetIssues(portalUrl: string, apps: ReadonlyArray<{ id: string
   apps.forEach((app, index) => {
     if (!URL.canParse(app.publicUrl)) return;
     const url = new URL(app.publicUrl);
-    if (ids.has(app.id)) issues.push({ index, field: 'id', message: duplicateAppId(app.id) });
-    if (hosts.has(url.host)) issues.push({ index, field: 'publicUrl', message: `another app already uses ${url.host}` });
-    if (url.host === portal.host) issues.push({ index, field: 'publicUrl', message: 'must differ from the portal’s publicUrl' });
-    if (url.protocol !== portal.protocol) issues.push({ index, field: 'publicUrl', message: 'must use the same scheme as the portal' });
+    if (ids.has(app.id)) issues.push({ index, field: 'id', message: duplicateAppId(app.id), conflict: true });
+    if (hosts.has(url.host)) issues.push({ index, field: 'publicUrl', message: `another app already uses ${url.host}`, conflict: true });
+    if (url.host === portal.host) issues.push({ index, field: 'publicUrl', message: 'must differ from the portal’s publicUrl', conflict: false });
+    if (url.protocol !== portal.protocol) issues.push({ index, field: 'publicUrl', message: 'must use the same scheme as the portal', conflict: false });
     ids.add(app.id);
     hosts.add(url.host);
   });

@@ -127,7 +127,15 @@ function logError(log: FastifyBaseLogger, error: AppError, reference: string): v
 function errorAnswer(error: AppError, reference: string, json: boolean): { headers: Record<string, string>; body: string } {
   const headers = { ...error.headers, ...PAGE_SECURITY_HEADERS, 'cache-control': 'no-store' };
   if (json) {
-    const problem = { type: `urn:gatehouse:error:${error.code}`, title: error.title, status: error.status, detail: error.message, code: error.code, reference };
+    const problem = {
+      type: `urn:gatehouse:error:${error.code}`,
+      title: error.title,
+      status: error.status,
+      detail: error.message,
+      code: error.code,
+      reference,
+      ...(error.field ? { field: error.field } : {}),
+    };
     return { headers: { ...headers, 'content-type': 'application/problem+json' }, body: JSON.stringify(problem) };
   }
   const retry = error.retryUrl ? { url: error.retryUrl, label: error.retryLabel ?? 'Start again' } : retryFor[error.code];

@@ -1,5 +1,6 @@
 import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { Db } from '../storage/database.js';
+import { inCodePointOrder } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { storableText } from '../storage/text.js';
 import type { SessionRow } from '../storage/schema.js';
@@ -156,7 +157,7 @@ export class SessionStore {
     return (await this.revokeWhere(reason, (query) => query.where('id', '=', id))).length > 0;
   }
 
-  /** The user's sessions that are still active, most recently used first. */
+  /** The user's sessions that are still active, most recently used first (then by id: one order on both databases). */
   listActiveForUser(userId: string): Promise<Session[]> {
     const now = this.now();
     return this.db
@@ -167,6 +168,7 @@ export class SessionStore {
       .where('idle_expires_at', '>', now)
       .where('absolute_expires_at', '>', now)
       .orderBy('last_seen_at', 'desc')
+      .orderBy(inCodePointOrder(this.db, 'id'))
       .execute();
   }
 

@@ -43,6 +43,7 @@ const TABLES: { [T in keyof Database]: { key: readonly (keyof Database[T] & stri
   logout_token_jtis: { key: ['provider_id', 'jti'], references: [] },
   signing_keys: { key: ['kid'], references: [] },
   apps: { key: ['id'], references: [] },
+  apps_set_aside: { key: ['id'], references: [] },
   providers: { key: ['id'], references: [] },
   settings: { key: ['key'], references: [] },
 };

@@ -33,3 +33,29 @@ export async function serializeOn(trx: Kysely<Database>, keys: readonly string[]
 export function inCodePointOrder(db: Pick<Kysely<unknown>, 'getExecutor'>, column: string): RawBuilder<string> {
   return dialectOf(db) === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
 }
+
+/**
+ * A text column lower-cased in ASCII only (A-Z to a-z, every other character as it is), the same on both
+ * databases. SQLite's lower() folds ASCII only; PostgreSQL's follows the database's locale (all of
+ * Unicode under en_US.UTF-8 or an ICU locale, ASCII only under C), so a search for "élodie" found
+ * "Élodie" on one server and not on another. Under `COLLATE "C"` PostgreSQL folds ASCII only too, on
+ * every server. Fold the searched-for text with `foldAscii`, its twin.
+ */
+export function asciiLowered(db: Pick<Kysely<unknown>, 'getExecutor'>, column: string): RawBuilder<string> {
+  return dialectOf(db) === 'postgres' ? sql<string>`lower(${sql.ref(column)} collate "C")` : sql<string>`lower(${sql.ref(column)})`;
+}
+
+/** Text lower-cased in ASCII only, as `asciiLowered` lower-cases a column. */
+export function foldAscii(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+/**
+ * Whether the database refused a row because a unique index (or a primary key) has its value already:
+ * PostgreSQL's SQLSTATE 23505, SQLite's UNIQUE and PRIMARY KEY constraints. A store answers it as the
+ * conflict it is (the race its own check could not see), never as a 500.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -11,6 +11,7 @@ import * as consoleProviders from './migrations/0007_console_providers.js';
 import * as settings from './migrations/0008_settings.js';
 import * as providerPublication from './migrations/0009_provider_publication.js';
 import * as claimsVerified from './migrations/0010_claims_verified.js';
+import * as appHostUnique from './migrations/0011_app_host_unique.js';
 
 /** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0008_settings': settings,
   '0009_provider_publication': providerPublication,
   '0010_claims_verified': claimsVerified,
+  '0011_app_host_unique': appHostUnique,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

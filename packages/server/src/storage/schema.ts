@@ -15,6 +15,7 @@ export interface Database {
   app_sessions: AppSessionsTable;
   app_codes: AppCodesTable;
   apps: AppsTable;
+  apps_set_aside: AppsSetAsideTable;
   providers: ProvidersTable;
   settings: SettingsTable;
 }
@@ -23,8 +24,30 @@ export interface Database {
 export interface AppsTable {
   id: string;
   definition: string;
+  /**
+   * The public URL's host as the proxy looks it up (`new URL(publicUrl).host`), unique: one app per
+   * host, kept by the database (two creates at once cannot both take one). Null only for a row from
+   * before 0011 whose definition had no readable public URL.
+   */
+  host: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/**
+ * Console apps the 0011 migration found on a host an older console app had already (made by two
+ * creates at once, before the database kept one app per host): moved here whole, never served, and
+ * told to the admins in the audit log (`app_set_aside`).
+ */
+export interface AppsSetAsideTable {
+  id: string;
+  definition: string;
+  host: string;
+  /** The app that kept the host. */
+  kept_app_id: string;
+  created_at: number;
+  updated_at: number;
+  set_aside_at: number;
 }
 
 /**

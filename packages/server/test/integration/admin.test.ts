@@ -207,8 +207,18 @@ describe('admin API', () => {
       const notUrls = await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, { ...definition, upstream: 'not a url' });
       expect(notUrls.status).toBe(400);
       expect(JSON.parse(notUrls.body).detail).toContain('upstream: must be an absolute http(s) URL');
+      // A host or an id another app has (here the config file's) is a conflict beside that field, not a malformed request.
       const clash = await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, { ...definition, id: 'other', publicUrl: `http://cfg.localhost:${new URL(portal).port}` });
-      expect(JSON.parse(clash.body).detail).toContain('another app already uses');
+      expect(clash.status).toBe(409);
+      expect(clash.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(clash.body)).toMatchObject({
+        code: 'conflict',
+        field: 'publicUrl',
+        detail: `An app in the configuration file ("cfg") already uses cfg.localhost:${new URL(portal).port}. Choose another.`,
+      });
+      const sameId = await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, { ...definition, id: 'cfg' });
+      expect(sameId.status).toBe(409);
+      expect(JSON.parse(sameId.body)).toMatchObject({ code: 'conflict', field: 'id', detail: 'An app in the configuration file already has the id "cfg". Choose another.' });
       expect((await send(alice.browser, 'POST', '/api/admin/apps', alice.csrf, definition)).status).toBe(201);
 
       // Where the read-only ones come from: no file here (the configuration was given, not read), said as null.

@@ -164,7 +164,9 @@ describe('identity providers in the console', () => {
     const unreachable = await send(alice, 'POST', '/api/admin/providers', { ...partnerDefinition(), issuer: `http://127.0.0.1:${await freePort()}` });
     expect(json(unreachable).code).toBe('issuer_unreachable');
     const clash = await send(alice, 'POST', '/api/admin/providers', { ...partnerDefinition(), id: 'dev' });
-    expect(json(clash)).toMatchObject({ code: 'bad_request', detail: expect.stringContaining('another provider in gatehouse.yaml already uses "dev"') });
+    expect(clash.status).toBe(409);
+    expect(clash.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(json(clash)).toMatchObject({ code: 'conflict', field: 'id', detail: 'A provider in the configuration file already has the id "dev". Choose another.' });
     const created = await send(alice, 'POST', '/api/admin/providers', partnerDefinition());
     expect(created.status).toBe(201);
     expect(created.body).not.toContain(DEV_SECRET);

@@ -25,6 +25,24 @@ function get(url: string, cookie: string): Promise<number> {
   });
 }
 
+/** A JSON POST on a connection of its own (so two at once reach both workers); its status and body. */
+function postJson(url: string, cookie: string, csrf: string, body: unknown): Promise<{ status: number; type: string; body: string }> {
+  const payload = JSON.stringify(body);
+  const { origin } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const headers = { cookie, origin, 'x-csrf-token': csrf, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), connection: 'close' };
+    const req = httpRequest(url, { method: 'POST', agent: false, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: text }));
+    });
+    req.on('error', reject);
+    req.setTimeout(5_000, () => req.destroy(new Error(`no answer from ${url} in 5 s`)));
+    req.end(payload);
+  });
+}
+
 const isCallback = (url: URL) => url.pathname.startsWith('/.gatehouse/callback/');
 
 /** Alice signs in through the development IdP's login form, in a browser of her own. */
@@ -71,6 +89,7 @@ describe('a node with two workers', () => {
         log: { level: 'info' },
         secrets: { cookieKey: randomBytes(32).toString('base64url'), encryptionKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] },
         signIn: { rateLimit: { max: 10_000 } },
+        admins: { emails: ['alice@example.com'] },
         providers: [{ id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, pushedAuthorizationRequests: 'never' }],
       }),
     );
@@ -107,6 +126,37 @@ describe('a node with two workers', () => {
     // Alice's own session is untouched on every worker.
     const own = await Promise.all(Array.from({ length: 4 }, () => get(`${portal}/api/session`, sessionCookie(alice))));
     expect(own).toEqual([200, 200, 200, 200]);
+  });
+
+  // Threat: two admins creating apps for one host at the same moment, each request on another worker
+  // (two processes, each with its own registry, as two nodes would have): both pass their registry's
+  // check. Without the database's one-app-per-host rule both were created: two apps claiming one host,
+  // only one of them served, the other's policy shown in the console for nothing.
+  it('two apps created with one host at once, on both workers: exactly one is created, the other answers 409 naming the host', async () => {
+    const alice = await signIn(portal);
+    const cookie = sessionCookie(alice);
+    const { csrfToken } = JSON.parse((await alice.request(`${portal}/api/csrf`)).body) as { csrfToken: string };
+    const port = new URL(portal).port;
+    for (let round = 0; round < 6; round++) {
+      const host = `race${round}.localhost:${port}`;
+      const app = (id: string) => ({ id, name: id, publicUrl: `http://${host}`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } });
+      const answers = await Promise.all([`race${round}-a`, `race${round}-b`].map((id) => postJson(`${portal}/api/admin/apps`, cookie, csrfToken, app(id))));
+      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
+      const created = (JSON.parse(answers.find((answer) => answer.status === 201)!.body) as { id: string }).id;
+      const refused = answers.find((answer) => answer.status === 409)!;
+      expect(refused.type).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'conflict', field: 'publicUrl', detail: `Another app ("${created}") already uses ${host}. Choose another.` });
+      // Every worker lists the one app for the host.
+      for (let i = 0; i < 2; i++) {
+        const listed = JSON.parse((await alice.request(`${portal}/api/admin/apps`)).body) as { apps: Array<{ id: string; publicUrl: string }> };
+        expect(listed.apps.filter((listedApp) => listedApp.publicUrl === `http://${host}`).map((listedApp) => listedApp.id)).toEqual([created]);
+      }
+    }
+    // One id at once, likewise: one is created, the other is told the id is taken.
+    const app = (host: string) => ({ id: 'twice', name: 'Twice', publicUrl: `http://${host}.localhost:${port}`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } });
+    const answers = await Promise.all(['twice-a', 'twice-b'].map((host) => postJson(`${portal}/api/admin/apps`, cookie, csrfToken, app(host))));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    expect(JSON.parse(answers.find((answer) => answer.status === 409)!.body)).toMatchObject({ code: 'conflict', field: 'id', detail: 'Another app already has the id "twice". Choose another.' });
   });
 
   it('a worker that dies is started again, and the node keeps answering meanwhile', async () => {

@@ -104,6 +104,11 @@ async function populate(location: DatabaseLocation, extra?: (services: Services)
     await services.sessions.create({ userId: bob.user.id, identityId: bob.identity.id, providerId: 'corp' });
 
     const wiki = await services.appStore.create({ id: 'wiki', name: 'Wiki', publicUrl: WIKI_ORIGIN, upstream: 'http://127.0.0.1:9', policy: { allow: [{ domains: ['example.com'] }] } });
+    // An app the 0011 migration set aside (its host was another's): only that migration writes these.
+    await services.database.db
+      .insertInto('apps_set_aside')
+      .values({ id: 'wiki-copy', definition: JSON.stringify({ id: 'wiki-copy', publicUrl: WIKI_ORIGIN }), host: new URL(WIKI_ORIGIN).host, kept_app_id: 'wiki', created_at: 1, updated_at: 2, set_aside_at: 3 })
+      .execute();
     const appToken = await services.appSessions.create(session.id, 'wiki', WIKI_ORIGIN);
     await services.appSessions.issueCode({ sessionId: session.id, app: wiki, state: 'handshake-state', returnTo: '/pages' });
     await services.attempts.create({ state: 'state-1', bindingSecret: 'binding-1', providerId: 'corp', nonce: 'n', codeVerifier: 'v', returnTo: '/', purpose: 'sign-in' });

@@ -5,6 +5,7 @@ import { ConfigError, parseConfig } from '../../src/config/load.js';
 import { openDatabase, redactDatabaseUrl, type DatabaseHandle } from '../../src/storage/database.js';
 import { executedMigrations, KNOWN_MIGRATIONS, MIGRATION_LOCK_KEY, migrateToLatest, SchemaTooNewError } from '../../src/storage/migrate.js';
 import * as providerPublication from '../../src/storage/migrations/0009_provider_publication.js';
+import * as appHostUnique from '../../src/storage/migrations/0011_app_host_unique.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
 /**
@@ -50,6 +51,55 @@ describe.each(backends)('migrations on %s', (_name, open) => {
         ['corp', 1000, 'existing'],
         ['later', null, null],
       ]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('0011 keeps the older of two console apps with one host and sets the later one aside, deleting nothing', async () => {
+    const handle = await open();
+    try {
+      // As it was before 0011: two creates at once could give one host two apps.
+      await appHostUnique.down(handle.db as never);
+      const app = (id: string, publicUrl: string) => JSON.stringify({ id, name: id, publicUrl, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } });
+      const rows: Array<[string, string, number]> = [
+        ['wiki', app('wiki', 'https://wiki.example.com'), 1000],
+        ['wiki-copy', app('wiki-copy', 'https://WIKI.example.com:443'), 2000],
+        // Two of the same moment: the id first in code-point order keeps it ("b-docs" < "b_docs" < "bdocs"; a language's collation says otherwise).
+        ['b_docs', app('b_docs', 'https://docs.example.com'), 3000],
+        ['b-docs', app('b-docs', 'https://docs.example.com'), 3000],
+        ['bdocs', app('bdocs', 'https://docs.example.com'), 3000],
+        ['vault', app('vault', 'https://vault.example.com'), 4000],
+        ['broken', '{not json', 5000],
+      ];
+      for (const [id, definition, created] of rows) {
+        await sql`insert into apps (id, definition, created_at, updated_at) values (${id}, ${definition}, ${created}, ${created + 1})`.execute(handle.db);
+      }
+      await appHostUnique.up(handle.db as never);
+
+      const kept = await handle.db.selectFrom('apps').select(['id', 'host']).orderBy('id').execute();
+      expect(kept).toEqual([
+        { id: 'b-docs', host: 'docs.example.com' },
+        { id: 'broken', host: null },
+        { id: 'vault', host: 'vault.example.com' },
+        { id: 'wiki', host: 'wiki.example.com' },
+      ]);
+      const setAside = await handle.db.selectFrom('apps_set_aside').selectAll().orderBy('id').execute();
+      expect(setAside.map(({ id, host, kept_app_id, definition, created_at, updated_at }) => ({ id, host, kept_app_id, definition, created_at: Number(created_at), updated_at: Number(updated_at) }))).toEqual([
+        { id: 'b_docs', host: 'docs.example.com', kept_app_id: 'b-docs', definition: rows[2]![1], created_at: 3000, updated_at: 3001 },
+        { id: 'bdocs', host: 'docs.example.com', kept_app_id: 'b-docs', definition: rows[4]![1], created_at: 3000, updated_at: 3001 },
+        { id: 'wiki-copy', host: 'wiki.example.com', kept_app_id: 'wiki', definition: rows[1]![1], created_at: 2000, updated_at: 2001 },
+      ]);
+      // The admins are told, in the audit log, with the definition set aside.
+      const events = await handle.db.selectFrom('audit_events').selectAll().where('type', '=', 'app_set_aside').orderBy('app_id').execute();
+      expect(events.map((event) => [event.app_id, JSON.parse(event.details)])).toEqual([
+        ['b_docs', expect.objectContaining({ host: 'docs.example.com', keptApp: 'b-docs', keptIn: 'apps_set_aside', definition: JSON.parse(rows[2]![1]) })],
+        ['bdocs', expect.objectContaining({ host: 'docs.example.com', keptApp: 'b-docs' })],
+        ['wiki-copy', expect.objectContaining({ host: 'wiki.example.com', keptApp: 'wiki', reason: expect.stringContaining('"wiki"') })],
+      ]);
+      // From now on the database itself refuses a second app on a host.
+      const second = sql`insert into apps (id, definition, host, created_at, updated_at) values ('other', '{}', 'vault.example.com', 1, 1)`.execute(handle.db);
+      await expect(second).rejects.toMatchObject({ code: expect.stringMatching(/^(23505|SQLITE_CONSTRAINT_UNIQUE)$/) });
     } finally {
       await handle.close();
     }

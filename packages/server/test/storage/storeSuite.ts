@@ -80,6 +80,51 @@ export async function expectUsersInCodePointOrder(db: Db, now: () => number): Pr
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * The console's user search matches the same users on every database and server: case-insensitive in
+ * ASCII only. SQLite's lower() folds A-Z only, PostgreSQL's all of Unicode under a language's locale
+ * (ICU, en_US.UTF-8) and A-Z only under C: "élodie" found "Élodie" on one and not on the other. Names and
+ * emails with accented capitals, a Turkish dotted İ, a German ß, and an email stored with capitals.
+ */
+export async function expectSearchAlikeEverywhere(db: Db, now: () => number): Promise<void> {
+  const row = (id: string, email: string, name: string) => ({ id, email, name, picture: null, status: 'active' as const, roles: '[]', primary_identity_id: null, created_at: now(), updated_at: now(), last_sign_in_at: null });
+  await db
+    .insertInto('users')
+    .values([
+      row('u1', 'elodie@corp.example', 'Élodie Durand'),
+      row('u2', 'em@corp.example', 'élodie martin'),
+      row('u3', 'ozgur@corp.example', 'ÖZGÜR Şahin'),
+      row('u4', 'ANN@Corp.Example', 'Ann'),
+      row('u5', 'strasse@corp.example', 'Straße'),
+      row('u6', 'ipek@corp.example', 'İpek'),
+      row('u7', 'jürgen@corp.example', 'JÜRGEN'),
+    ])
+    .execute();
+  const directory = new UserDirectory(db, admins(), noGroups, now);
+  const found = async (query: string) => (await directory.search({ query }, 1, 50)).users.map((user) => user.id).sort();
+  const expected: Array<[string, string[]]> = [
+    // A-Z are one letter whatever their case...
+    ['ann', ['u4']],
+    ['CORP.EXAMPLE', ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7']],
+    ['lodie', ['u1', 'u2']],
+    ['STRASSE', ['u5']],
+    ['ipek', ['u6']],
+    ['Jürgen', ['u7']],
+    // ...other letters are matched as they are written, on both databases alike.
+    ['élodie', ['u2']],
+    ['ÉLODIE', ['u1']],
+    ['özgür', []],
+    ['ÖZGÜR', ['u3']],
+    ['straße', ['u5']],
+    ['İPEK', ['u6']],
+    ['jürgen', ['u7']],
+    ['JÜRGEN', ['u7']],
+  ];
+  const answers: Array<[string, string[]]> = [];
+  for (const [query] of expected) answers.push([query, await found(query)]);
+  expect(answers).toEqual(expected);
+}
+
 export interface SuiteOptions {
   /** Whether the concurrency cases mean something here (two connections racing). */
   realConcurrency: boolean;
@@ -122,6 +167,8 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
       it('refuses or links a second identity with the same email by the rules', async () => {
         const ann = await signUp('s1', 'ann@corp.example');
         expect(await failure(signUp('other', 'ann@corp.example'))).toBe('identity_conflict');
+        // Linked later: listed after (identities of one moment are in the order of their ids).
+        clock += 1000;
         const linked = await signUp('p1', 'ann@corp.example', trusting);
         expect(linked.user.id).toBe(ann.user.id);
         expect((await accounts.listIdentities(ann.user.id)).map((identity) => identity.provider_id)).toEqual(['corp', 'partner']);
@@ -231,6 +278,10 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
 
       it('lists users in code-point order of email, then id', async () => {
         await expectUsersInCodePointOrder(handle.db, now);
+      });
+
+      it('searches case-insensitively in ASCII only, non-ASCII names and emails as they are written', async () => {
+        await expectSearchAlikeEverywhere(handle.db, now);
       });
 
       it('counts admins from roles and config, and removes the role only while another admin is left', async () => {
@@ -467,6 +518,80 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
       });
     });
 
+    // Lists whose sort key can tie (rows made in one millisecond) take the id as a tie-breaker, in
+    // code-point order: one order on both databases and every server, so a page never repeats or skips
+    // a row, and the dashboard's top list is cut at the same place every time.
+    describe('equal sort keys', () => {
+      // In an order neither the ids' nor any collation's: insertion order is not what is checked.
+      const IDS = ['m-2', 'b_1', 'z', 'a.1', 'a-1', 'B', 'a1'];
+
+      it('audit events of one moment: every page of the log, and the export, show each exactly once', async () => {
+        const audit = new AuditLog(handle.db, now);
+        for (let index = 0; index < 11; index++) await audit.record({ type: 'sign_in', targetUserId: 'u1' });
+        const whole = (await audit.query({}, 1, 50)).events.map((event) => event.id);
+        expect(whole).toEqual([...whole].sort(byCodePoint));
+        for (const size of [2, 3, 4]) {
+          const paged: string[] = [];
+          for (let page = 1; page <= Math.ceil(11 / size); page++) paged.push(...(await audit.query({}, page, size)).events.map((event) => event.id));
+          expect(paged).toEqual(whole);
+          const ofUser: string[] = [];
+          for (let page = 1; page <= Math.ceil(11 / size); page++) ofUser.push(...(await audit.pageForUser('u1', page, size)).events.map((event) => event.id));
+          expect(ofUser).toEqual(whole);
+        }
+        const streamed: string[] = [];
+        for await (const batch of audit.stream({}, 3)) streamed.push(...batch.map((event) => event.id));
+        expect(streamed).toEqual(whole);
+      });
+
+      it('dashboard: apps with as many denials are ranked by id, so the top list is cut at the same place', async () => {
+        const audit = new AuditLog(handle.db, now);
+        for (const appId of IDS) for (let count = 0; count < 2; count++) await audit.record({ type: 'access_denied', outcome: 'failure', appId });
+        await audit.record({ type: 'access_denied', outcome: 'failure', appId: 'z' });
+        const sorted = IDS.filter((id) => id !== 'z').sort(byCodePoint);
+        expect(await audit.topDeniedApps(T0, 3)).toEqual([{ appId: 'z', denials: 3 }, ...sorted.slice(0, 2).map((appId) => ({ appId, denials: 2 }))]);
+        expect((await audit.topDeniedApps(T0, 50)).map((row) => row.appId)).toEqual(['z', ...sorted]);
+      });
+
+      it("sessions used at one moment, and identities linked at one moment, are listed by id", async () => {
+        const ann = await signUp('s1', 'ann@corp.example');
+        const sessions = new SessionStore(handle.db, cipher, timeouts, now);
+        for (let index = 0; index < 6; index++) await sessions.create({ userId: ann.user.id, identityId: ann.identity.id, providerId: 'corp' });
+        const listed = (await sessions.listActiveForUser(ann.user.id)).map((session) => session.id);
+        expect(listed).toHaveLength(6);
+        expect(listed).toEqual([...listed].sort(byCodePoint));
+        // The one used last comes first whatever its id.
+        clock += 60_000;
+        const last = listed[3]!;
+        await handle.db.updateTable('sessions').set({ last_seen_at: clock }).where('id', '=', last).execute();
+        expect((await sessions.listActiveForUser(ann.user.id)).map((session) => session.id)).toEqual([last, ...listed.filter((id) => id !== last)]);
+
+        const identities = IDS.map((id) => ({ id: `i-${id}`, user_id: ann.user.id, provider_id: `p-${id}`, subject: id, email: null, email_verified: 0, claims: '{}', linked_at: T0 + 5, last_used_at: null }));
+        await handle.db.insertInto('identities').values(identities).execute();
+        expect((await accounts.listIdentities(ann.user.id)).map((identity) => identity.id)).toEqual([ann.identity.id, ...identities.map((identity) => identity.id).sort(byCodePoint)]);
+      });
+
+      it('console apps and providers created at one moment are loaded (and listed) by id', async () => {
+        const registry = new AppRegistry([]);
+        const apps = new AppStore(handle.db, registry, 'http://localhost:4180', now, log);
+        for (const id of IDS.map((id) => id.toLowerCase().replace(/[^a-z0-9]+/g, '-')).filter((id, index, all) => all.indexOf(id) === index && /^[a-z0-9]/.test(id))) {
+          await apps.create({ id, name: id, publicUrl: `http://${id}.localhost:4180`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } });
+        }
+        const appIds = registry.all().map((app) => app.id);
+        expect(appIds.length).toBeGreaterThan(3);
+        expect(appIds).toEqual([...appIds].sort(byCodePoint));
+        expect((await new AppStore(handle.db, new AppRegistry([]), 'http://localhost:4180', now, log).load()).map((app) => app.id)).toEqual(appIds);
+
+        const providers = new ProviderRegistry([], log, () => new Promise(() => undefined));
+        const store = new ProviderStore({ db: handle.db, registry: providers, cipher, accounts, log }, async () => ({ pkce: 'S256' }) as DiscoveryPreview, now);
+        try {
+          for (const id of ['okta', 'corp-b', 'corp', 'azure', 'corp-a']) await store.create({ id, name: id, issuer: 'https://idp.example', clientId: 'g', clientSecret: 's' });
+          expect(providers.all().map((provider) => provider.id)).toEqual(['azure', 'corp', 'corp-a', 'corp-b', 'okta']);
+        } finally {
+          providers.close();
+        }
+      });
+    });
+
     describe('signing keys and logout tokens', () => {
       it('signing keys: the first is created once, rotation keeps the old one published', async () => {
         const keys = new SigningKeys(handle.db, cipher, now);
@@ -582,10 +707,41 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
             () => expect.fail('a duplicate app was created'),
             (error: unknown) => error as AppError,
           );
-          expect([refused.code, later.code]).toEqual(['bad_request', 'bad_request']);
-          for (const answer of [refused, later]) expect(answer.message).toContain(`id: duplicate app id "wiki${round}"`);
+          for (const answer of [refused, later]) {
+            expect(answer).toMatchObject({ code: 'conflict', status: 409, field: 'id', message: `Another app already has the id "wiki${round}". Choose another.` });
+          }
         }
         expect(await handle.db.selectFrom('apps').select('id').execute()).toHaveLength(3);
+      });
+
+      // Threat: two apps created for one host at once (two admins, two nodes) both passing the registry's
+      // check: two apps claiming one host, one of them never served. The database keeps one per host.
+      it('two console apps created with one host at once: one is created, the other refused naming the host', async () => {
+        const nodes = [handle, second].map((db) => new AppStore(db.db, new AppRegistry([]), 'http://localhost:4180', now, log));
+        for (let round = 0; round < 3; round++) {
+          const app = (id: string) => ({ id, name: id, publicUrl: `http://Host${round}.localhost:4180`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } });
+          const outcomes = await Promise.allSettled([nodes[0]!.create(app(`a${round}`)), nodes[1]!.create(app(`b${round}`))]);
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          const winner = outcomes[0]!.status === 'fulfilled' ? `a${round}` : `b${round}`;
+          const refused = (outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason as AppError;
+          // The host as the proxy looks it up (lower-case), and the app that has it.
+          expect(refused).toMatchObject({ code: 'conflict', status: 409, field: 'publicUrl', message: `Another app ("${winner}") already uses host${round}.localhost:4180. Choose another.` });
+        }
+        expect((await handle.db.selectFrom('apps').select(['id', 'host']).execute()).map((row) => row.host).sort()).toEqual(['host0.localhost:4180', 'host1.localhost:4180', 'host2.localhost:4180']);
+      });
+
+      it('an app moved to a host another node has just given an app: refused naming the host, and unchanged', async () => {
+        const nodes = [handle, second].map((db) => new AppStore(db.db, new AppRegistry([]), 'http://localhost:4180', now, log));
+        const app = (id: string, host: string) => ({ id, name: id, publicUrl: `http://${host}.localhost:4180`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } });
+        await nodes[1]!.create(app('docs', 'docs'));
+        // Created on the first node after the second loaded its apps: only the database sees the clash.
+        await nodes[0]!.create(app('wiki', 'wiki'));
+        const moved = await nodes[1]!.update('docs', app('docs', 'wiki')).catch((error: unknown) => error as AppError);
+        expect(moved).toMatchObject({ code: 'conflict', field: 'publicUrl', message: 'Another app ("wiki") already uses wiki.localhost:4180. Choose another.' });
+        expect(await handle.db.selectFrom('apps').select(['id', 'host']).orderBy('id').execute()).toEqual([
+          { id: 'docs', host: 'docs.localhost:4180' },
+          { id: 'wiki', host: 'wiki.localhost:4180' },
+        ]);
       });
 
       it('two console providers created with one id at once: one is created, the other refused as a duplicate', async () => {
@@ -603,8 +759,8 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
               () => expect.fail('a duplicate provider was created'),
               (error: unknown) => error as AppError,
             );
-            expect([refused.code, refused.message]).toEqual(['bad_request', later.message]);
-            expect(refused.message).toContain(`another provider already uses "okta${round}"`);
+            expect([refused.code, refused.message]).toEqual(['conflict', later.message]);
+            expect(refused).toMatchObject({ status: 409, field: 'id', message: `Another provider already has the id "okta${round}". Choose another.` });
           }
           expect(await handle.db.selectFrom('providers').select('id').execute()).toHaveLength(3);
         } finally {

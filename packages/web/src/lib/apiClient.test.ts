@@ -16,6 +16,11 @@ describe('toProblem', () => {
     expect(toProblem(403, body)).toEqual(body);
   });
 
+  it('keeps the field a problem is about', () => {
+    expect(toProblem(409, { title: 'Already in use', code: 'conflict', detail: 'Another app already has the id "wiki". Choose another.', field: 'id' })).toMatchObject({ code: 'conflict', field: 'id' });
+    expect(new ApiError(toProblem(409, { code: 'conflict', field: 'publicUrl' })).field).toBe('publicUrl');
+  });
+
   it('uses the HTTP status when the body is not a problem (a proxy error page, no body)', () => {
     expect(toProblem(502, undefined)).toEqual({
       status: 502,

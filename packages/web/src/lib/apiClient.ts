@@ -28,6 +28,8 @@ export class ApiError extends Error {
   readonly detail: string | undefined;
   readonly type: string | undefined;
   readonly reference: string | undefined;
+  /** The request's field the failure is about (a `conflict` on `id` or `publicUrl`), to show it beside that field. */
+  readonly field: string | undefined;
 
   constructor(problem: ProblemFields, options?: { cause?: unknown }) {
     super(problem.detail ?? problem.title, options);
@@ -38,6 +40,7 @@ export class ApiError extends Error {
     this.detail = problem.detail;
     this.type = problem.type;
     this.reference = problem.reference;
+    this.field = problem.field;
   }
 }
 
@@ -85,6 +88,7 @@ export function toProblem(status: number, body: unknown): ProblemFields {
     code: stringField(fields.code),
     type: stringField(fields.type),
     reference: stringField(fields.reference),
+    field: stringField(fields.field),
   };
 }
 

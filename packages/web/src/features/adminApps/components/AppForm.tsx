@@ -3,17 +3,11 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { formFields, useCheckedSubmit } from '../../../components/formFields';
 import { FormActions, FormErrors, LockedFields } from '../../../components/FormParts';
 import { Section } from '../../../components/Section';
-import { isApiError } from '../../../lib/apiClient';
-import { validationProblems } from '../../../lib/validationProblems';
+import { fieldProblems } from '../../../lib/validationProblems';
 import type { AppDefinition } from '../api/getAdminApps';
 import { appFormErrors, formProblems, hasAppFormErrors } from '../utils/appProblems';
 import { formToApp, type AppFormValues } from '../utils/policyForm';
 import { RuleListEditor } from './PolicyEditor';
-
-/** The server's 400 as "path: message" lines, to place beside the fields; other failures stay whole. */
-function serverProblems(error: unknown): string[] {
-  return isApiError(error) && error.status === 400 ? validationProblems(error.detail) : [];
-}
 
 export interface AppFormProps {
   initialValues: AppFormValues;
@@ -22,7 +16,7 @@ export interface AppFormProps {
   /** Apps from gatehouse.yaml: shown, nothing can be changed. */
   readOnly?: boolean;
   saving?: boolean;
-  /** The failed save, if any; a 400's detail is listed field by field. */
+  /** The failed save, if any; a 400's detail is listed field by field, a taken id or host is shown beside its field. */
   error?: unknown;
   onSubmit: (app: AppDefinition) => void;
   /** Each change, as typed (the page's policy tester tests the draft). */
@@ -48,7 +42,7 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
     onSubmit,
   });
   // The form's own findings while there are any, else the server's: each beside its field, in words.
-  const errors = useMemo(() => appFormErrors(problems.length > 0 ? problems : serverProblems(error)), [problems, error]);
+  const errors = useMemo(() => appFormErrors(problems.length > 0 ? problems : fieldProblems(error)), [problems, error]);
   const formRef = useRef<HTMLFormElement>(null);
   // After each failed submit (or a refused save), the first field to fix takes the focus.
   useEffect(() => {
@@ -63,7 +57,7 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
   return (
     <form ref={formRef} onSubmit={submit} noValidate aria-label={isNew ? 'New app' : `App ${initialValues.name}`}>
       <LockedFields locked={readOnly || saving} gap="lg">
-        <FormErrors title="The app could not be saved" problems={summary} error={summary.length > 0 || serverProblems(error).length > 0 ? undefined : error} />
+        <FormErrors title="The app could not be saved" problems={summary} error={summary.length > 0 || fieldProblems(error).length > 0 ? undefined : error} />
         <Section title="App" description="Where people reach the app, and where Gatehouse forwards them once allowed.">
           <Stack gap="md">
             {isNew && (

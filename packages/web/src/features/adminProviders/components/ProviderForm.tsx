@@ -4,6 +4,7 @@ import { useState, type ReactNode } from 'react';
 import { formFields, useCheckedSubmit } from '../../../components/formFields';
 import { FormActions, FormErrors, LockedFields } from '../../../components/FormParts';
 import { Section } from '../../../components/Section';
+import { conflictOn } from '../../../lib/validationProblems';
 import {
   AUTH_METHOD_LABELS,
   formToProvider,
@@ -24,7 +25,7 @@ export interface ProviderFormProps {
   /** Providers from gatehouse.yaml: shown, nothing can be changed. */
   readOnly?: boolean;
   saving?: boolean;
-  /** The failed save, if any; a 400's detail is listed field by field. */
+  /** The failed save, if any; a 400's detail is listed field by field, a taken id is shown beside the id. */
   error?: unknown;
   onSubmit: (provider: ProviderDefinition) => void;
   /** Beside "Save" (e.g. "Cancel", "Delete"). */
@@ -72,12 +73,15 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
     },
     onSubmit,
   });
+  // An id another provider has (409 `conflict`) is said beside the id field, as the app form does; the
+  // alert above the form then only points to it.
+  const idTaken = isNew && problems.length === 0 ? conflictOn(error, 'id') : undefined;
 
   return (
     <form onSubmit={submit} noValidate aria-label={isNew ? 'New provider' : `Provider ${values.name}`}>
       <Stack gap="lg">
           {/* A failed save is reported at the top of the form, far from the button: it is brought into view. */}
-          <FormErrors title="The provider could not be saved" problems={problems} error={error} scrollIntoView />
+          <FormErrors title="The provider could not be saved" problems={idTaken ? ['Fix the field marked below.'] : problems} error={error} scrollIntoView />
           <Section title="Provider" description="How the sign-in page names it, and the id Gatehouse knows it by.">
             <LockedFields locked={locked}>
               <TextInput
@@ -96,6 +100,7 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
                   description="Lowercase letters, digits and dashes. It is part of the redirect URI, so it can't be changed later."
                   required
                   value={values.id}
+                  error={idTaken}
                   onChange={(event) => {
                     setIdTouched(true);
                     set('id', event.currentTarget.value);

@@ -20,6 +20,7 @@ export const AUDIT_EVENT_TYPES: ReadonlyArray<{ value: string; label: string }> 
   { value: 'app_created', label: 'App created' },
   { value: 'app_updated', label: 'App changed' },
   { value: 'app_deleted', label: 'App deleted' },
+  { value: 'app_set_aside', label: 'App set aside (host taken)' },
   { value: 'provider_created', label: 'Provider added' },
   { value: 'provider_updated', label: 'Provider changed' },
   { value: 'provider_enabled', label: 'Provider turned on' },

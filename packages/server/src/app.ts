@@ -107,7 +107,17 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
   const groupsOf = (current: CurrentSession) => sessionGroups(services.providers, current);
   const isAdmin = (current: CurrentSession) => adminStatus(config.admins, current.user, groupsOf(current)).admin;
-  await app.register(sessionsArea, { deps: { resolver: services.resolver, cookies: services.cookies, portalOrigin: services.portalOrigin, cookieKey: services.secrets.cookieKey, isAdmin } });
+  await app.register(sessionsArea, {
+    deps: {
+      resolver: services.resolver,
+      sessions: services.sessions,
+      providerName: (id) => services.providers.name(id),
+      cookies: services.cookies,
+      portalOrigin: services.portalOrigin,
+      cookieKey: services.secrets.cookieKey,
+      isAdmin,
+    },
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -79,6 +79,11 @@ export const catalogue = {
     title: 'Not signed in',
     message: () => 'You are not signed in.',
   },
+  session_ended: {
+    status: 401,
+    title: 'Session ended',
+    message: ({ reason }: Params) => `Your session ended: ${reason ?? 'it no longer meets the rules of who may sign in here'}. Sign in again.`,
+  },
   forbidden: {
     status: 403,
     title: 'Not allowed',

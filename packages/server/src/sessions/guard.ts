@@ -13,6 +13,8 @@ export interface GuardDeps {
   /** Whether a state-changing request carries the exact Origin and the session-bound token. */
   csrfValid(request: FastifyRequest, current: CurrentSession): boolean;
   isAdmin(current: CurrentSession): boolean;
+  /** Why a request without a live session has none, when its cookie names a session Gatehouse ended itself (sessionEnded.ts). */
+  signedOutWhy?(request: FastifyRequest): Promise<AppError | undefined>;
 }
 
 declare module 'fastify' {
@@ -41,7 +43,8 @@ export function isStateChanging(method: string): boolean {
  * call it (`config.access`: public, session, admin; the contract's routes take it from their
  * definition) and this hook enforces it before anything else runs — before the body is validated, so
  * a stranger learns nothing from a 400:
- * - no session: 401 `unauthenticated`, or the route's own answer for people (`whenSignedOut`);
+ * - no session: 401 `unauthenticated` (`session_ended` with why, when Gatehouse ended the session its
+ *   cookie names), or the route's own answer for people (`whenSignedOut`);
  * - `admin` and not one: 403 `forbidden`;
  * - a state-changing method: the host's exact Origin and the session-bound CSRF token, or 403
  *   `csrf_failed` — from the `X-CSRF-Token` header at once, or (HTML forms) from the `csrf_token` field
@@ -54,7 +57,7 @@ export function installGuard(app: FastifyInstance, deps: GuardDeps): void {
     const current = await deps.sessionOf(request);
     if (!current) {
       if (whenSignedOut) return whenSignedOut(request, reply);
-      throw new AppError('unauthenticated');
+      throw (await deps.signedOutWhy?.(request)) ?? new AppError('unauthenticated');
     }
     guarded.set(request, current);
     if (access === 'admin' && !deps.isAdmin(current)) throw new AppError('forbidden');

@@ -3,7 +3,9 @@ import fp from 'fastify-plugin';
 import type { CookieNames } from './cookies.js';
 import { isValidCsrf } from './csrf.js';
 import { installGuard, type GuardDeps } from './guard.js';
+import { sessionEndedError } from './sessionEnded.js';
 import type { CurrentSession, SessionResolver } from './sessionResolver.js';
+import type { SessionStore } from './sessionStore.js';
 
 export type { CurrentSession };
 
@@ -19,6 +21,9 @@ const perRequest = new WeakMap<FastifyRequest, Promise<CurrentSession | undefine
 /** What the sessions area's plugin takes: the shared resolver, the portal cookie's name, and the guard's needs. */
 export interface SessionsDeps extends Pick<GuardDeps, 'isAdmin'> {
   resolver: Pick<SessionResolver, 'portal'>;
+  /** Why a cookie's session ended, and the provider names that say it (sessionEnded.ts). */
+  sessions: Pick<SessionStore, 'endedReason'>;
+  providerName(id: string): string;
   cookies: Pick<CookieNames, 'session'>;
   /** The portal's origin and key: a change needs that exact Origin and the session-bound CSRF token. */
   portalOrigin: string;
@@ -45,6 +50,10 @@ export const sessionsArea = fp(
       sessionOf: (request) => request.currentSession(),
       csrfValid: (request, current) => isValidCsrf(request, deps.portalOrigin, deps.cookieKey, current.session),
       isAdmin: deps.isAdmin,
+      async signedOutWhy(request) {
+        const ended = await deps.sessions.endedReason(request.cookies[cookies.session]);
+        return ended ? sessionEndedError(ended, deps.providerName) : undefined;
+      },
     });
   },
   { name: 'gatehouse-session', dependencies: ['@fastify/cookie'] },

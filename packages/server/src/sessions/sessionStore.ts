@@ -115,6 +115,18 @@ export class SessionStore {
     return row;
   }
 
+  /** Why the session of this cookie value ended, when it did (the cookie outlives its session). */
+  async endedReason(secret: string | undefined): Promise<{ reason: string | null; providerId: string } | undefined> {
+    if (!isWellFormedSecret(secret)) return undefined;
+    const row = await this.db
+      .selectFrom('sessions')
+      .select(['revoked_reason', 'provider_id'])
+      .where('secret_hash', '=', hashSecret(secret))
+      .where('revoked_at', 'is not', null)
+      .executeTakeFirst();
+    return row ? { reason: row.revoked_reason, providerId: row.provider_id } : undefined;
+  }
+
   async findById(id: string): Promise<Session | undefined> {
     return this.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
   }

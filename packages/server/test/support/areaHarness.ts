@@ -99,7 +99,7 @@ export async function areaHarness(input: ConfigInput, register: (harness: Omit<A
   useZodSchemas(app);
   requireContract(app);
   await app.register(cookie);
-  await app.register(sessionsArea, { deps: { resolver, cookies, portalOrigin: PORTAL, cookieKey: secrets.cookieKey, isAdmin } });
+  await app.register(sessionsArea, { deps: { resolver, sessions, providerName: (id) => providers.name(id), cookies, portalOrigin: PORTAL, cookieKey: secrets.cookieKey, isAdmin } });
 
   let people = 0;
   const parts = {

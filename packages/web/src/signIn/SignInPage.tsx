@@ -29,6 +29,8 @@ export function SignInPage() {
   const [providers, setProviders] = useState<Providers>({ state: 'loading' });
   // 401 is the expected answer here; it only decides whether to show "You are signed in as …".
   const [session, setSession] = useState<CurrentSession | null>(null);
+  // A session Gatehouse ended because the rules no longer admit the person: said, with why.
+  const [ended, setEnded] = useState<LoadFailure | null>(null);
 
   // State is set only once an answer is in (the first render shows the loading state already).
   const fetchProviders = useCallback(
@@ -47,7 +49,13 @@ export function SignInPage() {
   useEffect(() => {
     const controller = new AbortController();
     void fetchProviders(controller.signal);
-    loadSession(controller.signal).then(setSession, () => undefined);
+    loadSession(controller.signal).then(
+      (answer) => {
+        setSession(answer.session);
+        setEnded(answer.ended);
+      },
+      () => undefined,
+    );
     return () => controller.abort();
   }, [fetchProviders]);
 
@@ -104,6 +112,11 @@ export function SignInPage() {
             </div>
 
             {failure && <SignInErrorAlert failure={failure} providers={data?.providers} />}
+            {!failure && ended && (
+              <Alert tone="blue" title={ended.title} icon={<IconAlertCircle aria-hidden />} role="status" data-error-code="session_ended">
+                <p>{ended.detail}</p>
+              </Alert>
+            )}
             {session && data && <SignedInNotice current={session} returnTo={data.returnTo} />}
 
             {providers.state === 'loading' ? (

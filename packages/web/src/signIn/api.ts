@@ -56,13 +56,22 @@ export async function loadProviders(rd: string | null, signal: AbortSignal): Pro
   return { ...answer, returnTo: answer.returnTo ?? { href: DEFAULT_RETURN_TO, host: null, appName: null } };
 }
 
-/** `GET /api/session`: who is signed in, or null (401 is the usual answer here, and any failure counts as nobody). */
-export async function loadSession(signal: AbortSignal): Promise<CurrentSession | null> {
+/**
+ * `GET /api/session`: who is signed in, or nobody (401 is the usual answer here, and any failure counts
+ * as nobody); `ended` when the cookie's session was ended by Gatehouse (`session_ended`: the rules of
+ * who may sign in no longer admit the person), with why in their words.
+ */
+export async function loadSession(signal: AbortSignal): Promise<{ session: CurrentSession | null; ended: LoadFailure | null }> {
   try {
     const { status, body } = await getJson('/api/session', signal);
-    return status === 200 && typeof body === 'object' && body !== null && 'user' in body ? (body as CurrentSession) : null;
+    if (status === 200 && typeof body === 'object' && body !== null && 'user' in body) return { session: body as CurrentSession, ended: null };
+    const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    if (status === 401 && fields.code === 'session_ended') {
+      return { session: null, ended: { title: text(fields.title) ?? 'Session ended', detail: text(fields.detail) ?? 'Your session ended. Sign in again.', reference: text(fields.reference) } };
+    }
+    return { session: null, ended: null };
   } catch (error) {
     if (signal.aborted) throw error;
-    return null;
+    return { session: null, ended: null };
   }
 }

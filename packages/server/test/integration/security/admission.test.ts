@@ -51,7 +51,13 @@ it.each([
     const before = rig.upstream.last;
     expect(await appStatus(bob)).toBe(401);
     expect(rig.upstream.last).toBe(before);
-    expect((await bob.browser.request(`${rig.portal}/api/session`)).status).toBe(401);
+    // The person is told why, in their words, where the sign-in page asks.
+    const ended = await bob.browser.request(`${rig.portal}/api/session`);
+    expect(ended.status).toBe(401);
+    expect(JSON.parse(ended.body)).toMatchObject({
+      code: 'session_ended',
+      detail: 'Your session ended: Development IdP now says something about your account that the rules of who may sign in here do not accept. Sign in again.',
+    });
     // Nothing of the answer was adopted: bob is still bob, alice still alice (admin by admins.emails).
     expect(await emailOf(bob.userId)).toBe('bob@example.com');
     expect(await emailOf(alice.userId)).toBe('alice@example.com');
@@ -110,6 +116,10 @@ it("narrowing the organisation's allowed domains ends the sessions it no longer 
     expect(put.status, put.body).toBe(200);
     // Within the interval: nothing was due, only the review ends it.
     expect(await appStatus(mallory)).toBe(401);
+    expect(JSON.parse((await mallory.browser.request(`${rig.portal}/api/session`)).body)).toMatchObject({
+      code: 'session_ended',
+      detail: 'Your session ended: the rules of who may sign in here changed, and your account no longer meets them. Sign in again.',
+    });
     expect(await revocation(mallory.sessionId)).toMatchObject({
       reason: 'admission-changed',
       details: [{ by: 'system', changedBy: 'console', reason: 'admission-changed', refusal: 'domain_not_allowed_by_organization' }],
@@ -215,6 +225,7 @@ it('an IdP that stays unreachable past session.maxClaimsAge ends the session', a
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await appStatus(mallory)).toBe(401);
     expect(await revocation(mallory.sessionId)).toMatchObject({ reason: 'claims-unconfirmed', details: [{ reason: 'claims-unconfirmed' }] });
+    expect(JSON.parse((await mallory.browser.request(`${rig.portal}/api/session`)).body)).toMatchObject({ code: 'session_ended', detail: expect.stringContaining('Controllable IdP could not confirm your account for too long') });
   } finally {
     rig.hostile.refreshMode = 'honest';
   }

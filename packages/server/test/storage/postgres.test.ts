@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { admissionModelSuite } from './admissionModel.js';
 import { expectSearchAlikeEverywhere, expectUsersInCodePointOrder, storeSuite, type Opener } from './storeSuite.js';
 
 /**
@@ -39,6 +40,8 @@ const open: Opener = Object.assign(
 );
 
 storeSuite('PostgreSQL', open, { realConcurrency: true });
+
+admissionModelSuite('PostgreSQL', open, { runs: 100, steps: 20 });
 
 /**
  * Many PostgreSQL servers are created with a language's locale (en_US.UTF-8, or ICU's), which sorts

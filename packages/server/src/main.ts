@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
+import { autoWorkers } from './config/cpuLimit.js';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { configWarnings } from './config/schema.js';
 import { startDevServices, type DevServices } from './devServices.js';
@@ -161,7 +161,8 @@ async function main(argv: string[]): Promise<number> {
     );
     return 0;
   }
-  const workers = config.workers === 'auto' ? availableParallelism() : config.workers;
+  // auto: one per core this process may use, a container's CPU limit included (config/cpuLimit.ts).
+  const workers = config.workers === 'auto' ? autoWorkers() : config.workers;
   if (workers > 1 && cluster.isPrimary) return startPrimary(loaded, workers);
   return start(loaded);
 }

@@ -236,7 +236,9 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     await devServices?.stop();
     return metricsListener;
   }
-  const closeListeners = await listen(app, config.listen.host, config.listen.port);
+  const listening = await listen(app, config.listen.host, config.listen.port);
+  // Every address the sockets are bound to, read from them (both loopbacks for `localhost`).
+  log.info({ addresses: listening.addresses }, `listening on ${listening.addresses.join(' and ')}`);
   services.providers.start();
   reload = reloadHere;
   // The file may have narrowed who may sign in while Gatehouse was stopped: the live sessions it no
@@ -280,7 +282,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS).unref();
   // Together: closing the app tells open WebSockets it is going away, which the listeners wait for too.
-  await Promise.all([closeListeners(), app.close(), metricsListener?.close()]);
+  await Promise.all([listening.close(), app.close(), metricsListener?.close()]);
   await services.close();
   await devServices?.stop();
   log.flush();

@@ -15,7 +15,7 @@ import { keepTickObjectShape } from './http/tickObjectShape.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
-import { localReload, primaryReload, readConfigFrom, workerReload, type Reload } from './reload.js';
+import { configFromPrimary, localReload, primaryReload, readConfigFrom, workerReload, type Reload } from './reload.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
 import { countLimitsForWorkers } from './http/clusterLimits.js';
 import { announceChange } from './storage/pgChanges.js';
@@ -45,6 +45,18 @@ The configuration file is --config, else $GATEHOUSE_CONFIG, else ./gatehouse.yam
 else the built-in development defaults.`;
 
 async function main(argv: string[]): Promise<number> {
+  // A worker of several serves the configuration in force, which its primary hands over (reload.ts):
+  // the file may have been edited since, without a reload, or broken.
+  if (cluster.isWorker) {
+    let inForce: LoadedConfig;
+    try {
+      inForce = await configFromPrimary();
+    } catch (error) {
+      console.error(error instanceof Error ? error.message : String(error));
+      return 1;
+    }
+    return start(inForce);
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -302,7 +314,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   const log = pino(loggerOptions(config));
   log.info({ config: file ?? 'built-in defaults', mode: config.mode, workers: count }, 'starting Gatehouse');
   // SIGHUP: the file is read once here, and every worker applies that reading (reload.ts).
-  const reload = primaryReload(cluster, readConfigFrom(file), log);
+  const reload = primaryReload(cluster, readConfigFrom(file), log, { config, file });
   process.on('SIGHUP', () => {
     if (ready < count) log.warn('SIGHUP while starting: the configuration is reloaded only once every worker is ready');
     else void reload({ trigger: 'SIGHUP' });

@@ -125,4 +125,28 @@ describe('a worker started again after a crash', () => {
     expect(running.output()).not.toContain(secrets.cookieKey);
     expect(running.output()).not.toContain(secrets.encryptionKey);
   });
+
+  // Regression: with workers, the primary kept the level it started with ("stopping Gatehouse" at info
+  // under log.level: warn). Last: it stops the node.
+  it('a reloaded log.level applies to every worker and to the primary', async () => {
+    writeFileSync(file, JSON.stringify(config('Verbose', 'debug')));
+    process.kill(running.child.pid!, 'SIGHUP');
+    await everyWorkerSays('Verbose');
+    await running.waitFor('"msg":"incoming request"');
+
+    writeFileSync(file, JSON.stringify(config('Quiet', 'warn')));
+    process.kill(running.child.pid!, 'SIGHUP');
+    await everyWorkerSays('Quiet');
+    const from = running.output().length;
+    await organization();
+    await running.stop();
+    const after = running
+      .output()
+      .slice(from)
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; pid: number; msg: string });
+    // Stopping is logged at info by the primary and by each worker: none of it at warn.
+    expect(after.filter((line) => line.level < 40)).toEqual([]);
+  });
 });

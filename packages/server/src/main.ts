@@ -234,7 +234,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     services = await createServices(config, log, { node: cluster.isWorker ? process.env.GATEHOUSE_NODE_ID : undefined, file });
     // Every change this worker makes reaches its siblings at once, and theirs reach it
     // (storage/clusterChanges.ts); the other nodes' come through PostgreSQL (storage/pgChanges.ts).
-    if (cluster.isWorker) services.changes.attach(workerChangeTransport());
+    if (cluster.isWorker) services.changes.attach(workerChangeTransport(process, { log }));
   } catch (error) {
     return failedToStart(error, log, devServices);
   }
@@ -335,7 +335,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
     return failedToStart(error, log, devServices);
   }
 
-  relayChangesBetweenWorkers(cluster);
+  relayChangesBetweenWorkers(cluster, log);
   const nodeId = randomUUID();
   countLimitsForWorkers(cluster);
   let stopping = false;

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.js';
@@ -16,7 +16,7 @@ let app: FastifyInstance;
 beforeEach(async () => {
   lines = [];
   root = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
-  app = Fastify({ loggerInstance: root, logController: new DebugRequestLogging() });
+  app = Fastify({ loggerInstance: root as FastifyBaseLogger, logController: new DebugRequestLogging() });
   installErrorHandling(app);
   app.get('/portal/refused', async () => {
     throw new AppError('unauthenticated');
@@ -64,10 +64,10 @@ describe('request loggers of routes that log at warn and above', () => {
   });
 
   it("follow a level set on the root: the app's logger, made before, follows too", async () => {
-    expect(app.log.isLevelEnabled('debug')).toBe(false);
+    expect(app.log.level).toBe('info');
     root.level = 'debug';
-    expect(app.log.isLevelEnabled('debug')).toBe(true);
+    expect(app.log.level).toBe('debug');
     root.level = 'warn';
-    expect(app.log.isLevelEnabled('info')).toBe(false);
+    expect(app.log.level).toBe('warn');
   });
 });

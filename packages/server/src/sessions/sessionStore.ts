@@ -63,7 +63,7 @@ type RevokeQuery = UpdateQueryBuilder<Database, 'sessions', 'sessions', UpdateRe
 
 /** Server-side sessions: the cookie holds a secret, the database its hash and everything else. */
 export class SessionStore {
-  private readonly revokeListeners: Array<(sessions: readonly Session[]) => void | Promise<void>> = [];
+  private readonly revokeListeners: Array<(sessions: readonly Session[]) => unknown> = [];
 
   constructor(
     private readonly db: Db,
@@ -294,7 +294,7 @@ export class SessionStore {
    * (storage/clusterChanges.ts), so that whoever revoked is answered only when no worker still lets
    * the session in.
    */
-  onRevoke(listener: (sessions: readonly Session[]) => void | Promise<void>): void {
+  onRevoke(listener: (sessions: readonly Session[]) => unknown): void {
     this.revokeListeners.push(listener);
   }
 

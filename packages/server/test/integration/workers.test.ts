@@ -224,8 +224,8 @@ describe('a node with two workers', () => {
         if (held.has(pinned.worker)) pinned.close();
         else held.set(pinned.worker, pinned);
       }
-      [a, b] = [...held.values()];
-      expect(a && b).toBeTruthy();
+      expect(held.size).toBe(2);
+      [a, b] = [...held.values()] as [Pinned, Pinned];
     });
     afterAll(() => {
       a?.close();

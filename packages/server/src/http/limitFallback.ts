@@ -8,10 +8,10 @@ import type { FastifyRateLimitStore } from '@fastify/rate-limit';
  * process uses). While the shared count answers, the larger of the two counts decides; when it fails
  * (down, hung, refused), the local count answers alone. So at worst each process counts on its own,
  * with what it has seen before the failure: an attacker who makes Redis or the primary fail gets no
- * fresh budget, and no request waits for a count that does not come.
+ * fresh budget, and no request waits for the shared count past its deadline (500 ms).
  */
 
-/** What the plugin's store constructors take beyond the options object: the local store's. */
+/** The local store's constructor: its counting rules, not the options object the plugin gives custom stores. */
 type LocalStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => FastifyRateLimitStore;
 /** The plugin's own counter (not exported by its entry point). */
 export const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore') as LocalStoreCtor;

@@ -187,7 +187,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     providerStore: services.providerStore,
     signInSettings: services.signInSettings,
     reviewAdmission: services.reviewAdmission,
-    reloadConfig: options.reload ?? localReload(services, readConfigFrom(services.running.file), app.log),
+    // The root logger, not app.log (a child of it): a reloaded log.level is set on the logger every other
+    // one descends from, so that all of them follow it.
+    reloadConfig: options.reload ?? localReload(services, readConfigFrom(services.running.file), options.loggerInstance ?? app.log),
     running: services.running,
   });
   await app.register(authorizeArea, { deps: services });

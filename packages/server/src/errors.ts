@@ -272,6 +272,11 @@ export interface AppErrorOptions {
   retryUrl?: string;
   /** The words of that link (default: "Start again"). */
   retryLabel?: string;
+  /**
+   * An answer given many times a minute in the normal course of things (the portal asking whether
+   * anyone is signed in): logged at debug, not info. Only for refusals (4xx); a failure keeps its level.
+   */
+  expected?: boolean;
 }
 
 export class AppError extends Error {
@@ -284,6 +289,7 @@ export class AppError extends Error {
   readonly refusal: Refusal | undefined;
   readonly fix: string | undefined;
   readonly field: string | undefined;
+  readonly expected: boolean;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const entry: CatalogueEntry = catalogue[code];
@@ -298,6 +304,7 @@ export class AppError extends Error {
     this.refusal = options.refusal;
     this.fix = options.fix;
     this.field = options.field;
+    this.expected = options.expected === true && entry.status < 500;
   }
 }
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
+import { autoWorkers } from './config/cpuLimit.js';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { configWarnings } from './config/schema.js';
 import { startDevServices, type DevServices } from './devServices.js';
@@ -15,7 +15,7 @@ import { keepTickObjectShape } from './http/tickObjectShape.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
 import { createServices } from './services.js';
-import { localReload, primaryReload, readConfigFrom, workerReload, type Reload } from './reload.js';
+import { configFromPrimary, localReload, primaryReload, readConfigFrom, workerReload, type Reload } from './reload.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
 import { countLimitsForWorkers } from './http/clusterLimits.js';
 import { announceChange } from './storage/pgChanges.js';
@@ -45,6 +45,18 @@ The configuration file is --config, else $GATEHOUSE_CONFIG, else ./gatehouse.yam
 else the built-in development defaults.`;
 
 async function main(argv: string[]): Promise<number> {
+  // A worker of several serves the configuration in force, which its primary hands over (reload.ts):
+  // the file may have been edited since, without a reload, or broken.
+  if (cluster.isWorker) {
+    let inForce: LoadedConfig;
+    try {
+      inForce = await configFromPrimary();
+    } catch (error) {
+      console.error(error instanceof Error ? error.message : String(error));
+      return 1;
+    }
+    return start(inForce);
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -161,7 +173,8 @@ async function main(argv: string[]): Promise<number> {
     );
     return 0;
   }
-  const workers = config.workers === 'auto' ? availableParallelism() : config.workers;
+  // auto: one per core this process may use, a container's CPU limit included (config/cpuLimit.ts).
+  const workers = config.workers === 'auto' ? autoWorkers() : config.workers;
   if (workers > 1 && cluster.isPrimary) return startPrimary(loaded, workers);
   return start(loaded);
 }
@@ -221,7 +234,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     services = await createServices(config, log, { node: cluster.isWorker ? process.env.GATEHOUSE_NODE_ID : undefined, file });
     // Every change this worker makes reaches its siblings at once, and theirs reach it
     // (storage/clusterChanges.ts); the other nodes' come through PostgreSQL (storage/pgChanges.ts).
-    if (cluster.isWorker) services.changes.attach(workerChangeTransport());
+    if (cluster.isWorker) services.changes.attach(workerChangeTransport(process, { log }));
   } catch (error) {
     return failedToStart(error, log, devServices);
   }
@@ -235,7 +248,9 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     await devServices?.stop();
     return metricsListener;
   }
-  const closeListeners = await listen(app, config.listen.host, config.listen.port);
+  const listening = await listen(app, config.listen.host, config.listen.port);
+  // Every address the sockets are bound to, read from them (both loopbacks for `localhost`).
+  log.info({ addresses: listening.addresses }, `listening on ${listening.addresses.join(' and ')}`);
   services.providers.start();
   reload = reloadHere;
   // The file may have narrowed who may sign in while Gatehouse was stopped: the live sessions it no
@@ -279,7 +294,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS).unref();
   // Together: closing the app tells open WebSockets it is going away, which the listeners wait for too.
-  await Promise.all([closeListeners(), app.close(), metricsListener?.close()]);
+  await Promise.all([listening.close(), app.close(), metricsListener?.close()]);
   await services.close();
   await devServices?.stop();
   log.flush();
@@ -299,7 +314,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   const log = pino(loggerOptions(config));
   log.info({ config: file ?? 'built-in defaults', mode: config.mode, workers: count }, 'starting Gatehouse');
   // SIGHUP: the file is read once here, and every worker applies that reading (reload.ts).
-  const reload = primaryReload(cluster, readConfigFrom(file), log);
+  const reload = primaryReload(cluster, readConfigFrom(file), log, { config, file });
   process.on('SIGHUP', () => {
     if (ready < count) log.warn('SIGHUP while starting: the configuration is reloaded only once every worker is ready');
     else void reload({ trigger: 'SIGHUP' });
@@ -320,7 +335,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
     return failedToStart(error, log, devServices);
   }
 
-  relayChangesBetweenWorkers(cluster);
+  relayChangesBetweenWorkers(cluster, log);
   const nodeId = randomUUID();
   countLimitsForWorkers(cluster);
   let stopping = false;

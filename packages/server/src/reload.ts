@@ -168,13 +168,16 @@ async function record(services: Services, log: FastifyBaseLogger, request: Reloa
 }
 
 /** One reload at a time, in the order asked (a SIGHUP while the console's reload runs waits for it). */
-function oneAtATime<A extends unknown[]>(reload: (...args: A) => Promise<ReloadResult>): (...args: A) => Promise<ReloadResult> {
+function oneAtATime<A extends unknown[]>(reload: (...args: A) => Promise<ReloadResult>): ((...args: A) => Promise<ReloadResult>) & { idle(): Promise<unknown> } {
   let queue: Promise<unknown> = Promise.resolve();
-  return (...args) => {
+  const run = (...args: A) => {
     const result = queue.then(() => reload(...args));
     queue = result.catch(() => undefined);
     return result;
   };
+  /** Settles once every reload asked so far has ended. */
+  run.idle = () => queue;
+  return run;
 }
 
 /** A process on its own (`workers: 1`): reads the file and applies it here. */
@@ -203,6 +206,18 @@ interface RequestMessage {
 /** Primary → worker: the outcome of the reload it asked for. */
 interface ResultMessage {
   gatehouseReloadResult: { id: string; result: ReloadResult };
+}
+/** Worker → primary, as it starts: which configuration is in force? */
+interface WantedMessage {
+  gatehouseConfigWanted: { id: string };
+}
+/**
+ * Primary → a starting worker: the configuration in force and the file it came from. It holds the
+ * secrets: it travels over the cluster's IPC channel (a pipe between the two processes), never on a
+ * command line or in the environment, and is never logged.
+ */
+interface InForceMessage {
+  gatehouseConfigInForce: { id: string; config: Config; file: string | null };
 }
 
 const has = <K extends string>(message: unknown, key: K): message is Record<K, { id: string }> =>
@@ -249,12 +264,57 @@ export function workerReload(services: Services, log: FastifyBaseLogger, channel
     });
 }
 
+/** How long a starting worker waits for its primary to hand it the configuration in force. */
+const START_DEADLINE_MS = 30_000;
+
+/**
+ * A worker's start (`workers:`): the configuration in force, asked of the primary. Not the file: since
+ * the last start or reload it may have been edited without a reload, or broken, and a worker started
+ * again after a crash must serve what its siblings serve.
+ */
+export function configFromPrimary(channel: Pick<NodeJS.Process, 'send' | 'on' | 'off'> = process, deadlineMs = START_DEADLINE_MS): Promise<{ config: Config; file: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const id = randomUUID();
+    const timer = setTimeout(() => {
+      channel.off('message', listener);
+      reject(new Error(`the primary process did not hand over the configuration within ${deadlineMs / 1000} s`));
+    }, deadlineMs);
+    function listener(message: unknown): void {
+      if (!has(message, 'gatehouseConfigInForce') || (message as InForceMessage).gatehouseConfigInForce.id !== id) return;
+      clearTimeout(timer);
+      channel.off('message', listener);
+      const { config, file } = (message as InForceMessage).gatehouseConfigInForce;
+      resolve({ config, file: file ?? undefined });
+    }
+    channel.on('message', listener);
+    if (!channel.send) {
+      clearTimeout(timer);
+      channel.off('message', listener);
+      reject(new Error('no channel to the primary process'));
+      return;
+    }
+    channel.send({ gatehouseConfigWanted: { id } } satisfies WantedMessage);
+  });
+}
+
+export interface PrimaryReloadOptions {
+  /** The configuration in force at start: what a worker is handed until a reload applies another. */
+  config: Config;
+  /** The file it came from (undefined: the built-in defaults). */
+  file: string | undefined;
+}
+
 /**
  * The primary's side: SIGHUP (returned function) or a worker's request reads the file once, and every
  * worker applies that one reading; one of them (the one asked, else the first) is the lead. The outcome
  * is the lead's, or refused when a worker could not apply it (each worker says why in its log).
+ *
+ * The primary keeps the configuration in force (the one at start, then each the lead applied) and
+ * hands it to every worker as it starts, one started again after a crash included; a worker starting
+ * while a reload runs is answered once the reload has ended. The primary's own log follows `log.level`.
  */
-export function primaryReload(cluster: Pick<Cluster, 'on' | 'workers'>, read: ReadConfig, log: FastifyBaseLogger): Reload {
+export function primaryReload(cluster: Pick<Cluster, 'on' | 'workers'>, read: ReadConfig, log: FastifyBaseLogger, start: PrimaryReloadOptions): Reload {
+  let inForce = start.config;
   const pending = new Map<string, Map<Worker, (result: ReloadResult) => void>>();
   const reload = oneAtATime(async (request: ReloadRequest, asking?: Worker): Promise<ReloadResult> => {
     const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker?.isConnected() === true);
@@ -285,6 +345,11 @@ export function primaryReload(cluster: Pick<Cluster, 'on' | 'workers'>, read: Re
     // The lead refused: every worker did, for the same reason (the lead logged it).
     const leads = results[workers.indexOf(lead)]!;
     if (leads.outcome === 'refused') return leads;
+    // The lead has it in force: so will any worker started from now on.
+    if ('config' in reading) {
+      inForce = reading.config;
+      log.level = inForce.log.level;
+    }
     // The lead applied it and another worker could not: the node is not of one mind; said loudly.
     const failed = results.flatMap((result, index) => (result.outcome === 'refused' ? result.problems.map((problem) => `worker ${workers[index]!.process.pid}: ${problem}`) : []));
     if (failed.length > 0) {
@@ -306,6 +371,11 @@ export function primaryReload(cluster: Pick<Cluster, 'on' | 'workers'>, read: Re
         },
         (error: unknown) => log.error({ err: error }, 'configuration reload failed'),
       );
+    } else if (has(message, 'gatehouseConfigWanted')) {
+      const { id } = (message as WantedMessage).gatehouseConfigWanted;
+      void reload.idle().then(() => {
+        if (from.isConnected()) from.send({ gatehouseConfigInForce: { id, config: inForce, file: start.file ?? null } } satisfies InForceMessage);
+      });
     }
   });
   return (request) => reload(request);

@@ -141,7 +141,9 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     changes.attach(postgresChangeTransport({ client: newClient, notify: notifyThrough(database.db), log, node: options.node }));
   }
   const sessions = new SessionStore(database.db, cipher, running.section('session'));
-  sessions.onRevoke((revoked) => changes.publish({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
+  // Answered once every worker of this node has dropped them (publishConfirmed); other nodes hear of it
+  // through PostgreSQL within milliseconds (docs/deploy/high-availability.md).
+  sessions.onRevoke((revoked) => changes.publishConfirmed({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
   const accounts = new AccountStore(database.db);
   // Console providers join the registry before anything can ask for one.
   const providerStore = new ProviderStore({ db: database.db, registry: providers, cipher, accounts, log, changes, production: config.mode === 'production' });

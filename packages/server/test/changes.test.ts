@@ -38,6 +38,47 @@ describe('the change feed', () => {
     expect(heardA).toEqual(['apps-changed/here']);
   });
 
+  it('a confirmed change settles once every transport has confirmed it, and is heard here at once', async () => {
+    const feed = new ChangeFeed();
+    let confirm: () => void = () => {};
+    const asked: Array<boolean | undefined> = [];
+    feed.attach({
+      send: (_change, confirmed) => {
+        asked.push(confirmed);
+        return confirmed ? new Promise<void>((resolve) => (confirm = resolve)) : undefined;
+      },
+      start: () => {},
+      close: async () => undefined,
+    });
+    const heard: string[] = [];
+    feed.subscribe((change, origin) => heard.push(`${change.type}/${origin}`));
+    let settled = false;
+    const confirmed = feed.publishConfirmed({ type: 'sessions-ended', sessionIds: ['s1'] }).then(() => (settled = true));
+    expect(heard).toEqual(['sessions-ended/here']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    confirm();
+    await confirmed;
+    expect(settled).toBe(true);
+    // A plain publish asks for no confirmation.
+    feed.publish({ type: 'apps-changed' });
+    expect(asked).toEqual([true, undefined]);
+  });
+
+  // Threat: a cache trusted while its process may not have read a revocation waiting for it.
+  it('is out of sync while a transport is not fresh, asked at every read', () => {
+    const feed = new ChangeFeed();
+    let fresh = false;
+    feed.attach({ send: () => {}, start: () => {}, fresh: () => fresh, close: async () => undefined });
+    expect(feed.inSync).toBe(false);
+    expect(feed.status()).toBe('reconnecting');
+    fresh = true;
+    expect(feed.inSync).toBe(true);
+    expect(feed.status()).toBe('local');
+    fresh = false;
+    expect(feed.inSync).toBe(false);
+  });
+
   it('keeps telling the other listeners when one throws, and reports it', () => {
     const failures: string[] = [];
     const feed = new ChangeFeed((error, change) => failures.push(`${change.type}: ${(error as Error).message}`));

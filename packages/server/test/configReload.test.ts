@@ -20,6 +20,26 @@ function config(input: Partial<ConfigInput> = {}) {
   );
 }
 
+describe('the configuration handed to a starting worker', () => {
+  // It travels over the cluster's IPC channel, serialised as JSON (reload.ts, configFromPrimary): what
+  // arrives must be the configuration in force, to the last setting.
+  it('is the same configuration after a JSON round trip', () => {
+    const full = config({
+      workers: 2,
+      cache: { url: 'redis://:pw@redis.example.com:6379/0' },
+      metrics: { listen: { host: '127.0.0.1', port: 9464 } },
+      admins: { emails: ['a@example.com'], groups: [{ provider: 'corp', group: 'ops' }] },
+      session: { idleTimeout: '8h', absoluteLifetime: '7d' },
+      signIn: { rateLimit: { max: 5, window: '1m' } },
+      providers: [provider('corp', { allowedDomains: ['example.com'] }), provider('other', { enabled: false })],
+    });
+    const carried = JSON.parse(JSON.stringify(full)) as typeof full;
+    expect(carried).toEqual(full);
+    expect(restartOnlyChanges(full, carried)).toEqual([]);
+    expect(isUnchanged(describeChanges(full, carried))).toBe(true);
+  });
+});
+
 describe('what a reload may change', () => {
   it('the same file changes nothing', () => {
     expect(restartOnlyChanges(config(), config())).toEqual([]);

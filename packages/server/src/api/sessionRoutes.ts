@@ -1,7 +1,9 @@
 import { endpoints, routes, type ReturnTo } from '@gatehouse/contract';
 import type { FastifyInstance } from 'fastify';
 import { validateReturnTo } from '../authorize/returnTo.js';
+import { AppError } from '../errors.js';
 import { contractRoute, typed } from '../http/contract.js';
+import { sendError } from '../http/errorHandler.js';
 import { csrfToken } from '../sessions/csrf.js';
 import { signedIn } from '../sessions/guard.js';
 import { SessionStore } from '../sessions/sessionStore.js';
@@ -34,8 +36,15 @@ export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
     },
   });
 
+  const sessionCheck = contractRoute(routes.session.getSession);
   app.route({
-    ...contractRoute(routes.session.getSession),
+    ...sessionCheck,
+    config: {
+      ...sessionCheck.config,
+      // The portal asks this on every page load to learn whether anyone is signed in: "nobody" is the
+      // expected answer of every visitor, not an event for the log at info (still at debug).
+      whenSignedOut: (request, reply) => sendError(new AppError('unauthenticated', { expected: true }), request, reply),
+    },
     handler: async (request) => {
       const current = await signedIn(request);
       const { user, session } = current;

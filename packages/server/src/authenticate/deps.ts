@@ -31,7 +31,7 @@ export interface AuthenticateDeps {
   logoutTokens: LogoutTokenStore;
   isAdmin(current: CurrentSession): boolean;
   /** Redis for the sign-in rate limit when nodes share it (`cache.url`); without it each node counts alone. */
-  sharedLimits?: Pick<SharedLimits, 'redis' | 'nameSpace'> | undefined;
+  sharedLimits?: Pick<SharedLimits, 'store'> | undefined;
   /** Without Redis, in a worker of several (`workers:`): the node's primary counts for all its workers. */
   nodeLimits?: Pick<NodeLimits, 'store'> | undefined;
   /** Sign-ins by provider and outcome. */

@@ -28,28 +28,13 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
   // Sign-in start and callback share one budget per client address (PRODUCT.md: 30 a minute), so the
   // limit holds whichever of the two endpoints is hammered. With `cache.url` the budget is counted in
   // Redis, across every node; without it, each node counts on its own — in its primary process when it
-  // runs several workers (http/clusterLimits.ts), so the budget is the node's, not each worker's.
-  const shared = deps.sharedLimits;
-  const node = deps.nodeLimits;
+  // runs several workers (http/clusterLimits.ts), so the budget is the node's, not each worker's. When
+  // Redis or the primary fails, each process's own count decides (http/limitFallback.ts): never off.
+  const counted = deps.sharedLimits ?? deps.nodeLimits;
   await app.register(async (signIn) => {
     await signIn.register(rateLimit, {
       global: true,
-      ...(shared
-        ? {
-            redis: shared.redis,
-            nameSpace: shared.nameSpace('sign-in'),
-            // Redis unreachable or slow: sign-ins go on, unlimited, rather than fail (the failure is
-            // logged by http/sharedLimits.ts). Nothing but this limit depends on Redis.
-            skipOnError: true,
-          }
-        : node
-          ? {
-              store: node.store('sign-in'),
-              // The primary not answering: sign-ins go on, unlimited, rather than wait (logged by
-              // http/clusterLimits.ts).
-              skipOnError: true,
-            }
-          : {}),
+      ...(counted ? { store: counted.store('sign-in') } : {}),
       // Read at each request: a config reload may change the budget.
       max: () => deps.config.signIn.rateLimit.max,
       timeWindow: () => deps.config.signIn.rateLimit.window,

@@ -7,6 +7,7 @@ import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
 import { originOf, type AppRegistry } from './appRegistry.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
+import { requestLogsAtLeast } from '../http/requestLogging.js';
 import { checkAccess, checkAccessNow, type AccessDeps, type AccessRequest, type AccessResult } from './checkAccess.js';
 import { sendDeniedPage, type DeniedPageDeps } from './deniedResponse.js';
 import { canonicalHeaderName, identityHeaders } from './identityHeaders.js';
@@ -211,9 +212,10 @@ export async function forwardAuthRoutes(app: FastifyInstance, { services }: { se
     }
   }
 
-  // Logged at warn only, and without the security headers meant for pages (the proxy never shows
-  // this answer's headers to a browser as a page).
-  const hot = { logLevel: 'warn', helmet: false } as const;
+  // Logged at warn and above only (never below log.level, which a reload may change), and without the
+  // security headers meant for pages (the proxy never shows this answer's headers to a browser as a page).
+  requestLogsAtLeast(app, 'warn');
+  const hot = { helmet: false } as const;
   for (const [base] of ENDPOINTS) {
     // The bare endpoint names no app: refused (403) with the reason in the log.
     app.get(base, hot, forwardAuth);

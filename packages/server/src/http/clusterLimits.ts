@@ -1,18 +1,18 @@
 import type { Cluster, Worker } from 'node:cluster';
-import { createRequire } from 'node:module';
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyBaseLogger } from 'fastify';
+import { LocalStore, WithLocalFallback, type CountingRule } from './limitFallback.js';
 
 /**
  * Rate limits counted once per node under `workers:` when there is no Redis (`cache.url`): each worker
  * would otherwise count alone, and a node of eight workers would allow eight times the limit. The
  * workers ask their primary over the cluster's IPC channel; the primary counts in @fastify/rate-limit's
  * own local store, so the windows and limits are exactly those of a single process. A primary that
- * does not answer within ANSWER_TIMEOUT is a store error, which the sign-in limit lets through (fail
- * open, as with Redis down), logged at most once a minute.
+ * does not answer within ANSWER_TIMEOUT leaves the worker's own count to decide (http/limitFallback.ts:
+ * the limit is never off, at worst each worker counts alone), logged at most once a minute.
  */
 
-/** How long a worker waits for its primary's count before it lets the request through. */
+/** How long a worker waits for its primary's count before its own count decides. */
 export const ANSWER_TIMEOUT = 500;
 /** At most one warning a minute: a primary that does not answer fails every sign-in's count. */
 const WARNING_INTERVAL = 60_000;
@@ -27,10 +27,6 @@ interface LimitQuestion {
 interface LimitAnswer {
   gatehouseLimitAnswer: { id: number; current: number; ttl: number };
 }
-
-type LocalStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => FastifyRateLimitStore;
-// The plugin's own counter (not exported by its entry point): the very windows a single process uses.
-const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore') as LocalStoreCtor;
 
 function isQuestion(message: unknown): message is LimitQuestion {
   const question = (message as Partial<LimitQuestion> | null)?.gatehouseLimit;
@@ -76,14 +72,8 @@ export function countLimitsForWorkers(cluster: Pick<Cluster, 'on'>): void {
   });
 }
 
-/** What the plugin's options say about counting past the limit (the local store's two rules). */
-interface CountingRule {
-  continueExceeding?: unknown;
-  exponentialBackoff?: unknown;
-}
-
 export interface NodeLimits {
-  /** A store for @fastify/rate-limit (`store`) whose keys go under `limit` (e.g. `sign-in`); use it with `skipOnError`. */
+  /** A store for @fastify/rate-limit (`store`) whose keys go under `limit` (e.g. `sign-in`): the primary's count, this worker's when it fails. */
   store(limit: string): FastifyRateLimitStoreCtor;
   close(): void;
 }
@@ -100,7 +90,7 @@ export function workerLimits(log: Pick<FastifyBaseLogger, 'warn' | 'info'>, chan
     if (now - lastWarning < WARNING_INTERVAL) return;
     lastWarning = now;
     warned = true;
-    log.warn({ reason }, "this node's primary process does not count sign-ins: sign-in rate limits are not enforced until it answers again (they fail open)");
+    log.warn({ reason }, "this node's primary process does not count sign-ins: each worker counts its own until it answers again");
   };
   const listener = (message: unknown) => {
     if (!isAnswer(message)) return;
@@ -143,7 +133,7 @@ export function workerLimits(log: Pick<FastifyBaseLogger, 'warn' | 'info'>, chan
 
   return {
     store(limit) {
-      return class PrimaryCountedStore implements FastifyRateLimitStore {
+      class PrimaryCountedStore implements FastifyRateLimitStore {
         /** The plugin's options (and a route's, for a child): how to count past the limit. */
         private readonly options: CountingRule;
         constructor(options: object = {}) {
@@ -165,6 +155,11 @@ export function workerLimits(log: Pick<FastifyBaseLogger, 'warn' | 'info'>, chan
 
         child(routeOptions: object): FastifyRateLimitStore {
           return new PrimaryCountedStore(routeOptions);
+        }
+      }
+      return class CountedByPrimary extends WithLocalFallback {
+        constructor(options: object = {}) {
+          super(new PrimaryCountedStore(options), options as CountingRule);
         }
       };
     },

@@ -121,7 +121,8 @@ function logError(log: FastifyBaseLogger, error: AppError, reference: string): v
     ...(error.refusal ? { reason: error.refusal.reason, why: error.refusal.why } : {}),
     ...(cause instanceof Error ? { cause: { type: cause.name, message: cause.message } } : {}),
   };
-  log.info(logged, error.message);
+  if (error.expected) log.debug(logged, error.message);
+  else log.info(logged, error.message);
 }
 
 function errorAnswer(error: AppError, reference: string, json: boolean): { headers: Record<string, string>; body: string } {

@@ -1,4 +1,4 @@
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /**
  * Fastify's per-request lines ("incoming request", "request completed") at debug instead of info: at
@@ -15,4 +15,21 @@ export class DebugRequestLogging extends LogController {
     if (error) reply.log.error({ res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
     else reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
+}
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/**
+ * The request loggers of `app`'s routes (an encapsulated plugin's) log at `floor` or above, and never
+ * below the application's level: for endpoints asked so often that their refusals at info would flood
+ * the log (forward-auth). A fixed route `logLevel` would be neither: it is set once, when the route is
+ * registered, so it would log `warn` lines under `log.level: error` or `silent`, and would not follow a
+ * reload. This reads the application's level as each request's logger is made.
+ */
+export function requestLogsAtLeast(app: FastifyInstance, floor: 'warn' | 'error'): void {
+  app.setChildLoggerFactory((logger, bindings, options) => {
+    // At or above the floor already: inherit (pino then rebuilds nothing for the request's logger).
+    if (LEVELS.indexOf(logger.level) >= LEVELS.indexOf(floor)) return logger.child(bindings, options);
+    return logger.child(bindings, { ...options, level: floor });
+  });
 }

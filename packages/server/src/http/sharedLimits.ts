@@ -1,22 +1,32 @@
+import { createRequire } from 'node:module';
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
+import { WithLocalFallback, type CountingRule } from './limitFallback.js';
 
 /**
  * The Redis client rate limits count in when several nodes must share them (`cache.url`). Only the
  * sign-in rate limit uses it, and it must never hold a sign-in up: a command is refused at once while
  * the connection is down (no offline queue) and given up after COMMAND_TIMEOUT when Redis stops
- * answering, and the limiter then lets the request through (fail open), with a warning in the log.
+ * answering. The limit is never off meanwhile: each process's own count decides (http/limitFallback.ts),
+ * and the log says so.
  */
 export interface SharedLimits {
-  /** The client to hand @fastify/rate-limit (`redis`); every failure of a command is logged (see observed()). */
+  /** The client the counts go to; every failure of a command is logged (see observed()). */
   redis: Redis;
   /** Where a limit's keys go: `<cache.keyPrefix>rate-limit:<what>:`. */
   nameSpace(limit: string): string;
+  /** A store for @fastify/rate-limit (`store`) counting `limit` in Redis, and in this process when Redis fails. */
+  store(limit: string): FastifyRateLimitStoreCtor;
   close(): Promise<void>;
 }
 
-/** How long a command may take before the limiter gives up on it and lets the request through. */
+/** The plugin's own Redis counter (not exported by its entry point): one Lua script per count. */
+type RedisStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => FastifyRateLimitStore;
+const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore') as RedisStoreCtor;
+
+/** How long a command may take before the limiter gives up on it and this process's count decides. */
 export const COMMAND_TIMEOUT = 500;
 const CONNECT_TIMEOUT = 2_000;
 /** At most one warning a minute: a Redis that is down fails every sign-in. */
@@ -48,20 +58,31 @@ export function openSharedLimits(cache: Config['cache'], log: FastifyBaseLogger)
     warned = true;
     log.warn(
       { redis: target, error: error instanceof Error ? error.message : String(error) },
-      'Redis (cache.url) failed: sign-in rate limits are not enforced until it answers again (they fail open)',
+      'Redis (cache.url) failed: each process counts sign-ins on its own until it answers again',
     );
   };
   const answered = () => {
     if (!warned) return;
     warned = false;
-    log.info({ redis: target }, 'Redis (cache.url) answers again: sign-in rate limits are counted again');
+    log.info({ redis: target }, 'Redis (cache.url) answers again: sign-ins are counted there again, across nodes');
   };
   // Connection errors come as events (and must be listened to, or ioredis prints them itself).
   client.on('error', failed);
 
+  const redis = observed(client, failed, answered);
+  const nameSpace = (limit: string) => `${cache.keyPrefix}rate-limit:${limit}:`;
   return {
-    redis: observed(client, failed, answered),
-    nameSpace: (limit) => `${cache.keyPrefix}rate-limit:${limit}:`,
+    redis,
+    nameSpace,
+    store(limit) {
+      const key = nameSpace(limit);
+      return class CountedInRedis extends WithLocalFallback {
+        constructor(options: object = {}) {
+          const rule = options as CountingRule;
+          super(new RedisStore(rule.continueExceeding === true, rule.exponentialBackoff === true, redis, key), rule);
+        }
+      };
+    },
     async close() {
       // quit() waits for a connection that may never come; disconnect() does not.
       if (client.status === 'ready') await client.quit().catch(() => client.disconnect());

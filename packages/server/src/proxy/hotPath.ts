@@ -82,18 +82,17 @@ const ruleNames = { allow: [] as string[], deny: [] as string[] };
 const ruleName = (list: 'allow' | 'deny', index: number): string => (ruleNames[list][index] ??= `${list}[${index}]`);
 
 /** What metrics and the access log say of a decision: its name, the rule that made it, and whose it was. */
-export function recordDecision(observer: RequestObserver, exchange: Exchange, result: AccessResult): void {
-  let decision: Decision = result.kind;
-  let rule = 'none';
-  let user: Exchange['user'];
+export function describeDecision(result: AccessResult): { decision: Decision; rule: string; user: Exchange['user'] } {
   if (result.kind === 'allowed' || result.kind === 'denied') {
     const by = result.decision.decidedBy;
-    rule = by ? ruleName(by.list, by.index) : 'default';
-    user = { id: result.current.user.id, email: result.current.user.email };
-  } else if (result.kind === 'public') {
-    decision = 'public';
-    rule = 'public';
+    return { decision: result.kind, rule: by ? ruleName(by.list, by.index) : 'default', user: { id: result.current.user.id, email: result.current.user.email } };
   }
+  if (result.kind === 'public') return { decision: 'public', rule: 'public', user: undefined };
+  return { decision: result.kind, rule: 'none', user: undefined };
+}
+
+export function recordDecision(observer: RequestObserver, exchange: Exchange, result: AccessResult): void {
+  const { decision, rule, user } = describeDecision(result);
   observer.decided(exchange, decision, rule, user);
 }
 

@@ -9,6 +9,7 @@ import { AppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
 import { NO_METRICS, type Metrics } from '../http/metrics.js';
 import { forwardedForOf } from '../http/trustedProxies.js';
+import { describeDecision } from './hotPath.js';
 import type { LiveAccess } from './liveAccess.js';
 import { upstreamRequestHeaders } from './upstreamHeaders.js';
 
@@ -37,13 +38,21 @@ export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, 
 
   return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
     const appOrigin = originOf(app);
-    if (!app.websockets) return refuseUpgrade(socket, new AppError('not_found'), log);
+    // Counted like every other access decision of the proxy (http/metrics.ts): an upgrade refused before
+    // its policy is asked (WebSockets off for the app, a foreign origin) is `refused`.
+    if (!app.websockets) {
+      metrics.decision('proxy', app.id, 'refused', 'none');
+      return refuseUpgrade(socket, new AppError('not_found'), log);
+    }
     const foreign = foreignOrigin(request, appOrigin);
     if (foreign !== undefined) {
+      metrics.decision('proxy', app.id, 'refused', 'none');
       return refuseUpgrade(socket, new AppError('csrf_failed', { cause: new Error(`WebSocket upgrade from origin ${JSON.stringify(foreign)}, not ${appOrigin}`) }), log);
     }
     const { token, context } = live.accessOf(request);
     const result = await checkAccess(services, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false });
+    const { decision, rule } = describeDecision(result);
+    metrics.decision('proxy', app.id, decision, rule);
     if (result.kind === 'unauthenticated') return refuseUpgrade(socket, new AppError('unauthenticated'), log);
     if (result.kind === 'denied') {
       return refuseUpgrade(socket, new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), log);

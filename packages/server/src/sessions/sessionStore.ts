@@ -63,7 +63,7 @@ type RevokeQuery = UpdateQueryBuilder<Database, 'sessions', 'sessions', UpdateRe
 
 /** Server-side sessions: the cookie holds a secret, the database its hash and everything else. */
 export class SessionStore {
-  private readonly revokeListeners: Array<(sessions: readonly Session[]) => void> = [];
+  private readonly revokeListeners: Array<(sessions: readonly Session[]) => unknown> = [];
 
   constructor(
     private readonly db: Db,
@@ -300,8 +300,13 @@ export class SessionStore {
       .execute();
   }
 
-  /** Called with every batch of revoked sessions (caches, open WebSockets). */
-  onRevoke(listener: (sessions: readonly Session[]) => void): void {
+  /**
+   * Called with every batch of revoked sessions (caches, open WebSockets). A revocation returns once
+   * every listener has settled: one that announces it to the other workers waits for them
+   * (storage/clusterChanges.ts), so that whoever revoked is answered only when no worker still lets
+   * the session in.
+   */
+  onRevoke(listener: (sessions: readonly Session[]) => unknown): void {
     this.revokeListeners.push(listener);
   }
 
@@ -318,7 +323,7 @@ export class SessionStore {
     )
       .returningAll()
       .execute();
-    if (revoked.length > 0) for (const listener of this.revokeListeners) listener(revoked);
+    if (revoked.length > 0) await Promise.all(this.revokeListeners.map((listener) => listener(revoked)));
     return revoked;
   }
 

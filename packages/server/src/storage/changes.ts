@@ -33,13 +33,24 @@ export type ChangeFeedStatus = 'local' | 'listening' | 'reconnecting';
 
 /** Carries changes to the other workers and nodes, and brings theirs (cluster messaging, PostgreSQL LISTEN/NOTIFY). */
 export interface ChangeTransport {
-  send(change: Change): void;
+  /**
+   * Carries a change elsewhere. With `confirm`, the answer settles once those it reaches have acted on
+   * it, or a deadline has passed (the transport then says so in the log); it never fails. A transport
+   * that cannot confirm settles at once.
+   */
+  send(change: Change, confirm?: boolean): void | Promise<void>;
   /**
    * Starts delivering the changes made elsewhere. A transport whose connection can drop reports it
    * through `connected`: false as soon as changes may be missed (before anything else), true once
    * they reach this process again; it starts out disconnected when it can drop at all.
    */
   start(deliver: (change: Change) => void, connected?: (isConnected: boolean) => void): void;
+  /**
+   * Whether every change sent from elsewhere before a recent moment has been delivered here, asked at
+   * each cache read: a transport that can only tell by looking at the clock (a worker whose event loop
+   * stalled has not read what waits for it) answers here, synchronously. Absent: `connected` says it.
+   */
+  fresh?(): boolean;
   close(): Promise<void>;
 }
 
@@ -49,6 +60,8 @@ export class ChangeFeed {
   /** The transports that can drop, and the ones of them that are disconnected now. */
   private readonly droppable = new Set<ChangeTransport>();
   private readonly disconnected = new Set<ChangeTransport>();
+  /** The transports that tell their freshness themselves (`fresh`). */
+  private readonly freshness: Array<() => boolean> = [];
 
   /** `onListenerError` hears about a subscriber that threw; the others are still told. */
   constructor(private readonly onListenerError: (error: unknown, change: Change) => void = () => {}) {}
@@ -56,7 +69,17 @@ export class ChangeFeed {
   /** A change written here: told to every subscriber here at once, and sent elsewhere. */
   publish(change: Change): void {
     this.notify(change, 'here');
-    for (const transport of this.transports) transport.send(change);
+    for (const transport of this.transports) void transport.send(change);
+  }
+
+  /**
+   * Like `publish`, and settles once every transport that can confirm has (the other workers of this
+   * node have acted on it), or its deadline passed: what a revocation's answer waits for, so that the
+   * next request, whichever worker it reaches, is refused. Never fails.
+   */
+  async publishConfirmed(change: Change): Promise<void> {
+    this.notify(change, 'here');
+    await Promise.all(this.transports.map((transport) => transport.send(change, true)));
   }
 
   /** Listens to every change, made here or elsewhere; returns how to stop. */
@@ -68,6 +91,7 @@ export class ChangeFeed {
   /** Sends this feed's changes elsewhere through the transport, and delivers the changes it brings. */
   attach(transport: ChangeTransport): void {
     this.transports.push(transport);
+    if (transport.fresh) this.freshness.push(transport.fresh.bind(transport));
     transport.start(
       (change) => this.notify(change, 'elsewhere'),
       (isConnected) => {
@@ -84,12 +108,15 @@ export class ChangeFeed {
    * revocation never becomes an allow.
    */
   get inSync(): boolean {
-    return this.disconnected.size === 0;
+    if (this.disconnected.size > 0) return false;
+    // Asked on every cached read of the hot path: usually an empty list, at most one clock read.
+    for (const fresh of this.freshness) if (!fresh()) return false;
+    return true;
   }
 
   /** For /readyz. */
   status(): ChangeFeedStatus {
-    if (this.disconnected.size > 0) return 'reconnecting';
+    if (!this.inSync) return 'reconnecting';
     return this.droppable.size > 0 ? 'listening' : 'local';
   }
 
@@ -97,6 +124,7 @@ export class ChangeFeed {
     await Promise.all(this.transports.splice(0).map((transport) => transport.close()));
     this.droppable.clear();
     this.disconnected.clear();
+    this.freshness.length = 0;
     this.listeners.clear();
   }
 

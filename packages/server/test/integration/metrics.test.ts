@@ -115,7 +115,7 @@ describe('metrics and the access log of one process', () => {
       providers: [{ id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, pushedAuthorizationRequests: 'never' }],
       apps: [
         { id: 'open', name: 'Open', publicUrl: origin('open'), upstream: upstream.url, websockets: true, policy: { allow: [{ emails: ['alice@example.com'] }] } },
-        { id: 'closed', name: 'Closed', publicUrl: origin('closed'), upstream: upstream.url, policy: { deny: [{ emails: ['alice@example.com'] }], allow: [{ anyUser: true }] } },
+        { id: 'closed', name: 'Closed', publicUrl: origin('closed'), upstream: upstream.url, websockets: true, policy: { deny: [{ emails: ['alice@example.com'] }], allow: [{ anyUser: true }] } },
         { id: 'down', name: 'Down', publicUrl: origin('down'), upstream: `http://127.0.0.1:${(hangsUp.address() as AddressInfo).port}`, policy: { allow: [{ anyUser: true }] } },
       ],
     });
@@ -198,7 +198,8 @@ describe('metrics and the access log of one process', () => {
     expect(total(after, 'gatehouse_http_requests_total', { area: 'forward_auth', app: 'open', status: '4xx' })).toBe(1);
     expect(total(after, 'gatehouse_http_request_duration_seconds_count', { area: 'forward_auth', app: 'open' })).toBe(2);
 
-    expect(total(after, 'gatehouse_access_decisions_total', { area: 'proxy', app: 'open', decision: 'allowed', rule: 'allow[0]' })).toBe(1);
+    // The proxied GET, and the WebSocket upgrade.
+    expect(total(after, 'gatehouse_access_decisions_total', { area: 'proxy', app: 'open', decision: 'allowed', rule: 'allow[0]' })).toBe(2);
     expect(total(after, 'gatehouse_access_decisions_total', { area: 'proxy', app: 'closed', decision: 'denied', rule: 'deny[0]' })).toBe(1);
     expect(total(after, 'gatehouse_access_decisions_total', { area: 'forward_auth', app: 'open', decision: 'unauthenticated' })).toBe(1);
     expect(total(after, 'gatehouse_access_decisions_total', { area: 'forward_auth', app: 'open', decision: 'allowed', rule: 'allow[0]' })).toBe(1);
@@ -213,6 +214,52 @@ describe('metrics and the access log of one process', () => {
     expect(total(after, 'gatehouse_session_cache_lookups_total', { result: 'hit' }) + total(after, 'gatehouse_session_cache_lookups_total', { result: 'miss' })).toBeGreaterThan(0);
     expect(total(after, 'gatehouse_database_errors_total')).toBe(0);
     expect(after.some((sample) => sample.name === 'gatehouse_process_cpu_seconds_total')).toBe(true);
+  });
+
+  // Regression: WebSocket upgrades were missing from gatehouse_access_decisions_total, so a dashboard of
+  // refusals did not see an attacker probing an app's sockets.
+  it('counts WebSocket upgrades as access decisions, like any other request to an app', async () => {
+    const browser = new ScriptedBrowser(hosts);
+    await signIn(browser, gatehouse.url);
+    // Signed in at both apps' hosts (the handshake): open lets her in, closed's policy refuses her.
+    expect((await browser.follow(await browser.request(`${origin('open')}/`, { headers: { accept: 'text/html' } }))).hop.status).toBe(200);
+    expect((await browser.follow(await browser.request(`${origin('closed')}/`, { headers: { accept: 'text/html' } }))).hop.status).toBe(403);
+    const decisions = (samples: Sample[], app: string, decision: string, rule: string) => total(samples, 'gatehouse_access_decisions_total', { area: 'proxy', app, decision, rule });
+    /** A real WebSocket handshake through Gatehouse: the status it was answered with (101 when it opened). */
+    const upgrade = (host: string, headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { host: `${host}:${port}`, ...headers } });
+        socket.once('open', () => {
+          socket.close();
+          resolve(101);
+        });
+        socket.once('unexpected-response', (_request, response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        socket.once('error', reject);
+      });
+
+    const before = await scrape(listener.url);
+    expect(await upgrade('open.localhost', { cookie: browser.cookieHeader('open.localhost') })).toBe(101);
+    expect(await upgrade('open.localhost', {})).toBe(401);
+    expect(await upgrade('closed.localhost', { cookie: browser.cookieHeader('closed.localhost') })).toBe(403);
+    // Refused before any policy is asked: a foreign page's socket (Cross-Site WebSocket Hijacking), and
+    // an app that takes no WebSockets.
+    expect(await upgrade('open.localhost', { cookie: browser.cookieHeader('open.localhost'), origin: 'http://evil.example' })).toBe(403);
+    expect(await upgrade('down.localhost', {})).toBe(404);
+    const after = await scrape(listener.url);
+
+    const delta = (app: string, decision: string, rule: string) => decisions(after, app, decision, rule) - decisions(before, app, decision, rule);
+    expect(delta('open', 'allowed', 'allow[0]')).toBe(1);
+    expect(delta('open', 'unauthenticated', 'none')).toBe(1);
+    expect(delta('closed', 'denied', 'deny[0]')).toBe(1);
+    expect(delta('open', 'refused', 'none')).toBe(1);
+    expect(delta('down', 'refused', 'none')).toBe(1);
+    // Nothing else was counted for them.
+    const all = (samples: Sample[]) => total(samples, 'gatehouse_access_decisions_total', { area: 'proxy' });
+    expect(all(after) - all(before)).toBe(5);
+    await expect.poll(async () => total(await scrape(listener.url), 'gatehouse_websockets_open')).toBe(0);
   });
 
   it('serves metrics only on their own listener', async () => {

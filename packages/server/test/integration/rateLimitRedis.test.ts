@@ -11,8 +11,12 @@ import { freePort } from './support/freePort.js';
 import { createTestStore, removeTestStore, storeConfig } from './support/testStore.js';
 
 /**
- * The sign-in rate limit counted in a shared Redis (cache.url): two Gatehouse nodes, one budget; Redis
- * failing lets sign-ins through promptly, with a warning; Redis back, counting resumes.
+ * The sign-in rate limit counted in a shared Redis (cache.url): two Gatehouse nodes, one budget. Redis
+ * failing holds no sign-in up, and never turns the limit off: each node counts on its own meanwhile
+ * (with what it had counted before), with a warning; Redis back, the shared count resumes.
+ *
+ * Each test is a client of its own (X-Forwarded-For from a trusted proxy), so that each starts with a
+ * fresh budget.
  */
 
 const PASSWORD = 'redis-secret-Zq81';
@@ -61,10 +65,10 @@ async function until(condition: () => boolean, what: string, timeout = 10_000): 
 
 const connected = (node: Node) => node.services.sharedLimits?.redis.status === 'ready';
 
-/** A sign-in start (the IdP is unreachable: 502 when allowed), and how long it took to answer. */
-async function signIn(node: Node): Promise<{ status: number; ms: number; retryAfter: string | null; body: string }> {
+/** A sign-in start (the IdP is unreachable: 502 when allowed), and how long it took to answer; from `client` when given. */
+async function signIn(node: Node, client?: string): Promise<{ status: number; ms: number; retryAfter: string | null; body: string }> {
   const started = performance.now();
-  const response = await fetch(`${node.url}/.gatehouse/sign-in/gone`, { redirect: 'manual' });
+  const response = await fetch(`${node.url}/.gatehouse/sign-in/gone`, { redirect: 'manual', headers: client ? { 'x-forwarded-for': client } : {} });
   const body = await response.text();
   return { status: response.status, ms: performance.now() - started, retryAfter: response.headers.get('retry-after'), body };
 }
@@ -80,7 +84,7 @@ describe('with a shared Redis', () => {
 
   beforeAll(async () => {
     redis = await startRedis({ password: PASSWORD });
-    const input = { signIn: { rateLimit: { max: MAX, window: '1m' } }, cache: { url: redis.url }, providers: await providers() };
+    const input = { signIn: { rateLimit: { max: MAX, window: '1m' } }, cache: { url: redis.url }, trustedProxies: ['127.0.0.1/8'], providers: await providers() };
     [a, b] = await Promise.all([startNode(input), startNode(input)]);
     await until(() => connected(a) && connected(b), 'both nodes to connect to Redis');
   });
@@ -109,34 +113,50 @@ describe('with a shared Redis', () => {
     }
   });
 
-  it('lets sign-ins through promptly while Redis hangs, and says so', async () => {
+  it('keeps counting, promptly, while Redis hangs, and says so', async () => {
     // Threat: a hung Redis turning the limiter into a denial of service of every sign-in (each one held
-    // until a TCP timeout). A command is given up after 500 ms and the request goes on (fail open).
+    // until a TCP timeout), or turning it off. A command is given up after 500 ms and this node's own
+    // count decides.
+    const client = '198.51.100.2';
     redis.pause();
     try {
-      const answer = await signIn(a);
-      expect(answer.status).toBe(502);
-      expect(answer.ms).toBeLessThan(1_500);
+      for (let i = 0; i < MAX; i++) {
+        const answer = await signIn(a, client);
+        expect(answer.status).toBe(502);
+        expect(answer.ms).toBeLessThan(1_500);
+      }
+      const limited = await signIn(a, client);
+      expect(limited.status).toBe(429);
+      expect(limited.ms).toBeLessThan(1_500);
     } finally {
       redis.resume();
     }
-    await until(() => a.logs.some((entry) => entry.level === 40 && /fail open/.test(entry.msg)), 'a warning on node A');
+    await until(() => a.logs.some((entry) => entry.level === 40 && /counts sign-ins on its own/.test(entry.msg)), 'a warning on node A');
   });
 
-  it('fails open, promptly, with a warning that names no password, while Redis is down', async () => {
-    // Threat: an unreachable Redis stopping everyone from signing in, or stalling each sign-in; and its
-    // password, part of cache.url, leaking into the log.
+  // Regression: the limit failed open (unlimited sign-ins) while Redis was down.
+  it('counts on each node, with what it counted before, while Redis is stopped; the warning names no password', async () => {
+    // Threat: brute force that first makes Redis unreachable, then signs in without any limit; and
+    // Redis's password, part of cache.url, leaking into the log.
+    const client = '198.51.100.3';
+    // Counted in Redis (3 of 5) and by each node itself (A: 2, B: 1).
+    for (const node of [a, a, b]) expect((await signIn(node, client)).status).toBe(502);
     await redis.stop();
     await until(() => !connected(a) && !connected(b), 'both nodes to notice Redis is gone');
-    for (let i = 0; i < MAX + 2; i++) {
-      const answer = await signIn(i % 2 ? a : b);
-      expect(answer.status).toBe(502); // neither limited (fail open) nor an error of ours
-      expect(answer.ms).toBeLessThan(500);
-    }
-    await until(() => b.logs.some((entry) => entry.level === 40 && /fail open/.test(entry.msg)), 'a warning on node B');
+    // Each node now counts alone, from what it had counted: A allows 3 more, B 4 more, then neither.
+    for (let i = 0; i < MAX - 2; i++) expect((await signIn(a, client)).status).toBe(502);
+    const limitedA = await signIn(a, client);
+    expect(limitedA.status).toBe(429);
+    expect(Number(limitedA.retryAfter)).toBeGreaterThan(0);
+    expect(limitedA.ms).toBeLessThan(500);
+    for (let i = 0; i < MAX - 1; i++) expect((await signIn(b, client)).status).toBe(502);
+    expect((await signIn(b, client)).status).toBe(429);
+    expect((await signIn(a, client)).status).toBe(429);
+
+    await until(() => b.logs.some((entry) => entry.level === 40 && /counts sign-ins on its own/.test(entry.msg)), 'a warning on node B');
     const warnings = b.logs.filter((entry) => entry.level === 40 && /Redis/.test(entry.msg));
     expect(warnings[0]?.error).toBeTypeOf('string');
-    // At most one warning a minute, however many sign-ins fail open.
+    // At most one warning a minute, however many counts fail.
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.redis).toBe(`redis://127.0.0.1:${redis.port}`);
     for (const node of [a, b]) expect(JSON.stringify(node.logs)).not.toContain(PASSWORD);
@@ -146,14 +166,19 @@ describe('with a shared Redis', () => {
     expect((await fetch(`${a.url}/api/providers`)).status).toBe(200);
   });
 
-  it('counts again once Redis is back', async () => {
-    // Threat: an attacker who once made Redis unreachable keeping the limit off for good.
+  it('counts in Redis again once it is back, and an emptied Redis resets no budget', async () => {
+    // Threat: an attacker who once made Redis unreachable keeping the limit per node for good; or one
+    // who gets Redis restarted (or flushed) to start a fresh budget.
     await redis.start(); // empty: nothing is saved
     await until(() => connected(a) && connected(b), 'both nodes to reconnect', 15_000);
-    for (const node of [b, b, a, a, b]) expect((await signIn(node)).status).toBe(502);
-    expect((await signIn(a)).status).toBe(429);
-    expect((await signIn(b)).status).toBe(429);
+    const client = '198.51.100.4';
+    for (const node of [b, b, a, a, b]) expect((await signIn(node, client)).status).toBe(502);
+    expect((await signIn(a, client)).status).toBe(429);
+    expect((await signIn(b, client)).status).toBe(429);
     for (const node of [a, b]) expect(node.logs.some((entry) => entry.level === 30 && /answers again/.test(entry.msg))).toBe(true);
+    // The client the nodes counted while Redis was down: Redis knows nothing of it now, each node does.
+    expect((await signIn(a, '198.51.100.3')).status).toBe(429);
+    expect((await signIn(b, '198.51.100.3')).status).toBe(429);
   });
 });
 

@@ -10,10 +10,14 @@ import { freePort } from './support/freePort.js';
 
 const MAX = 3;
 
-/** A sign-in start, on a connection of its own (the cluster hands each new one to the next worker) or on `agent`'s. */
-function signInStart(portal: string, agent: Agent | false = false): Promise<{ status: number; retryAfter: string | undefined }> {
+/**
+ * A sign-in start, on a connection of its own (the cluster hands each new one to the next worker) or on
+ * `agent`'s; from `client` (X-Forwarded-For, from a trusted proxy) when given.
+ */
+function signInStart(portal: string, agent: Agent | false = false, client?: string): Promise<{ status: number; retryAfter: string | undefined }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${portal}/.gatehouse/sign-in/gone`, { agent, headers: agent ? {} : { connection: 'close' } }, (res) => {
+    const headers: Record<string, string> = { ...(agent ? {} : { connection: 'close' }), ...(client ? { 'x-forwarded-for': client } : {}) };
+    const req = httpRequest(`${portal}/.gatehouse/sign-in/gone`, { agent, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] }));
     });
@@ -26,8 +30,9 @@ function signInStart(portal: string, agent: Agent | false = false): Promise<{ st
 /**
  * Threat: brute force through the sign-in endpoints of a node that runs several workers (`workers: 2`,
  * no Redis). Each worker counting alone would give the node twice the budget; the node's primary
- * counts for all of them. A primary that does not answer holds no sign-in up: the limit fails open,
- * with one warning, and counting resumes when it answers again.
+ * counts for all of them. A primary that does not answer holds no sign-in up, and does not turn the
+ * limit off: each worker counts its own meanwhile, with one warning, and the primary's count resumes
+ * when it answers again.
  */
 describe('the sign-in rate limit of a node with two workers', () => {
   let gatehouse: ChildProcess;
@@ -51,6 +56,7 @@ describe('the sign-in rate limit of a node with two workers', () => {
         listen: { host: '127.0.0.1', port },
         dataDir: path.join(dir, 'data'),
         workers: 2,
+        trustedProxies: ['127.0.0.1/8'],
         log: { level: 'info' },
         secrets: { cookieKey: randomBytes(32).toString('base64url'), encryptionKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] },
         signIn: { rateLimit: { max: MAX, window: '1h' } },
@@ -79,22 +85,30 @@ describe('the sign-in rate limit of a node with two workers', () => {
     expect(Number(answers[MAX]!.retryAfter)).toBeGreaterThan(0);
   });
 
-  it('lets sign-ins through when the primary does not answer, warns once, and counts again once it does', async () => {
+  // Regression: a primary that did not answer turned the limit off (fail open) for every worker.
+  it('counts in the worker while the primary does not answer, warns once, and counts in the primary again once it does', async () => {
     // A connection that already belongs to a worker (a stopped primary hands over no new ones).
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const client = '198.51.100.9';
     try {
-      expect((await signInStart(portal, agent)).status).toBe(429);
+      // Counted by the primary, and by the worker itself.
+      expect((await signInStart(portal, agent, client)).status).toBe(502);
       process.kill(gatehouse.pid!, 'SIGSTOP');
       stopped = true;
-      // The budget is spent, yet a primary that does not answer must not hold sign-ins up: fail open.
-      expect((await signInStart(portal, agent)).status).toBe(502);
-      expect((await signInStart(portal, agent)).status).toBe(502);
+      // The primary does not answer: each count is given up after 500 ms and the worker's own decides,
+      // from what it had counted: two more, then refused.
+      for (let i = 1; i < MAX; i++) expect((await signInStart(portal, agent, client)).status).toBe(502);
+      const limited = await signInStart(portal, agent, client);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.retryAfter)).toBeGreaterThan(0);
       process.kill(gatehouse.pid!, 'SIGCONT');
       stopped = false;
-      expect((await signInStart(portal, agent)).status).toBe(429);
+      // The primary counted the questions it had not answered too: refused there as well.
+      expect((await signInStart(portal, agent, client)).status).toBe(429);
       await waitForOutput('counts sign-ins again');
-      // Two sign-ins let through, one warning (at most one a minute), before the all-clear.
+      // One warning (at most one a minute), before the all-clear.
       expect(running.output().split('does not count sign-ins').length - 1).toBe(1);
+      expect(running.output()).toContain('each worker counts its own');
     } finally {
       agent.destroy();
     }

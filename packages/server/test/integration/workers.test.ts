@@ -1,7 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,54 @@ function postJson(url: string, cookie: string, csrf: string, body: unknown): Pro
     req.setTimeout(5_000, () => req.destroy(new Error(`no answer from ${url} in 5 s`)));
     req.end(payload);
   });
+}
+
+/** The worker processes of a primary (its children running main.js). */
+function workersOf(primary: number): number[] {
+  const children = execFileSync('pgrep', ['-P', String(primary)]).toString().trim().split('\n').map(Number);
+  return children.filter((pid) => execFileSync('ps', ['-o', 'args=', '-p', String(pid)]).toString().includes('main.js'));
+}
+
+/**
+ * One keep-alive connection to the node, and the worker that holds it: read from /proc (the server's end
+ * of the connection is the socket whose peer port is this connection's local port; the worker is the
+ * process that has it open). Every request on it is answered by that worker.
+ */
+interface Pinned {
+  worker: number;
+  request(method: string, path: string, headers?: Record<string, string>): Promise<number>;
+  close(): void;
+}
+
+async function pinnedConnection(port: number, workers: number[]): Promise<Pinned> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let localPort = 0;
+  const request = (method: string, path: string, headers: Record<string, string> = {}) =>
+    new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`http://127.0.0.1:${port}${path}`, { agent, method, headers: { host: `localhost:${port}`, ...headers } }, (res) => {
+        localPort = res.socket.localPort ?? 0;
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${method} ${path} in 10 s`)));
+      req.end();
+    });
+  await request('GET', '/healthz');
+  const hex = (value: number) => value.toString(16).toUpperCase().padStart(4, '0');
+  const inode = readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .find((fields) => fields[1]?.endsWith(`:${hex(port)}`) && fields[2]?.endsWith(`:${hex(localPort)}`))?.[9];
+  const worker = workers.find((pid) => readdirSync(`/proc/${pid}/fd`).some((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`;
+    } catch {
+      return false;
+    }
+  }));
+  if (!inode || !worker) throw new Error(`no worker holds the connection from port ${localPort}`);
+  return { worker, request, close: () => agent.destroy() };
 }
 
 const isCallback = (url: URL) => url.pathname.startsWith('/.gatehouse/callback/');
@@ -157,6 +205,95 @@ describe('a node with two workers', () => {
     const answers = await Promise.all(['twice-a', 'twice-b'].map((host) => postJson(`${portal}/api/admin/apps`, cookie, csrfToken, app(host))));
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
     expect(JSON.parse(answers.find((answer) => answer.status === 409)!.body)).toMatchObject({ code: 'conflict', field: 'id', detail: 'Another app already has the id "twice". Choose another.' });
+  });
+
+  describe('a revocation is answered once every worker of the node has dropped the session', () => {
+    let port: number;
+    let alice: ScriptedBrowser;
+    /** A connection held by each worker: `a` revokes, `b` is the other worker. */
+    let a: Pinned;
+    let b: Pinned;
+
+    beforeAll(async () => {
+      port = Number(new URL(portal).port);
+      alice = await signIn(portal);
+      const workers = workersOf(gatehouse.pid!);
+      const held = new Map<number, Pinned>();
+      for (let tries = 0; held.size < 2 && tries < 20; tries++) {
+        const pinned = await pinnedConnection(port, workers);
+        if (held.has(pinned.worker)) pinned.close();
+        else held.set(pinned.worker, pinned);
+      }
+      expect(held.size).toBe(2);
+      [a, b] = [...held.values()] as [Pinned, Pinned];
+    });
+    afterAll(() => {
+      a?.close();
+      b?.close();
+    });
+
+    /** A session of someone else's, cached by worker B, and how Alice revokes it through worker A. */
+    async function cachedOnB(): Promise<{ cookie: string; revoke(): Promise<number> }> {
+      const other = await signIn(portal);
+      const cookie = sessionCookie(other);
+      expect(await b.request('GET', '/api/session', { cookie })).toBe(200);
+      expect(await b.request('GET', '/api/session', { cookie })).toBe(200);
+      const { session } = JSON.parse((await other.request(`${portal}/api/session`)).body) as { session: { id: string } };
+      const { csrfToken } = JSON.parse((await alice.request(`${portal}/api/csrf`)).body) as { csrfToken: string };
+      return {
+        cookie,
+        revoke: () => a.request('DELETE', `/api/me/sessions/${session.id}`, { cookie: sessionCookie(alice), origin: portal, 'x-csrf-token': csrfToken }),
+      };
+    }
+
+    // Threat: a revoked session let in by another worker between the revocation's answer and that
+    // worker hearing of it: the person who revoked it believes it is over.
+    it('the very next request to another worker is refused', async () => {
+      const { cookie, revoke } = await cachedOnB();
+      expect(await revoke()).toBe(204);
+      expect(await b.request('GET', '/api/session', { cookie })).toBe(401);
+      expect(running.output()).not.toContain('before every worker had acted on it');
+    });
+
+    // Threat: a worker whose event loop stalled serving a revoked session from its cache when it wakes,
+    // before it has read the revocation waiting for it.
+    it('a worker that does not answer in time is named in the log, and refuses the session when it wakes', async () => {
+      const { cookie, revoke } = await cachedOnB();
+      process.kill(b.worker, 'SIGSTOP');
+      let status: number;
+      try {
+        // Answered after the deadline, without worker B.
+        status = await revoke();
+      } finally {
+        process.kill(b.worker, 'SIGCONT');
+      }
+      expect(status).toBe(204);
+      // Whatever B reads first on waking (this request or the revocation), it does not let the session in.
+      expect(await b.request('GET', '/api/session', { cookie })).toBe(401);
+      await running.waitFor('before every worker had acted on it');
+      const warning = running
+        .output()
+        .split('\n')
+        .find((line) => line.includes('before every worker had acted on it'))!;
+      expect((JSON.parse(warning) as { late: number[] }).late).toEqual([b.worker]);
+      // Awake again and caught up, B serves from its cache once more: nothing stays slow.
+      expect(await b.request('GET', '/api/session', { cookie: sessionCookie(alice) })).toBe(200);
+    });
+
+    // Threat: a stalled primary (which relays revocations) leaving every other worker's cache stale.
+    it('with the primary stalled, the revocation is still answered, and the other workers read from the store', async () => {
+      const { cookie, revoke } = await cachedOnB();
+      process.kill(gatehouse.pid!, 'SIGSTOP');
+      try {
+        expect(await revoke()).toBe(204);
+        expect(await b.request('GET', '/api/session', { cookie })).toBe(401);
+        // Alice's own session is read from the store too, and still good.
+        expect(await b.request('GET', '/api/session', { cookie: sessionCookie(alice) })).toBe(200);
+      } finally {
+        process.kill(gatehouse.pid!, 'SIGCONT');
+      }
+      await running.waitFor('did not confirm a revocation');
+    });
   });
 
   it('a worker that dies is started again, and the node keeps answering meanwhile', async () => {

@@ -113,7 +113,8 @@ export async function prepareGatehouse(input: GatehouseOptions): Promise<Prepare
     ...(metricsPort ? { metrics: { listen: { host: '127.0.0.1', port: metricsPort } } } : {}),
     ...(input.accessLog ? { accessLog: { enabled: true, destination: path.join(folder, 'access.log') } } : {}),
     development: { idps: [{ port: idpPort, providerId, name: 'Development IdP', users: 'default', trustGroups: true }], demoApp: false },
-    apps: [{ id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, policy: { allow: [{ groups: ['staff'] }] } }],
+    // Compression on, as an operator turns it on (off by default), for the compression pair of scenarios.
+    apps: [{ id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, compress: true, policy: { allow: [{ groups: ['staff'] }] } }],
   };
   // Private, as Gatehouse asks of its data folder (it warns otherwise).
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });

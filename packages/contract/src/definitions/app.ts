@@ -38,10 +38,13 @@ export const appSchema = z
     passAccessToken: z.boolean().default(false),
     /**
      * Compress the app's answers (brotli or gzip, as the client accepts) when it sent them uncompressed:
-     * text, JSON, JavaScript, XML and SVG of 1 KB or more; never event streams, ranges, or answers marked
-     * `Cache-Control: no-transform`. Off: the app's bytes go through as they are.
+     * text, JSON, JavaScript, XML and SVG of 1 KB or more, and only for requests from the app's own pages
+     * or the person's own navigation (`Sec-Fetch-Site: same-origin` or `none`); never event streams,
+     * ranges, or answers marked `Cache-Control: no-transform`. Off by default, the operator's informed
+     * choice: compressing an answer that reflects what a request asked for next to a secret (a token,
+     * the signed assertion) lets whoever can measure its length recover the secret (BREACH).
      */
-    compress: z.boolean().default(true),
+    compress: z.boolean().default(false),
   })
   .strict();
 

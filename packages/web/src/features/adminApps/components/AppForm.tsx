@@ -109,7 +109,7 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
             />
             <Switch
               label="Compress answers"
-              description="Send the app's text, JSON and scripts compressed when the browser accepts it and the app did not compress them. Never event streams."
+              description="Send the app's text, JSON and scripts compressed when the browser accepts it, the request comes from the app's own pages and the app did not compress them. Leave it off if a page shows a secret (a token, a key) next to text a request chose, such as a search term: the compressed size can give the secret away (BREACH)."
               {...toggle('compress')}
             />
           </Stack>

@@ -57,6 +57,12 @@ describe('app form', () => {
     expect(formToApp(form)).toEqual(definition);
   });
 
+  it('starts a new app with compression off, and reads an app without it as off', () => {
+    expect(emptyAppForm().compress).toBe(false);
+    const { compress: _compress, ...withoutCompress } = app;
+    expect(appToForm(withoutCompress as AdminApp).compress).toBe(false);
+  });
+
   it('trims text and drops blank public paths', () => {
     const form = { ...emptyAppForm(), id: ' reports ', name: ' Reports ', publicUrl: ' http://r.localhost ', publicPaths: '\n /a \n\n' };
     expect(formToApp(form)).toMatchObject({ id: 'reports', name: 'Reports', publicUrl: 'http://r.localhost', publicPaths: ['/a'] });

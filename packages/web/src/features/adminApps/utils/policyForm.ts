@@ -126,7 +126,8 @@ export function emptyAppForm(): AppFormValues {
     corsPreflight: false,
     preserveHost: false,
     passAccessToken: false,
-    compress: true,
+    // Off unless the admin chooses it, knowing the risk (BREACH: the form says it).
+    compress: false,
     allow: [],
     deny: [],
   };
@@ -143,7 +144,7 @@ export function appToForm(app: AdminApp | AppDefinition): AppFormValues {
     corsPreflight: Boolean(app.corsPreflight),
     preserveHost: Boolean(app.preserveHost),
     passAccessToken: Boolean(app.passAccessToken),
-    compress: app.compress !== false,
+    compress: app.compress === true,
     ...policyToForm(app.policy),
   };
 }

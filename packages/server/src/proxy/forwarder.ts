@@ -59,9 +59,12 @@ export class UpstreamForwarder {
       preserveHost: app.preserveHost,
       identity: result.kind === 'allowed' ? result.headers : undefined,
     });
-    if (app.passAccessToken) {
-      // Only Gatehouse's own token for the user, never one the client brought along.
-      const accessToken = result.kind === 'allowed' ? this.sessions.accessToken(result.current.session) : undefined;
+    if (app.passAccessToken.length > 0) {
+      // Only Gatehouse's own token for the user, never one the client brought along, and only from a
+      // provider this app names: a token is a credential for that provider's APIs (GitHub's never
+      // expire), not for every app the person opens.
+      const session = result.kind === 'allowed' ? result.current.session : undefined;
+      const accessToken = session && app.passAccessToken.includes(session.provider_id) ? this.sessions.accessToken(session) : undefined;
       if (accessToken) headers.authorization = `Bearer ${accessToken}`;
       else delete headers.authorization;
     }

@@ -15,7 +15,7 @@ const app: AdminApp = {
   websockets: true,
   corsPreflight: false,
   preserveHost: true,
-  passAccessToken: false,
+  passAccessToken: ['github'],
   compress: true,
   source: 'console',
 };
@@ -57,8 +57,10 @@ describe('app form', () => {
     expect(formToApp(form)).toEqual(definition);
   });
 
-  it('starts a new app with compression off, and reads an app without it as off', () => {
+  it('starts a new app with compression off and no provider’s token, and reads an app without them so', () => {
     expect(emptyAppForm().compress).toBe(false);
+    expect(emptyAppForm().passAccessToken).toEqual([]);
+    expect(appToForm({ ...app, passAccessToken: true as unknown as string[] }).passAccessToken).toEqual([]);
     const { compress: _compress, ...withoutCompress } = app;
     expect(appToForm(withoutCompress as AdminApp).compress).toBe(false);
   });

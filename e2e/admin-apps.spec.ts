@@ -171,12 +171,19 @@ test('alice adds an app with a policy, tests it, and it guards the app at once; 
   await expect(drafted).toContainText('Denied by deny rule 1: emails alice@example.com.');
   await page.screenshot({ path: test.info().outputPath('policy-draft-test.png'), fullPage: true });
   await denyRule.getByRole('button', { name: 'Remove deny rule 1' }).click();
+  // Compression is off unless chosen (BREACH); access tokens go only to the providers named.
+  await expect(page.getByRole('switch', { name: 'Compress answers' })).not.toBeChecked();
+  await page.getByRole('combobox', { name: 'Pass access tokens from' }).click();
+  await page.getByRole('option', { name: 'Development IdP (dev)' }).click();
+  await page.keyboard.press('Escape');
   // Save confirms.
   await page.getByRole('textbox', { name: 'Name' }).fill('Reports');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'Saved' })).toContainText('Reports is saved');
   await expect(page).toHaveURL(`${portalUrl()}/admin/apps`);
   await appRow(page, 'reports').getByRole('link', { name: 'Reports', exact: true }).click();
+  await expect(page.getByText('Development IdP (dev)', { exact: true }).filter({ visible: true })).toHaveCount(1);
+  expect((await (await page.request.get(`${portalUrl()}/api/admin/apps`)).json()).apps.find((app: { id: string }) => app.id === 'reports')).toMatchObject({ passAccessToken: ['dev'], compress: false });
   await page.emulateMedia({ colorScheme: 'dark' });
   await expectAccessible(page);
   await page.emulateMedia({ colorScheme: 'light' });

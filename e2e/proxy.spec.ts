@@ -73,6 +73,15 @@ test('bob may open whoami but is denied the admins-only app, with a clear page',
   await expect(page.getByText('If you should have access, ask an administrator.')).toBeVisible();
   await expectAccessible(page);
 
+  // His Recent activity names the app he was denied, and nothing of the rule that denied him.
+  await page.goto(`${portalUrl()}/account`);
+  const activity = page.getByRole('region', { name: 'Recent activity' });
+  await expect(activity.locator('li[data-type="access_denied"]').first()).toContainText('Denied access to Admin demo');
+  await expect(activity).not.toContainText('allow[');
+  await expect(activity).not.toContainText('admins');
+  await page.goto(appUrl('admin-demo', '/secret'));
+  await expect(page.getByRole('heading', { name: 'Access denied' })).toBeVisible();
+
   // Sign out from the denied page ends the session everywhere.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/signed-out$/);

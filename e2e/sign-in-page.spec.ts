@@ -1,11 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
-import { expectAccessible, portalUrl } from './support/fixtures.js';
+import { expectAccessible, portalUrl, signInWith } from './support/fixtures.js';
 
 /**
- * The sign-in page as a person first sees it, signed out: what it says (the app they are signing in
- * to, the product's name once), and that it holds on a phone (the provider buttons wrap their names
- * rather than cutting them off). The stack has two providers, "Development IdP" and "Partner IdP",
- * and no organisation name of its own (the default is the product's name).
+ * The sign-in page as a person first sees it, signed out: what it says (the product's name once, and
+ * no app's name: those are told only to someone signed in), and that it holds on a phone (the provider
+ * buttons wrap their names rather than cutting them off). The stack has two providers, "Development
+ * IdP" and "Partner IdP", and no organisation name of its own (the default is the product's name).
  */
 
 const appUrl = (host: string) => `http://${host}.localhost:${new URL(portalUrl()).port}/`;
@@ -35,11 +35,13 @@ async function namesFitInButtons(page: Page): Promise<Array<{ name: string; fits
   return results;
 }
 
-test('the sign-in page names the app the person came from, and the product only once', async ({ page }, testInfo) => {
-  // Signed out, opening an app: the portal's sign-in page says what the sign-in is for.
+test('the sign-in page names no app to a stranger, the product only once, and the app to someone signed in', async ({ page }, testInfo) => {
+  // Signed out, opening an app: the sign-in page is public and its rd anyone's to choose, so it names
+  // no app (Threat: app names disclosed to strangers, who could ask about any host).
   await page.goto(appUrl('whoami'));
   await expect(page).toHaveURL((url) => url.origin === portalUrl() && url.pathname === '/sign-in');
-  await expect(page.getByTestId('sign-in-purpose')).toHaveText("Use your organisation's account to continue to Whoami.");
+  await expect(page.getByTestId('sign-in-purpose')).toHaveText("Use your organisation's account to continue.");
+  await expect(page.getByText('Whoami')).toHaveCount(0);
   await expect(providerLinks(page)).toHaveCount(2);
   // The header names the product; the card does not repeat it (the organisation has no name of its own).
   await expect(page.getByText('Gatehouse', { exact: true })).toHaveCount(1);
@@ -54,6 +56,12 @@ test('the sign-in page names the app the person came from, and the product only 
   await page.goto(`${portalUrl()}/sign-in?rd=${encodeURIComponent('https://evil.example/Whoami')}`);
   await expect(providerLinks(page).first()).toBeVisible();
   await expect(page.getByTestId('sign-in-purpose')).toHaveText("Use your organisation's account to continue.");
+
+  // Signed in, the same page names the app it goes on to.
+  await signInWith(page, 'Development IdP', 'bob@example.com', 'bob');
+  await expect(page).toHaveURL(`${portalUrl()}/account`);
+  await page.goto(`${portalUrl()}/sign-in?rd=${encodeURIComponent(appUrl('whoami'))}`);
+  await expect(page.getByTestId('sign-in-purpose')).toHaveText("Use your organisation's account to continue to Whoami.");
 });
 
 test('on a phone the provider buttons wrap their names instead of cutting them off', async ({ page }, testInfo) => {

@@ -113,7 +113,8 @@ export async function prepareGatehouse(input: GatehouseOptions): Promise<Prepare
     ...(metricsPort ? { metrics: { listen: { host: '127.0.0.1', port: metricsPort } } } : {}),
     ...(input.accessLog ? { accessLog: { enabled: true, destination: path.join(folder, 'access.log') } } : {}),
     development: { idps: [{ port: idpPort, providerId, name: 'Development IdP', users: 'default', trustGroups: true }], demoApp: false },
-    apps: [{ id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, policy: { allow: [{ groups: ['staff'] }] } }],
+    // Compression on, as an operator turns it on (off by default), for the compression pair of scenarios.
+    apps: [{ id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, compress: true, policy: { allow: [{ groups: ['staff'] }] } }],
   };
   // Private, as Gatehouse asks of its data folder (it warns otherwise).
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
@@ -142,7 +143,7 @@ export async function launchGatehouse(processes: ProcessGroup, prepared: Prepare
   const { name, port, workers } = prepared;
   const main = path.join(prepared.root, 'packages/server/dist/main.js');
   const server = processes.start(name, [...prepared.nodeArgs, main, 'start', '--config', prepared.file], { cwd: prepared.root });
-  await waitUntilReady(server, port, 60_000);
+  await waitUntilReady(server, port, prepared.portalOrigin, 60_000);
   const answeringPids = () => (workers > 1 ? [server.pid, ...workerPids(server.pid)] : [server.pid]);
   // /readyz answers once one worker listens: wait for all of them (each then has its first start behind it).
   for (let waited = 0; workers > 1 && answeringPids().length !== workers + 1; waited += 100) {
@@ -162,8 +163,12 @@ function workerPids(primary: number): number[] {
   });
 }
 
-/** Polls /readyz until the database is reachable and every provider's discovery is `ready`. */
-async function waitUntilReady(server: ServerProcess, port: number, timeoutMs: number): Promise<void> {
+/**
+ * Polls /readyz until the database is reachable, then the sign-in page's provider list until every
+ * provider answers (discovered and checked; the public /readyz tells strangers the status alone, and a
+ * metrics listener is not always configured here).
+ */
+async function waitUntilReady(server: ServerProcess, port: number, portalOrigin: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer yet';
   while (Date.now() < deadline) {
@@ -172,8 +177,10 @@ async function waitUntilReady(server: ServerProcess, port: number, timeoutMs: nu
       const response = await httpGet({ port, path: '/readyz', timeoutMs: 2_000 });
       last = `${response.status} ${response.body}`;
       if (response.status === 200) {
-        const ready = JSON.parse(response.body) as { status: string; checks: { providers: Array<{ id: string; status: string }> } };
-        if (ready.status === 'ready' && ready.checks.providers.length > 0 && ready.checks.providers.every((p) => p.status === 'ready')) return;
+        const offered = await httpGet({ port, path: '/api/providers', headers: { host: new URL(portalOrigin).host, accept: 'application/json' }, timeoutMs: 4_000 });
+        last = `${offered.status} ${offered.body}`;
+        const { providers } = JSON.parse(offered.body) as { providers: Array<{ id: string; availability: string }> };
+        if (offered.status === 200 && providers.length > 0 && providers.every((p) => p.availability === 'available')) return;
       }
     } catch (error) {
       last = String(error);

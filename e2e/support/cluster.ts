@@ -34,6 +34,8 @@ export type NodeName = 'a' | 'b';
 export interface ClusterNode {
   name: NodeName;
   port: number;
+  /** Its metrics listener's readiness report (`GET /readyz` there: every check, as an operator reads it). */
+  readinessUrl: string;
   /** The process id while it runs. */
   readonly pid: number | undefined;
   readonly running: boolean;
@@ -102,6 +104,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const databaseUrl = await postgres.createDatabase();
     const nodesDatabaseUrl = (await options.nodesDatabaseUrl?.(databaseUrl)) ?? databaseUrl;
     const [lbPort, portA, portB, demoPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [metricsA, metricsB] = [await freePort(), await freePort()];
     const portalUrl = `http://localhost:${lbPort}`;
     const appUrl = (app: string) => `http://${app}.localhost:${lbPort}`;
 
@@ -122,11 +125,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     stops.push(() => stopChild(demo));
     await waitUntil(async () => (await fetch(`http://localhost:${demoPort}/`)).ok, 'the demo app', () => readFileSync(path.join(dir, 'demo.log'), 'utf8'));
 
-    const configFor = (port: number) =>
+    const configFor = (port: number, metricsPort: number) =>
       JSON.stringify({
         mode: 'production',
         publicUrl: portalUrl,
         listen: { host: '127.0.0.1', port },
+        // Where each node's checks are read (the public /readyz tells strangers the status alone).
+        metrics: { listen: { host: '127.0.0.1', port: metricsPort } },
         dataDir: path.join(dir, 'data'),
         database: { url: nodesDatabaseUrl },
         log: { level: 'info', format: 'json' },
@@ -164,8 +169,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       encryptionKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }],
     };
     const nodes = {
-      a: clusterNode('a', portA, dir, configFor(portA)),
-      b: clusterNode('b', portB, dir, configFor(portB)),
+      a: clusterNode('a', portA, metricsA, dir, configFor(portA, metricsA)),
+      b: clusterNode('b', portB, metricsB, dir, configFor(portB, metricsB)),
     };
     stops.push(() => nodes.a.kill('SIGTERM'), () => nodes.b.kill('SIGTERM'));
     // One after the other: the first migrates the new database and makes the signing key.
@@ -222,7 +227,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   }
 }
 
-function clusterNode(name: NodeName, port: number, dir: string, config: string): ClusterNode {
+function clusterNode(name: NodeName, port: number, metricsPort: number, dir: string, config: string): ClusterNode {
+  const readinessUrl = `http://127.0.0.1:${metricsPort}/readyz`;
   const configFile = path.join(dir, `gatehouse-${name}.json`);
   writeFileSync(configFile, config, { mode: 0o600 });
   const logFile = path.join(dir, `node-${name}.log`);
@@ -231,6 +237,7 @@ function clusterNode(name: NodeName, port: number, dir: string, config: string):
   const node: ClusterNode = {
     name,
     port,
+    readinessUrl,
     get pid() {
       return running() ? child?.pid : undefined;
     },
@@ -253,7 +260,7 @@ function clusterNode(name: NodeName, port: number, dir: string, config: string):
       await waitUntil(
         async () => {
           if (!running()) throw new Error(`node ${name} exited (${started.exitCode ?? started.signalCode})`);
-          const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+          const response = await fetch(readinessUrl);
           const body = (await response.json()) as { checks: { changes?: string; providers: Array<{ status: string }> } };
           // Listening for the other nodes' changes too: until then it bypasses its caches.
           return response.ok && body.checks.changes === 'listening' && body.checks.providers.every((provider) => provider.status === 'ready');

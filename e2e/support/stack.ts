@@ -48,6 +48,8 @@ export interface StackOptions {
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const [portal, idp, partner, demo] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  // Where the stack's readiness is read, every check (the public /readyz tells strangers the status alone).
+  const metrics = await freePort();
   const ports: StackPorts = { portal, idp, partner, demo };
   const apps =
     options.apps?.(ports) ??
@@ -66,6 +68,7 @@ log: { level: warn, format: json }
 # Every test signs in from the same loopback address, several times a minute on a fast machine: the
 # default budget (30 sign-in requests a minute per client IP) is for people, and has tests of its own.
 signIn: { rateLimit: { max: 1000 } }
+metrics: { listen: { host: 127.0.0.1, port: ${metrics} } }
 admins: { groups: [{ provider: dev, group: admins }] }
 development:
   idps:
@@ -95,7 +98,7 @@ ${apps}${options.extraConfig?.(ports) ?? ''}`,
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     try {
-      const response = await fetch(`${portalUrl}/readyz`);
+      const response = await fetch(`http://127.0.0.1:${metrics}/readyz`);
       const body = (await response.json()) as { checks: { providers: Array<{ status: string }> } };
       if (response.ok && body.checks.providers.every((provider) => provider.status === 'ready')) {
         return { portalUrl, ports, idpUrl: `http://localhost:${idp}`, partnerIdpUrl: `http://localhost:${partner}`, demoUrl: `http://localhost:${demo}`, stop };

@@ -137,7 +137,17 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
   app.get(endpoints.apiDocs, { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes, { database: services.database, changes: services.changes, providers: services.providers, config: services.running });
+  await app.register(healthRoutes, {
+    database: services.database,
+    changes: services.changes,
+    providers: services.providers,
+    running: services.running,
+    // Each check of readiness only for a signed-in admin of the portal; anyone else gets the status.
+    fromAdmin: async (request) => {
+      const current = await request.currentSession();
+      return current !== undefined && isAdmin(current);
+    },
+  });
   await app.register(authenticateArea, {
     config,
     portalOrigin: services.portalOrigin,

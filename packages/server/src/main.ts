@@ -11,6 +11,8 @@ import { startDevServices, type DevServices } from './devServices.js';
 import { listen } from './http/listen.js';
 import { clusterRegistry } from './http/metrics.js';
 import { listenMetrics, type MetricsListener, type MetricsSource } from './http/metricsListener.js';
+import { answerReadinessQuestions, workersReadiness } from './http/clusterReadiness.js';
+import { readinessReport, type FullReadiness } from './http/health.js';
 import { keepTickObjectShape } from './http/tickObjectShape.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError } from './secrets.js';
@@ -196,11 +198,16 @@ async function failedToStart(error: unknown, log: pino.Logger, devServices: DevS
  * The metrics listener of this configuration, in the process that gathers them (the only one, or the
  * primary of several workers); a port that cannot be had stops the start with one clear line.
  */
-async function startMetrics(config: LoadedConfig['config'], source: MetricsSource | undefined, log: pino.Logger): Promise<MetricsListener | undefined | number> {
+async function startMetrics(
+  config: LoadedConfig['config'],
+  source: MetricsSource | undefined,
+  log: pino.Logger,
+  readiness: () => Promise<FullReadiness>,
+): Promise<MetricsListener | undefined | number> {
   if (!config.metrics || !source) return undefined;
   const { host, port } = config.metrics.listen;
   try {
-    return await listenMetrics(source, host, port, log);
+    return await listenMetrics(source, host, port, log, { hosts: config.metrics.hosts, readiness });
   } catch (error) {
     log.fatal(`cannot listen for metrics on ${host}:${port} (metrics.listen): ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     return 2;
@@ -238,10 +245,13 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
   } catch (error) {
     return failedToStart(error, log, devServices);
   }
+  const ready = services;
+  // The metrics listener's /readyz is the primary's; the report is this worker's (http/clusterReadiness.ts).
+  if (cluster.isWorker) answerReadinessQuestions(() => readinessReport(ready));
 
   const reloadHere = cluster.isWorker ? workerReload(services, log) : localReload(services, readConfigFrom(file), log);
   const app = await buildApp(services, { loggerInstance: log, reload: reloadHere });
-  const metricsListener = cluster.isWorker ? undefined : await startMetrics(config, services.metricsRegistry?.registry, log);
+  const metricsListener = cluster.isWorker ? undefined : await startMetrics(config, services.metricsRegistry?.registry, log, () => readinessReport(ready));
   if (typeof metricsListener === 'number') {
     await app.close();
     await services.close();
@@ -357,7 +367,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   });
   for (let index = 0; index < count; index++) fork();
   // The workers record; this process gathers their registries at each scrape and serves the sum.
-  const metricsListener = await startMetrics(config, config.metrics ? clusterRegistry() : undefined, log);
+  const metricsListener = await startMetrics(config, config.metrics ? clusterRegistry() : undefined, log, workersReadiness(cluster));
   if (typeof metricsListener === 'number') {
     stopping = true;
     for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();

@@ -166,6 +166,23 @@ providers:
     ]);
   });
 
+  // Threat: every provider's access token (GitHub's never expire) handed to an app. `true` meant exactly
+  // that; a file that still says it is refused with what to write instead, never guessed at.
+  it('passAccessToken names providers; an old `true` is refused with what to write instead', () => {
+    const app = { id: 'a', name: 'A', publicUrl: 'http://a.localhost:4180', upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } };
+    expect(problems({ apps: [{ ...app, passAccessToken: true }] })).toEqual([
+      'apps[0].passAccessToken: true is no longer accepted: list the providers whose access token this app receives, e.g. passAccessToken: [github] (a token is a credential: an app gets only the tokens of the providers it names)',
+    ]);
+    expect(problems({ apps: [{ ...app, passAccessToken: 'corp' }] })).toEqual(['apps[0].passAccessToken: must be a list of provider ids, e.g. [github]']);
+    expect(problems({ apps: [{ ...app, passAccessToken: ['corp', 'corp'] }] })).toEqual(['apps[0].passAccessToken: must not name a provider twice']);
+    expect(problems({ apps: [{ ...app, passAccessToken: ['Not An Id'] }] })).toEqual(['apps[0].passAccessToken[0]: must be lowercase letters, digits and dashes (at most 63)']);
+    const parse = (passAccessToken?: unknown) => parseConfig({ apps: [{ ...app, ...(passAccessToken === undefined ? {} : { passAccessToken }) }] }, { env: {} }).apps[0]!.passAccessToken;
+    expect(parse()).toEqual([]);
+    // What older files wrote for "no token" still means none.
+    expect(parse(false)).toEqual([]);
+    expect(parse(['github', 'corp'])).toEqual(['github', 'corp']);
+  });
+
   it('refuses duplicate provider ids', () => {
     expect(problems({ providers: [provider, provider] })).toEqual(['providers[1].id: duplicate provider id "corp"']);
   });

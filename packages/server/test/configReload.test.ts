@@ -100,7 +100,7 @@ describe('what a reload may change', () => {
 
   it('the metrics listener and the access log need a restart', () => {
     const before = config();
-    const after = { ...config(), metrics: { listen: { host: '127.0.0.1', port: 9090 } }, accessLog: { ...before.accessLog, enabled: !before.accessLog.enabled } };
+    const after = { ...config(), metrics: { listen: { host: '127.0.0.1', port: 9090 }, hosts: [] }, accessLog: { ...before.accessLog, enabled: !before.accessLog.enabled } };
     expect(restartOnlyChanges(before, after)).toEqual(['accessLog.enabled', 'metrics']);
   });
 });

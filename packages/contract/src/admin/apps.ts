@@ -18,7 +18,8 @@ export const adminAppSchema = z.object({
   websockets: z.boolean(),
   corsPreflight: z.boolean(),
   preserveHost: z.boolean(),
-  passAccessToken: z.boolean(),
+  /** The providers whose access token the app receives (none: no token). */
+  passAccessToken: z.array(z.string()),
   compress: z.boolean(),
   source: z.enum(sources),
 });

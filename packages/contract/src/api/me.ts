@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
-import { detailsSchema, identityViewSchema, instant, nullableString, outcomes, providerRefSchema, requestText, sessionViewSchema } from './common.js';
+import { deviceSchema, identityViewSchema, instant, nullableString, outcomes, providerRefSchema, requestText, sessionViewSchema } from './common.js';
 
 const idParam = requestText(64).min(1);
 
@@ -70,14 +70,32 @@ export const unlinkMyIdentity = defineRoute({
   responses: { 204: null },
 });
 
+/**
+ * An event of your own account as you may see it: never the audit log's details, which are for admins
+ * (the rule that denied you, with the emails it names; why a sign-in was refused, in the admins' words;
+ * an administrator's address).
+ */
 export const activityEventSchema = z.object({
   id: z.string(),
   time: instant,
+  /**
+   * What happened, as the audit log names it: `sign_in`, `sign_in_failed`, `sign_out`, `session_revoked`,
+   * `identity_linked`, `identity_unlinked`, `backchannel_logout`, `access_denied`, `user_suspended`,
+   * `user_reactivated`, `admin_granted`, `admin_revoked`, or one a later version adds.
+   */
   type: z.string(),
   outcome: z.enum(outcomes),
+  /** The event in a sentence: "Signed in with Development IdP", "Denied access to Wiki". */
+  summary: z.string(),
+  /** A second sentence when there is more to say ("2 sessions ended."), else null. */
+  detail: nullableString,
+  /** The app it was about (access denied), by name. */
+  app: z.object({ name: z.string() }).nullable(),
+  /** The identity provider it was about. */
+  provider: providerRefSchema.nullable(),
+  /** Where it came from, only when it was your own doing (never an administrator's or an IdP's address). */
   ip: nullableString,
-  userAgent: nullableString,
-  details: detailsSchema,
+  device: deviceSchema.nullable(),
 });
 export type ActivityEvent = z.output<typeof activityEventSchema>;
 

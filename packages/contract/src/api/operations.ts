@@ -34,40 +34,54 @@ export const getHealth = defineRoute({
   responses: { 200: z.object({ status: z.literal('ok') }) },
 });
 
-const readiness = z.object({
-  status: z.enum(['ready', 'unavailable']),
-  checks: z.object({
-    database: z.enum(['ok', 'unreachable']),
-    /**
-     * Whether changes made on other nodes reach this one: `local` (one node: nothing to listen to),
-     * `listening`, or `reconnecting` (caches bypassed meanwhile). Reported; it does not decide readiness.
-     */
-    changes: z.enum(['local', 'listening', 'reconnecting']),
-    /**
-     * Each enabled provider: its discovery status, and whether its IdP answers now (an active check
-     * bounded by a short timeout); `error` says why not. Reported, but it does not decide readiness.
-     */
-    providers: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        status: z.enum(discoveryStatuses),
-        availability: z.enum(providerAvailabilities),
-        error: z.string().optional(),
-      }),
-    ),
-    /** The configuration file and its last reload: reported; a refused reload does not decide readiness. */
-    config: configStateSchema,
-  }),
+/**
+ * Each check of readiness. They name the configuration file, the problems of a refused reload and the
+ * IdPs' errors (internal hosts among them): shown only to a signed-in admin of the portal and on the
+ * metrics listener (`GET /readyz` there), never to a stranger.
+ */
+export const readinessChecksSchema = z.object({
+  database: z.enum(['ok', 'unreachable']),
+  /**
+   * Whether changes made on other nodes reach this one: `local` (one node: nothing to listen to),
+   * `listening`, or `reconnecting` (caches bypassed meanwhile). Reported; it does not decide readiness.
+   */
+  changes: z.enum(['local', 'listening', 'reconnecting']),
+  /**
+   * Each enabled provider: its discovery status, and whether its IdP answers now (an active check
+   * bounded by a short timeout); `error` says why not. Reported, but it does not decide readiness.
+   */
+  providers: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      status: z.enum(discoveryStatuses),
+      availability: z.enum(providerAvailabilities),
+      error: z.string().optional(),
+    }),
+  ),
+  /** The configuration file and its last reload: reported; a refused reload does not decide readiness. */
+  config: configStateSchema,
 });
+export type ReadinessChecks = z.output<typeof readinessChecksSchema>;
 
-/** `GET /readyz`: 200 when the database answers, else 503, with each check. */
+const readiness = z.object({
+  /** What a load balancer needs, with the HTTP status (200 ready, 503 unavailable): for everyone. */
+  status: z.enum(['ready', 'unavailable']),
+  /** Only for a signed-in admin of the portal (and always on the metrics listener's `/readyz`). */
+  checks: readinessChecksSchema.optional(),
+});
+export type Readiness = z.output<typeof readiness>;
+
+/**
+ * `GET /readyz`: 200 when the database answers, else 503. Anyone gets the status; a signed-in admin
+ * also gets each check (the metrics listener's `GET /readyz` always gives them, to whoever reaches it).
+ */
 export const getReadiness = defineRoute({
   method: 'GET',
   path: '/readyz',
   access: 'public',
   tag: 'operations',
-  summary: 'Readiness: the database answers; the change listener and IdP discovery are reported',
+  summary: 'Readiness: the database answers (the status for anyone; each check only for an admin)',
   responses: { 200: readiness, 503: readiness },
 });
 

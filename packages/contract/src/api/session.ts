@@ -6,9 +6,12 @@ import { instant, providerRefSchema } from './common.js';
 export const returnToSchema = z.object({
   /** A path on the portal, or a URL on a configured app's origin; the default when `rd` was refused. */
   href: z.string(),
-  /** The app's host when `href` is on an app (to name it), else null. */
+  /** The app's host when `href` is on an app (to name it), for a signed-in caller only; else null. */
   host: z.string().nullable(),
-  /** The app's name when `href` is on an app: the sign-in page says what the person is signing in to. */
+  /**
+   * The app's name when `href` is on an app, for a signed-in caller only (the page is public, and `rd`
+   * whatever a stranger puts there: app names are not told to strangers); else null.
+   */
   appName: z.string().nullable(),
 });
 export type ReturnTo = z.output<typeof returnToSchema>;
@@ -29,7 +32,10 @@ export const signInProviderSchema = z.object({
 });
 export type SignInProvider = z.output<typeof signInProviderSchema>;
 
-/** `GET /api/providers?rd=`: the organisation, every enabled provider, and where a sign-in would return to. */
+/**
+ * `GET /api/providers?rd=`: the organisation, every enabled provider, and where a sign-in would return
+ * to (with the app's host and name only when the caller is signed in).
+ */
 export const getProviders = defineRoute({
   method: 'GET',
   path: '/api/providers',

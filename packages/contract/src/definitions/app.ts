@@ -12,6 +12,23 @@ const publicPath = z
   .regex(/^\/[A-Za-z0-9._~!$&'()+,;=:@%/-]*(\/\*)?$/, 'must be a path such as /healthz or /static/* (no query, no wildcards elsewhere)')
   .refine((pattern) => !pattern.includes('..') && !pattern.includes('//') && !pattern.includes('%'), 'must be a plain normalised path');
 
+/** What an app that still says `passAccessToken: true` is told to write instead. */
+export const PASS_ACCESS_TOKEN_TRUE =
+  'true is no longer accepted: list the providers whose access token this app receives, e.g. passAccessToken: [github] (a token is a credential: an app gets only the tokens of the providers it names)';
+
+/**
+ * The providers whose access token an app receives. `false` (what older files wrote for "none") reads
+ * as none; `true` ("every provider's") is refused with what to write instead: fail closed, never a
+ * guess at which providers were meant.
+ */
+const passAccessToken = z.preprocess(
+  (value) => (value === false ? [] : value),
+  z
+    .array(idSchema, { error: (issue) => (issue.input === true ? PASS_ACCESS_TOKEN_TRUE : 'must be a list of provider ids, e.g. [github]') })
+    .max(50)
+    .refine((ids) => new Set(ids).size === ids.length, 'must not name a provider twice'),
+);
+
 /** A protected app, as written in gatehouse.yaml (`apps:`) and as the console creates one. */
 export const appSchema = z
   .object({
@@ -32,16 +49,21 @@ export const appSchema = z
     /** Send the app's public Host upstream instead of the upstream's own. */
     preserveHost: z.boolean().default(false),
     /**
-     * Pass the IdP access token upstream as Authorization: Bearer, for apps that call APIs as the user.
-     * Off by default: an access token is a credential, and most apps only need the identity headers.
+     * The providers (ids) whose IdP access token this app receives upstream as `Authorization: Bearer`,
+     * for apps that call those providers' APIs as the user; a session signed in through any other
+     * provider sends none. Empty by default: an access token is a credential (GitHub's never expire),
+     * and most apps only need the identity headers.
      */
-    passAccessToken: z.boolean().default(false),
+    passAccessToken: passAccessToken.default([]),
     /**
      * Compress the app's answers (brotli or gzip, as the client accepts) when it sent them uncompressed:
-     * text, JSON, JavaScript, XML and SVG of 1 KB or more; never event streams, ranges, or answers marked
-     * `Cache-Control: no-transform`. Off: the app's bytes go through as they are.
+     * text, JSON, JavaScript, XML and SVG of 1 KB or more, and only for requests from the app's own pages
+     * or the person's own navigation (`Sec-Fetch-Site: same-origin` or `none`); never event streams,
+     * ranges, or answers marked `Cache-Control: no-transform`. Off by default, the operator's informed
+     * choice: compressing an answer that reflects what a request asked for next to a secret (a token,
+     * the signed assertion) lets whoever can measure its length recover the secret (BREACH).
      */
-    compress: z.boolean().default(true),
+    compress: z.boolean().default(false),
   })
   .strict();
 

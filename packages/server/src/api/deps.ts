@@ -15,7 +15,7 @@ export interface ApiDeps {
   sessions: SessionStore;
   accounts: Pick<AccountStore, 'listIdentities' | 'unlink'>;
   audit: Pick<AuditLog, 'record' | 'forUser' | 'pageForUser'>;
-  apps: Pick<AppRegistry, 'all' | 'forHost'>;
+  apps: Pick<AppRegistry, 'all' | 'forHost' | 'get'>;
   cookieKey: Buffer;
   /** Where a sign-in may return to, as things stand now (the apps change). */
   returnToPolicy(): ReturnToPolicy;

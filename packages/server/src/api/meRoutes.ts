@@ -8,6 +8,7 @@ import { signedIn } from '../sessions/guard.js';
 import { sessionView } from '../sessions/sessionView.js';
 import type { ApiDeps } from './deps.js';
 import { iso } from '../http/isoTime.js';
+import { activityView } from './activityView.js';
 
 
 /**
@@ -112,7 +113,17 @@ export async function meRoutes(instance: FastifyInstance, deps: ApiDeps) {
       const { user } = await signedIn(request);
       const { page, pageSize } = request.query;
       const { events, total } = await audit.pageForUser(user.id, page, pageSize);
-      return { events: events.map((event) => ({ ...event, time: iso(event.time) })), total, page, pageSize };
+      // What the person may see of each event (api/activityView.ts), never the admins' details.
+      const names = { provider: providerName, app: (id: string) => deps.apps.get(id)?.name };
+      return {
+        events: events.map((event) => {
+          const view = activityView(event, user.id, names);
+          return { ...view, time: iso(view.time) };
+        }),
+        total,
+        page,
+        pageSize,
+      };
     },
   });
 }

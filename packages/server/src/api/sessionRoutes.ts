@@ -1,5 +1,5 @@
 import { endpoints, routes, type ReturnTo } from '@gatehouse/contract';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validateReturnTo } from '../authorize/returnTo.js';
 import { AppError } from '../errors.js';
 import { contractRoute, typed } from '../http/contract.js';
@@ -21,11 +21,12 @@ export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
       // Each IdP's answer to a check at most a few seconds old: one that is down or frozen is shown as
       // unavailable right now instead of sending people to an error.
       const availability = await providers.availability(offered.map((provider) => provider.id));
+      const href = validateReturnTo(request.query.rd, deps.returnToPolicy());
       return {
         organization: { name: deps.organizationName },
         // The server's verdict on `rd`, by the one return-to rule: the sign-in page links only to this,
-        // never to what it was given (Threat: open redirect).
-        returnTo: returnToVerdict(validateReturnTo(request.query.rd, deps.returnToPolicy()), deps.apps),
+        // never to what it was given (Threat: open redirect). It names the app only to a signed-in person.
+        returnTo: (await signedInNow(request)) ? returnToVerdict(href, deps.apps) : { href, host: null, appName: null },
         providers: offered.map((provider) => ({
           id: provider.id,
           name: provider.name,
@@ -72,6 +73,23 @@ export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
     ...contractRoute(routes.session.getCsrfToken),
     handler: async (request) => ({ csrfToken: csrfToken(deps.cookieKey, (await signedIn(request)).session) }),
   });
+}
+
+/**
+ * Whether a portal session comes with this request. Threat: app names disclosed to strangers. The page
+ * this route serves is public, and `rd` is whatever the caller puts there: answering every caller with
+ * the name of the app at any host it guesses made it a directory of the organisation's apps. A stranger
+ * gets the verdict alone — what the sign-in page needs for its buttons; whether a host is an app is no
+ * news to anyone who can reach Gatehouse, which answers every request by its Host — and a signed-in
+ * person, who may see an app's name on the 403 page of any app whose host they open, gets the name too.
+ * A session that cannot be read counts as none: the name is withheld, nothing else changes.
+ */
+async function signedInNow(request: FastifyRequest): Promise<boolean> {
+  try {
+    return (await request.currentSession()) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** An accepted return-to and, when it is on an app rather than the portal, that app's host and name (to name it). */

@@ -53,10 +53,14 @@ export function callback(deps: AuthenticateDeps) {
   };
 
   async function complete(request: FastifyRequest<CallbackRequest>, reply: FastifyReply, provider: ProviderConfig, consumed?: (attempt: SignInAttempt) => void) {
+    // A provider not published yet exists only for the console's test sign-in: every other use of its
+    // callback is answered exactly as an unknown id's (404), never "Sign-in expired" (400), which would
+    // tell a stranger probing ids that it exists (Threat: discovering a hidden provider).
+    const hidden = providers.hidden(provider.id);
     const state = request.query.state;
     if (typeof state !== 'string' || state.length === 0 || state.length > 512) {
       missingAttempt(request, provider, 'no_state');
-      throw new AppError('sign_in_expired');
+      throw hidden ? new AppError('not_found') : new AppError('sign_in_expired');
     }
 
     const taken = await attempts.take(state, request.cookies[cookies.signInBinding]);
@@ -65,14 +69,14 @@ export function callback(deps: AuthenticateDeps) {
     // with one provider can only be completed at that provider's callback.
     if (!attempt || attempt.provider_id !== provider.id) {
       missingAttempt(request, provider, 'missing' in taken ? taken.missing : 'other_provider');
-      throw new AppError('sign_in_expired', { retryUrl: '/sign-in' });
+      throw hidden ? new AppError('not_found') : new AppError('sign_in_expired', { retryUrl: '/sign-in' });
     }
     consumed?.(attempt);
     // An admin's test sign-in may try a provider that is turned off (it creates nothing); a sign-in or a
     // link started before the provider was turned off ends here.
     if (attempt.purpose === 'test') return finish(reply, await completeTest(deps, request, provider, attempt, () => verifiedProfile(request, provider, attempt)));
+    if (hidden) throw new AppError('not_found');
     if (!provider.enabled) throw new AppError('provider_disabled', { params: { provider: provider.name }, retryUrl: pages.signIn.path });
-    if (providers.hidden(provider.id)) throw new AppError('not_found');
 
     try {
       const profile = await verifiedProfile(request, provider, attempt);

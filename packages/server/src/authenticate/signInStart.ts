@@ -48,9 +48,9 @@ export function switchAccount(deps: AuthenticateDeps) {
  */
 export function offeredProvider(providers: ProviderRegistry, id: string, retryUrl: string): ProviderConfig {
   const provider = providers.find(id);
-  if (!provider) throw new AppError('not_found');
+  // Not published yet (never tested): to everyone but the console, it does not exist, turned off or
+  // not (Threat: a hidden provider discovered by its "turned off" answer, which names it).
+  if (!provider || providers.hidden(id)) throw new AppError('not_found');
   if (!provider.enabled) throw new AppError('provider_disabled', { params: { provider: provider.name }, retryUrl });
-  // Not published yet (never tested): to everyone but the console, it does not exist.
-  if (providers.hidden(id)) throw new AppError('not_found');
   return provider;
 }

@@ -15,7 +15,7 @@ export class AppRegistry {
   private sources = new Map<string, AppSource>();
   private appOrigins: ReadonlySet<string> = new Set();
   private readonly listeners: Array<() => void> = [];
-  /** Whether any app receives the IdP access token (only then are access tokens kept at all). */
+  /** Whether any app receives some provider's IdP access token (only then are access tokens kept at all). */
   passesAccessTokens = false;
 
   constructor(configApps: readonly AppConfig[], consoleApps: readonly AppConfig[] = []) {
@@ -56,7 +56,7 @@ export class AppRegistry {
     for (const app of configApps) add(app, 'config');
     for (const app of consoleApps) add(app, 'console');
     const appOrigins = new Set([...byId.values()].map((app) => new URL(app.publicUrl).origin));
-    const passesAccessTokens = [...byId.values()].some((app) => app.passAccessToken);
+    const passesAccessTokens = [...byId.values()].some((app) => app.passAccessToken.length > 0);
     return () => {
       this.configApps = configApps;
       this.consoleApps = consoleApps;

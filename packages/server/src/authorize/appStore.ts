@@ -57,13 +57,27 @@ export class AppStore {
       // empty allow list), is left out — its host then opens nothing — never half-applied. It must not
       // stop the rest from loading either: a throw here would keep every app's previous definition in
       // the registry (an admin's tightened policy among them) and stop Gatehouse from starting.
-      const parsed = appSchema.safeParse(parseJson(row.definition));
+      const parsed = appSchema.safeParse(this.withoutEveryToken(row.id, parseJson(row.definition)));
       if (parsed.success) return [parsed.data];
       this.log?.warn({ appId: row.id, problems: formatIssues(parsed.error.issues) }, `console app ${row.id} is left out: its stored definition is not valid`);
       return [];
     });
     this.registry.setConsoleApps(apps);
     return apps;
+  }
+
+  /**
+   * A definition saved when `passAccessToken: true` meant every provider's token: read as no provider's
+   * (fail closed: nobody guesses which were meant), with a warning telling the admin to name them. The
+   * app itself keeps working, and stays in the console to be edited; refusing it would take it down.
+   */
+  private withoutEveryToken(id: string, definition: unknown): unknown {
+    if (typeof definition !== 'object' || definition === null || (definition as { passAccessToken?: unknown }).passAccessToken !== true) return definition;
+    this.log?.warn(
+      { appId: id },
+      `console app ${id}: passAccessToken: true (every provider's access token) is no longer accepted; it receives no token until an admin names the providers on its page in the console`,
+    );
+    return { ...definition, passAccessToken: [] };
   }
 
   async create(input: unknown): Promise<AppConfig> {

@@ -262,6 +262,19 @@ export const configSchema = z
             port: z.number().int().min(0).max(65535),
           })
           .strict(),
+        /**
+         * Host names the listener answers to besides IP addresses and `localhost` (the name Prometheus
+         * scrapes it by, e.g. a Service's DNS name). Any other Host gets 421: a browser page whose name
+         * was re-pointed at this address (DNS rebinding) cannot read it.
+         */
+        hosts: z
+          .array(
+            z
+              .string()
+              .regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i, 'must be a host name (letters, digits, dashes and dots; no port, no scheme)')
+              .transform((name) => name.toLowerCase()),
+          )
+          .default([]),
       })
       .strict()
       .optional(),

@@ -5,10 +5,19 @@ import { Writable } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync, type BrotliCompress, type Gzip } from 'node:zlib';
 
 /**
- * Compression of an app's answers on their way to the client, where the client accepts it and the app
- * sent them uncompressed: Gatehouse is the proxy, so nothing in front of it would. Only what gains from
- * it (text, JSON, JavaScript, XML, SVG: `compressible`, from mime-db), at least MIN_BYTES when the
- * length is known, and never:
+ * Compression of an app's answers on their way to the client, for an app whose operator turned it on
+ * (`compress`, off by default), where the client accepts it and the app sent them uncompressed:
+ * Gatehouse is the proxy, so nothing in front of it would. Only what gains from it (text, JSON,
+ * JavaScript, XML, SVG: `compressible`, from mime-db), at least MIN_BYTES when the length is known,
+ * and never:
+ * - an answer to a request that is not the app's own page or the person's own navigation
+ *   (`Sec-Fetch-Site` other than `same-origin` or `none`, or none at all): BREACH. A page on another
+ *   site can make the browser send requests with the person's cookies and attacker-chosen input; where
+ *   the answer reflects that input next to a secret (a token, the signed assertion), the length of the
+ *   compressed answer tells whether a guess matched the secret, one character at a time. The attacker
+ *   sees only the length of cross-site answers: those are never compressed. A sibling app's host is
+ *   `same-site`, so that is refused too; an old browser that sends no `Sec-Fetch-Site` gets the app's
+ *   bytes as they are (fail closed);
  * - an event stream: each event must reach the client as it is sent, and a compressor holds bytes back;
  * - an answer already encoded, or marked `Cache-Control: no-transform`;
  * - a HEAD, a 204, a 206 (its byte ranges are of the uncompressed body) or a 304.
@@ -37,11 +46,24 @@ export const WHOLE_LIMIT = 64 * 1024;
 const STREAM_WINDOW_BITS = 18;
 const WHOLE_WINDOW_BITS = 16;
 
-/** The encoding to compress this answer with, or undefined to send it as it came. */
-export function encodingFor(request: IncomingMessage, statusCode: number, headers: IncomingHttpHeaders): Encoding | undefined {
+/**
+ * The only `Sec-Fetch-Site` values whose answers may be compressed (Fetch Metadata Request Headers):
+ * the app's own pages, and a navigation the person started (typed, a bookmark). Compared as sent: two
+ * header lines (joined by Node) or any other spelling is not one of them.
+ */
+const COMPRESSIBLE_SITES = new Set(['same-origin', 'none']);
+
+/** What compression makes of an answer: not a candidate at all, or a candidate (compressed with `encoding`, or not for this request). */
+export type Compression = { encoding: Encoding | undefined } | undefined;
+
+/**
+ * Whether this answer is one compression would take, and the encoding for this request: none when the
+ * request is not same-origin or the person's own (BREACH, above) or the client accepts no encoding we
+ * offer. A candidate's answer depends on those two request headers, so it names them in `Vary`
+ * (`varyOnCompression`), compressed or not.
+ */
+export function compressionFor(request: IncomingMessage, statusCode: number, headers: IncomingHttpHeaders): Compression {
   if (request.method === 'HEAD' || statusCode < 200 || statusCode === 204 || statusCode === 206 || statusCode === 304) return undefined;
-  const accepted = request.headers['accept-encoding'];
-  if (!accepted) return undefined;
   const encoded = headers['content-encoding'];
   if (encoded !== undefined && encoded.toLowerCase() !== 'identity') return undefined;
   const type = headers['content-type'];
@@ -49,29 +71,41 @@ export function encodingFor(request: IncomingMessage, statusCode: number, header
   const length = headers['content-length'];
   if (length !== undefined && Number(length) < MIN_BYTES) return undefined;
   if (headers['cache-control'] && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(headers['cache-control'])) return undefined;
-  return (negotiate(accepted, OFFERED) as Encoding | null) ?? undefined;
+  const site = request.headers['sec-fetch-site'];
+  const accepted = request.headers['accept-encoding'];
+  if (site === undefined || !COMPRESSIBLE_SITES.has(site) || !accepted) return { encoding: undefined };
+  return { encoding: (negotiate(accepted, OFFERED) as Encoding | null) ?? undefined };
 }
 
 /**
  * The answer's headers once compressed: the encoding named, the length as given (or none, when it is
- * not known yet), `Vary` naming Accept-Encoding (caches must keep both), and a strong ETag made weak,
- * since the bytes differ from those it names (as nginx does).
+ * not known yet), `Vary` naming what the choice depended on, and a strong ETag made weak, since the
+ * bytes differ from those it names (as nginx does).
  */
 export function compressedHeaders(headers: IncomingHttpHeaders, encoding: Encoding, length?: number): IncomingHttpHeaders {
   if (length === undefined) delete headers['content-length'];
   else headers['content-length'] = String(length);
   headers['content-encoding'] = encoding;
-  varyOnEncoding(headers);
+  varyOnCompression(headers);
   const etag = headers.etag;
   if (etag?.startsWith('"')) headers.etag = `W/${etag}`;
   return headers;
 }
 
-/** `Vary: Accept-Encoding` added to an answer that could have been compressed, whether it was or not. */
-function varyOnEncoding(headers: IncomingHttpHeaders): void {
+/** The request headers a compression candidate's answer depends on: a cache must keep one answer per value of each. */
+const VARY_ON = ['Accept-Encoding', 'Sec-Fetch-Site'];
+
+/**
+ * `Vary: Accept-Encoding, Sec-Fetch-Site` added to an answer that could have been compressed, whether it
+ * was or not: a cache (the browser's own among them) must not hand a compressed answer kept for a
+ * same-origin request to a cross-site one, nor an uncompressed one to a client that asked otherwise.
+ */
+export function varyOnCompression(headers: IncomingHttpHeaders): void {
   const vary = headers.vary;
-  if (!vary) headers.vary = 'Accept-Encoding';
-  else if (vary.trim() !== '*' && !/(?:^|,)\s*accept-encoding\s*(?:,|$)/i.test(vary)) headers.vary = `${vary}, Accept-Encoding`;
+  if (vary?.trim() === '*') return;
+  const named = new Set((vary ?? '').split(',').map((name) => name.trim().toLowerCase()));
+  const missing = VARY_ON.filter((name) => !named.has(name.toLowerCase()));
+  if (missing.length > 0) headers.vary = vary ? `${vary}, ${missing.join(', ')}` : missing.join(', ');
 }
 
 function brotliParams(windowBits: number, length: number | undefined) {
@@ -128,7 +162,7 @@ export class WholeAnswer extends Writable {
       this.response.writeHead(this.statusCode, compressedHeaders(this.headers, this.encoding, compressed.length));
       this.response.end(compressed);
     } else {
-      varyOnEncoding(this.headers);
+      varyOnCompression(this.headers);
       this.response.writeHead(this.statusCode, this.headers);
       this.response.end(body);
     }

@@ -11,7 +11,7 @@ import { NO_METRICS, type Metrics } from '../http/metrics.js';
 import type { RequestObserver } from '../http/observe.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import type { LiveAccess } from './liveAccess.js';
-import { compressedHeaders, compressor, encodingFor, WHOLE_LIMIT, WholeAnswer } from './compression.js';
+import { compressedHeaders, compressionFor, compressor, varyOnCompression, WHOLE_LIMIT, WholeAnswer } from './compression.js';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './upstreamHeaders.js';
 
 export interface ForwardTarget {
@@ -59,9 +59,12 @@ export class UpstreamForwarder {
       preserveHost: app.preserveHost,
       identity: result.kind === 'allowed' ? result.headers : undefined,
     });
-    if (app.passAccessToken) {
-      // Only Gatehouse's own token for the user, never one the client brought along.
-      const accessToken = result.kind === 'allowed' ? this.sessions.accessToken(result.current.session) : undefined;
+    if (app.passAccessToken.length > 0) {
+      // Only Gatehouse's own token for the user, never one the client brought along, and only from a
+      // provider this app names: a token is a credential for that provider's APIs (GitHub's never
+      // expire), not for every app the person opens.
+      const session = result.kind === 'allowed' ? result.current.session : undefined;
+      const accessToken = session && app.passAccessToken.includes(session.provider_id) ? this.sessions.accessToken(session) : undefined;
       if (accessToken) headers.authorization = `Bearer ${accessToken}`;
       else delete headers.authorization;
     }
@@ -82,8 +85,11 @@ export class UpstreamForwarder {
           if (exchange) exchange.upstreamMs = upstreamMs;
           this.metrics.upstream(app.id, upstreamMs / 1000);
         }
-        const encoding = app.compress ? encodingFor(request, statusCode, upstreamHeaders) : undefined;
+        // Only for an app whose operator turned it on, and only for same-origin requests (compression.ts: BREACH).
+        const compression = app.compress ? compressionFor(request, statusCode, upstreamHeaders) : undefined;
+        const encoding = compression?.encoding;
         const headers = downstreamResponseHeaders(upstreamHeaders);
+        if (compression && !encoding) varyOnCompression(headers);
         const length = upstreamHeaders['content-length'] === undefined ? undefined : Number(upstreamHeaders['content-length']);
         if (encoding && length !== undefined && length <= WHOLE_LIMIT) return new WholeAnswer(response, statusCode, headers, encoding, length);
         response.writeHead(statusCode, encoding ? compressedHeaders(headers, encoding) : headers);

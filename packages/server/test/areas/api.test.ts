@@ -73,9 +73,23 @@ describe('the api area, alone', () => {
     });
   });
 
-  it('names the app a sign-in would return to, so the page can say what the person is signing in to', async () => {
-    const answer = await get(`${routes.session.getProviders.path}?rd=${encodeURIComponent('http://wiki.localhost:4180/pages/1')}`);
+  it('names the app a sign-in would return to to a signed-in person, so the page can say where they go', async () => {
+    const answer = await get(`${routes.session.getProviders.path}?rd=${encodeURIComponent('http://wiki.localhost:4180/pages/1')}`, ann);
     expect(answer.json()).toMatchObject({ returnTo: { href: 'http://wiki.localhost:4180/pages/1', host: 'wiki.localhost:4180', appName: 'Wiki' } });
+  });
+
+  // Threat: app names disclosed to strangers. Anyone may ask with any rd; answering each guessed host
+  // with its app's name made the public endpoint a directory of the organisation's apps.
+  it('gives a stranger the verdict on rd and never an app’s name or host', async () => {
+    for (const cookie of [undefined, 'gatehouse_session=forged']) {
+      const answer = await harness.app.inject({
+        method: 'GET',
+        url: `${routes.session.getProviders.path}?rd=${encodeURIComponent('http://wiki.localhost:4180/pages/1')}`,
+        headers: cookie ? { cookie } : {},
+      });
+      expect(answer.json().returnTo).toEqual({ href: 'http://wiki.localhost:4180/pages/1', host: null, appName: null });
+      expect(answer.body).not.toContain('Wiki');
+    }
   });
 
   it('offers in the launcher only the apps whose policy lets the person in', async () => {

@@ -49,6 +49,7 @@ export async function startEnvironment(): Promise<FuzzEnvironment> {
       upstream: upstreams.url[app.id],
       publicPaths: app.publicPaths,
       corsPreflight: app.corsPreflight,
+      compress: app.compress,
       policy: { allow: [{ groups: app.allowGroups }] },
     })),
   };

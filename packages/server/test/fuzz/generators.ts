@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { APPS, PROVIDER, SPOOF, T, type AppId, type Credential, type FuzzRequest, type Peer } from './model.js';
+import { ANSWER_SHAPES, APPS, PROVIDER, SPOOF, T, type AppId, type Credential, type FuzzRequest, type Peer } from './model.js';
 
 /**
  * fast-check arbitraries for hostile requests to every public endpoint. Everything is built from
@@ -178,6 +178,31 @@ function withBody(method: string, body: string, headers: Array<[string, string]>
 
 const preflight = fc.boolean().map((on): Array<[string, string]> => (on ? [['Origin', `http://evil.example`], ['Access-Control-Request-Method', 'DELETE']] : []));
 
+/**
+ * Sec-Fetch-Site as browsers send it (same-origin, none: the only values whose answers may be
+ * compressed; cross-site, same-site), absent (an old browser), and as nobody should: other spellings,
+ * lists, junk, two lines, a look-alike name with underscores.
+ */
+const FETCH_SITES = ['same-origin', 'none', 'cross-site', 'same-site', 'Same-Origin', 'SAME-ORIGIN', 'same-origin, cross-site', 'none, same-origin', '', 'same-origin;x=1', '"same-origin"', 'nested-document', 'same-origin\t'];
+const fetchSite: fc.Arbitrary<Array<[string, string]>> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant<Array<[string, string]>>([]) },
+  { weight: 6, arbitrary: pick(['same-origin', 'none']).map((value): Array<[string, string]> => [['Sec-Fetch-Site', value]]) },
+  { weight: 3, arbitrary: pick(['cross-site', 'same-site']).map((value): Array<[string, string]> => [['Sec-Fetch-Site', value]]) },
+  { weight: 2, arbitrary: fc.tuple(pick(['Sec-Fetch-Site', 'sec-fetch-site', 'SEC-FETCH-SITE', 'Sec_Fetch_Site']), pick(FETCH_SITES)).map(([name, value]): Array<[string, string]> => [[name, value]]) },
+  { weight: 1, arbitrary: fc.tuple(pick(FETCH_SITES), pick(FETCH_SITES)).map(([first, second]): Array<[string, string]> => [['Sec-Fetch-Site', first], ['Sec-Fetch-Site', second]]) },
+);
+
+const ACCEPT_ENCODINGS = ['gzip, deflate, br', 'gzip, deflate, br, zstd', 'br', 'gzip', 'br;q=0, gzip', '*', 'identity', 'gzip;q=0, br;q=0', 'zstd', 'GZIP', 'br;q=1.5', ''];
+const acceptEncoding = fc.oneof(
+  { weight: 1, arbitrary: fc.constant<Array<[string, string]>>([]) },
+  { weight: 3, arbitrary: pick(ACCEPT_ENCODINGS).map((value): Array<[string, string]> => [['Accept-Encoding', value]]) },
+);
+
+/** What the recording upstream answers (upstream.ts): mostly short, often a page worth compressing. */
+const answerShape = fc
+  .oneof({ weight: 2, arbitrary: fc.constant('small') }, { weight: 3, arbitrary: pick(ANSWER_SHAPES) })
+  .map((shape): Array<[string, string]> => (shape === 'small' ? [] : [['X-Fuzz-Answer', shape]]));
+
 // ---------------------------------------------------------------- surfaces
 
 const appHostValue = (app: AppId) =>
@@ -202,6 +227,9 @@ const appRequest: fc.Arbitrary<FuzzRequest> = fc
     spoof: spoofHeaders,
     connection,
     preflight,
+    fetchSite,
+    acceptEncoding,
+    answerShape,
     upgrade: fc.oneof({ weight: 15, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     body: pick(['', 'x=1', '{"a":1}']),
     chunked: fc.boolean(),
@@ -212,11 +240,35 @@ const appRequest: fc.Arbitrary<FuzzRequest> = fc
     const headers: Array<[string, string]> = [];
     if (r.host !== undefined) headers.push(['Host', r.hostValue]);
     if (r.extraHost) headers.push(['Host', r.extraHost === 'same' ? hostOf(r.app) : hostOf(other(r.app))]);
-    headers.push(...r.accept, ...cookieHeaders(r.credential), ...r.spoof, ...r.connection, ...r.preflight);
+    headers.push(...r.accept, ...cookieHeaders(r.credential), ...r.spoof, ...r.connection, ...r.preflight, ...r.fetchSite, ...r.acceptEncoding, ...r.answerShape);
     if (r.upgrade) headers.push(['Upgrade', 'websocket'], ['Connection', 'Upgrade'], ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='], ['Sec-WebSocket-Version', '13']);
     const target = r.absolute ? `http://${hostOf(other(r.app))}${r.path}` : r.path;
     const { headers: all, body } = withBody(r.method, r.body, headers, r.chunked);
     return { surface: 'app', peer: r.peer, method: r.method, target, headers: all, body, credential: r.credential, servedApp: r.app };
+  });
+
+/**
+ * Requests that reach an app with bob's session (mostly the wiki, whose compression is on) asking for
+ * answers worth compressing, with every kind of Sec-Fetch-Site and Accept-Encoding: where compression
+ * is judged (BREACH). Plain paths, so most get through and the answer is the app's.
+ */
+const compressionRequest: fc.Arbitrary<FuzzRequest> = fc
+  .record({
+    app: pick(['wiki', 'wiki', 'wiki', 'vault'] as const),
+    method: pick(['GET', 'GET', 'GET', 'HEAD', 'POST']),
+    path: pick(['/', '/page', '/search?q=csrf%3Dabc', '/public/report', '/healthz', '/api/data?format=json', '/reflect/%3Cscript%3E']),
+    credential: pick(['wiki', 'wiki', 'wiki', 'wiki+vault', 'vault', 'none'] as const),
+    peer,
+    accept,
+    fetchSite,
+    acceptEncoding,
+    answerShape: pick(ANSWER_SHAPES).map((shape): Array<[string, string]> => (shape === 'small' ? [] : [['X-Fuzz-Answer', shape]])),
+    extra: fc.oneof({ weight: 4, arbitrary: fc.constant<Array<[string, string]>>([]) }, { weight: 1, arbitrary: fc.constantFrom<Array<[string, string]>>([['Range', 'bytes=0-99']], [['Cache-Control', 'no-transform']], [['Origin', 'http://evil.example']], [['Sec-Fetch-Mode', 'no-cors'], ['Sec-Fetch-Dest', 'image']]) }),
+  })
+  .map((r): FuzzRequest => {
+    const headers: Array<[string, string]> = [['Host', hostOf(r.app)], ...r.accept, ...cookieHeaders(r.credential), ...r.fetchSite, ...r.acceptEncoding, ...r.answerShape, ...r.extra];
+    const { headers: all, body } = withBody(r.method, r.method === 'POST' ? 'q=1' : '', headers, false);
+    return { surface: 'app', peer: r.peer, method: r.method, target: r.path, headers: all, body, credential: r.credential, servedApp: r.app };
   });
 
 const RETURN_TOS = [
@@ -476,6 +528,7 @@ const rawRequest: fc.Arbitrary<FuzzRequest> = fc
 /** Every public endpoint, weighted toward the bypass-prone surfaces. */
 export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.oneof(
   { weight: 10, arbitrary: appRequest },
+  { weight: 5, arbitrary: compressionRequest },
   { weight: 2, arbitrary: appHandshakeRequest },
   { weight: 8, arbitrary: forwardAuthRequest },
   { weight: 3, arbitrary: portalRequest },

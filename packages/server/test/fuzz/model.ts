@@ -14,14 +14,27 @@ export interface FuzzApp {
   /** Groups that may open the app (the policy: `allow: [{ groups }]`). */
   allowGroups: string[];
   corsPreflight: boolean;
+  /** Whether the operator turned compression on for it (`compress`; off by default). */
+  compress: boolean;
 }
 
 export const APPS: Record<AppId, FuzzApp> = {
-  // Public paths, a policy bob meets, CORS preflights let through.
-  wiki: { id: 'wiki', hostname: 'wiki.localhost', publicPaths: ['/public/*', '/healthz'], allowGroups: ['staff'], corsPreflight: true },
-  // Admins only, nothing public.
-  vault: { id: 'vault', hostname: 'vault.localhost', publicPaths: [], allowGroups: ['admins'], corsPreflight: false },
+  // Public paths, a policy bob meets, CORS preflights let through, compression on.
+  wiki: { id: 'wiki', hostname: 'wiki.localhost', publicPaths: ['/public/*', '/healthz'], allowGroups: ['staff'], corsPreflight: true, compress: true },
+  // Admins only, nothing public, compression left off.
+  vault: { id: 'vault', hostname: 'vault.localhost', publicPaths: [], allowGroups: ['admins'], corsPreflight: false, compress: false },
 };
+
+/**
+ * How the recording upstream answers a request, chosen by the request's `X-Fuzz-Answer` header: a
+ * short text (the default), pages long enough to compress (an HTML page reflecting the request's
+ * target, JSON, a page of unknown length), or a page the app compressed itself (`Content-Encoding: gzip`).
+ */
+export const ANSWER_SHAPES = ['small', 'page', 'json', 'stream', 'encoded'] as const;
+export type AnswerShape = (typeof ANSWER_SHAPES)[number];
+
+/** The only `Sec-Fetch-Site` values whose answers Gatehouse may compress: the app's own pages, the person's own navigation. */
+export const COMPRESSIBLE_FETCH_SITES: readonly string[] = ['same-origin', 'none'];
 
 /** The person who signs in through the development IdP (its default user set). */
 export const USER = { login: 'bob@example.com', password: 'bob', groups: ['staff'] } as const;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { header, type Answer } from './client.js';
-import { APPS, canonicalHeaderName, IDENTITY_HEADER_NAMES, REWRITE_HEADERS, SPOOF, USER, userMayOpen, type AppId, type Credential, type FuzzRequest } from './model.js';
+import { APPS, canonicalHeaderName, COMPRESSIBLE_FETCH_SITES, IDENTITY_HEADER_NAMES, REWRITE_HEADERS, SPOOF, USER, userMayOpen, type AppId, type Credential, type FuzzRequest } from './model.js';
 import { publicForEveryReading } from './resolve.js';
 import type { Arrival } from './upstream.js';
 
@@ -15,6 +15,8 @@ import type { Arrival } from './upstream.js';
  *   (4) no identity header (any spelling) and, from an untrusted peer, no forwarding or rewrite header
  *       from the client reaches an upstream;
  *   (5) every error answer is the catalogue's problem+json or HTML page with a reference;
+ *   (6) no proxied answer carries a Content-Encoding the app did not set itself unless the app has
+ *       compression on and the request's Sec-Fetch-Site is same-origin or none (BREACH);
  *   and: no redirect off the known origins, no state change without CSRF, no admin API for a non-admin,
  *   no forged logout token accepted, no session from a garbage callback.
  * (2), the process surviving, is checked per batch by the runner.
@@ -35,6 +37,7 @@ export type Rule =
   | 'admin-for-non-admin'
   | 'logout-token-accepted'
   | 'session-from-garbage'
+  | 'compression-not-due'
   | 'crash'
   | 'health'
   | 'session-lost';
@@ -137,6 +140,13 @@ export function judge(request: FuzzRequest, answer: Answer, arrivals: readonly A
   const ok = answer.status >= 200 && answer.status < 300;
 
   for (const arrival of arrivals) for (const violation of judgeArrival(arrival, request)) found.push(violation);
+  const compression = addedEncoding(answer, arrivals);
+  if (compression && request.surface === 'app') {
+    const site = fetchSiteOf(request);
+    const apps = [...new Set(arrivals.map((arrival) => arrival.app))];
+    if (!site.compressible) add('compression-not-due', `Sec-Fetch-Site ${site.shape}`, `${compression} answer to ${request.method} ${request.target} with ${site.described}`);
+    if (apps.some((app) => !APPS[app].compress)) add('compression-not-due', 'app without compress', `${compression} answer from ${apps.join('+')}, whose compression is off`);
+  }
 
   switch (request.surface) {
     case 'forward-auth':
@@ -164,6 +174,25 @@ export function judge(request: FuzzRequest, answer: Answer, arrivals: readonly A
       break;
   }
   return found;
+}
+
+/**
+ * The Content-Encoding Gatehouse added to a proxied answer: one the answer carries (not `identity`)
+ * that no upstream answered this request with. Undefined when nothing reached an app (Gatehouse's own
+ * pages and the portal's files are not proxied answers) or the app encoded it itself.
+ */
+export function addedEncoding(answer: Answer, arrivals: readonly Arrival[]): string | undefined {
+  const encoding = header(answer, 'content-encoding')?.toLowerCase();
+  if (!encoding || encoding === 'identity' || arrivals.length === 0) return undefined;
+  return arrivals.some((arrival) => arrival.answeredEncoding?.toLowerCase() === encoding) ? undefined : encoding;
+}
+
+/** The request's Sec-Fetch-Site as the server reads it: exactly one line, its value without surrounding spaces and tabs. */
+function fetchSiteOf(request: FuzzRequest): { compressible: boolean; shape: string; described: string } {
+  const values = request.headers.filter(([name]) => name.toLowerCase() === 'sec-fetch-site').map(([, value]) => value.replace(/^[ \t]+|[ \t]+$/g, ''));
+  const compressible = values.length === 1 && COMPRESSIBLE_FETCH_SITES.includes(values[0]!);
+  const shape = values.length === 0 ? 'absent' : values.length > 1 ? 'twice' : ['cross-site', 'same-site', 'same-origin', 'none'].includes(values[0]!) ? values[0]! : 'other';
+  return { compressible, shape, described: values.length === 0 ? 'no Sec-Fetch-Site' : `Sec-Fetch-Site ${values.map((value) => JSON.stringify(value)).join(', ')}` };
 }
 
 function decodeURIComponentSafe(value: string): string {

@@ -3,7 +3,7 @@ import { exchange, render, type Answer } from './client.js';
 import { startEnvironment, type FuzzEnvironment } from './environment.js';
 import { fuzzRequest } from './generators.js';
 import { APPS, type FuzzRequest } from './model.js';
-import { judge, judgeArrival, type Violation } from './oracle.js';
+import { addedEncoding, judge, judgeArrival, type Violation } from './oracle.js';
 
 export interface FuzzOptions {
   /** How many generated requests. */
@@ -42,6 +42,8 @@ export interface FuzzReport {
   answers: Record<string, number>;
   /** Requests that reached an upstream. */
   reachedUpstream: number;
+  /** Proxied answers Gatehouse compressed (the oracle judged each: only where due). */
+  compressedAnswers: number;
   findings: Finding[];
 }
 
@@ -57,13 +59,13 @@ export function requestAt(seed: number, index: number): FuzzRequest {
 let nextId = 0;
 
 /** Sends one request and judges the answer and what it made reach the apps. */
-async function execute(env: FuzzEnvironment, request: FuzzRequest, allowedOrigins: ReadonlySet<string>): Promise<{ answer: Answer; violations: Violation[]; reached: number }> {
+async function execute(env: FuzzEnvironment, request: FuzzRequest, allowedOrigins: ReadonlySet<string>): Promise<{ answer: Answer; violations: Violation[]; reached: number; compressed: boolean }> {
   const id = `f${++nextId}`;
   const answer = await exchange(env.port, request, render(request, env.bindings, id));
   const arrivals = env.upstreams.take(id);
   // Untagged arrivals (a request smuggled inside another) come from raw requests only.
   if (request.surface === 'raw') arrivals.push(...env.upstreams.takeUntagged());
-  return { answer, violations: judge(request, answer, arrivals, { allowedOrigins }), reached: arrivals.length };
+  return { answer, violations: judge(request, answer, arrivals, { allowedOrigins }), reached: arrivals.length, compressed: addedEncoding(answer, arrivals) !== undefined };
 }
 
 /** The request as written, readable: cookies and tokens by name, long values cut. */
@@ -107,6 +109,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const answers: Record<string, number> = {};
   const findings = new Map<string, Finding & { value: FuzzRequest }>();
   let reachedUpstream = 0;
+  let compressedAnswers = 0;
   const record = (index: number, request: FuzzRequest, violations: Violation[]) => {
     for (const violation of violations) {
       const key = signature(violation);
@@ -125,8 +128,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         while (next < end) {
           const index = next++;
           const request = requestAt(options.seed, index);
-          const { answer, violations, reached } = await execute(env, request, allowedOrigins);
+          const { answer, violations, reached, compressed } = await execute(env, request, allowedOrigins);
           reachedUpstream += reached;
+          if (compressed) compressedAnswers++;
           const code = answer.status >= 400 ? (/"code":"([A-Za-z_]+)"|Error <code>([a-z_]+)<\/code>/.exec(answer.body)?.slice(1).find(Boolean) ?? '') : '';
           const status = answer.status === 0 ? 'closed' : answer.status === -1 ? 'timeout' : `${answer.status}${code ? ` ${code}` : ''}`;
           answers[`${request.surface} ${status}`] = (answers[`${request.surface} ${status}`] ?? 0) + 1;
@@ -171,6 +175,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       perSecond: Math.round((options.count * 1000) / durationMs),
       answers: Object.fromEntries(Object.entries(answers).sort(([a], [b]) => a.localeCompare(b))),
       reachedUpstream,
+      compressedAnswers,
       findings: [...findings.values()].map(({ value: _value, ...finding }) => finding).sort((a, b) => a.rule.localeCompare(b.rule) || b.count - a.count),
     };
   } finally {
@@ -181,7 +186,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
 /** A report as text: the figures, then each kind of finding with its first example and the shrunk one. */
 export function formatReport(report: FuzzReport): string {
   const lines = [
-    `seed ${report.seed}: ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s (${report.perSecond} req/s), ${report.reachedUpstream} reached an upstream`,
+    `seed ${report.seed}: ${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s (${report.perSecond} req/s), ${report.reachedUpstream} reached an upstream, ${report.compressedAnswers} answers compressed`,
     `answers: ${Object.entries(report.answers).map(([k, v]) => `${k}: ${v}`).join(', ')}`,
     report.findings.length === 0 ? 'findings: none' : `findings: ${report.findings.length} kinds`,
   ];

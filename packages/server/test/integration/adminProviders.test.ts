@@ -196,7 +196,7 @@ describe('identity providers in the console', () => {
     // a test sign-in passed it is offered nowhere, and a sign-in started by its URL is a 404.
     expect(await offered()).toEqual(['dev']);
     expect((await new ScriptedBrowser().request(`${portal}/.gatehouse/sign-in/partner`, { headers: { accept: 'application/json' } })).status).toBe(404);
-    expect(json(await new ScriptedBrowser().request(`${portal}/readyz`)).checks.providers.map((p: { id: string }) => p.id)).toEqual(['dev']);
+    expect(json(await alice.browser.request(`${portal}/readyz`)).checks.providers.map((p: { id: string }) => p.id)).toEqual(['dev']);
     expect(json(await alice.browser.request(`${portal}/api/me/identities`)).linkable).toEqual([]);
 
     // The admin's test sign-in passes: the provider is published.

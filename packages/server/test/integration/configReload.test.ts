@@ -134,7 +134,8 @@ const echo = (socket: WebSocket, text: string) =>
     socket.send(text);
   });
 
-const readiness = async () => (await (await fetch(`${portal}/readyz`)).json()) as { status: string; checks: { config: { file: string; loadedAt: string; lastReload: { outcome: string; problems?: string[] } | null } } };
+/** /readyz as an admin reads it (Mallory is one): a stranger is told the status alone. */
+const readiness = async (admin: ScriptedBrowser) => JSON.parse((await admin.request(`${portal}/readyz`)).body) as { status: string; checks: { config: { file: string; loadedAt: string; lastReload: { outcome: string; problems?: string[] } | null } } };
 
 describe('config reload', () => {
   let mallory: ScriptedBrowser;
@@ -146,7 +147,7 @@ describe('config reload', () => {
   });
 
   it('/readyz names the file and when it was read, before any reload', async () => {
-    const ready = await readiness();
+    const ready = await readiness(mallory);
     expect(ready.status).toBe('ready');
     expect(ready.checks.config.file).toBe(file);
     expect(Date.parse(ready.checks.config.loadedAt)).toBeLessThanOrEqual(Date.now());
@@ -160,7 +161,7 @@ describe('config reload', () => {
     expect(notAdmin.status).toBe(403);
     expect(notAdmin.body.code).toBe('forbidden');
     // Nothing was attempted.
-    expect((await readiness()).checks.config.lastReload).toBeNull();
+    expect((await readiness(mallory)).checks.config.lastReload).toBeNull();
   });
 
   it('a changed policy applies from the next request on; an open WebSocket it now denies is closed, others stay', async () => {
@@ -227,7 +228,7 @@ describe('config reload', () => {
     expect(await forwardAuth(mallory, 'echo', 'echo.localhost')).toBe(200);
     expect(services.config.apps.map((entry) => entry.id)).toEqual(['echo', 'other', 'added']);
     expect(services.config).toBe(before);
-    const ready = await readiness();
+    const ready = await readiness(mallory);
     expect(ready.status).toBe('ready');
     expect(ready.checks.config.lastReload?.outcome).toBe('refused');
     expect(ready.checks.config.lastReload?.problems?.join('\n')).toContain('providers[0].clientSecret');
@@ -251,7 +252,7 @@ describe('config reload', () => {
     expect(answer.body.detail).toContain('listen.port: changed, but only a restart applies it');
     // Nothing of it applied, not even what could have been.
     expect(services.config.organization.name).toBe('After');
-    expect((await readiness()).checks.config.lastReload?.problems).toEqual(['listen.port: changed, but only a restart applies it (restart Gatehouse, or put the value in force back)']);
+    expect((await readiness(mallory)).checks.config.lastReload?.problems).toEqual(['listen.port: changed, but only a restart applies it (restart Gatehouse, or put the value in force back)']);
   });
 
   it('a provider the file removes ends its sessions, as turning it off in the console does', async () => {
@@ -282,7 +283,7 @@ describe('config reload', () => {
     const answer = await reload(mallory);
     expect(answer.status).toBe(200);
     expect(answer.body.outcome).toBe('unchanged');
-    expect((await readiness()).checks.config.lastReload?.outcome).toBe('unchanged');
+    expect((await readiness(mallory)).checks.config.lastReload?.outcome).toBe('unchanged');
   });
 
   it('a new sign-in rate limit counts from the next request on', async () => {

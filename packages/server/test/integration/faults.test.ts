@@ -88,10 +88,10 @@ async function revoke(by: SignedIn, target: SignedIn, node?: NodeName) {
   });
 }
 
-/** Each node's /readyz report of its change listener. */
+/** Each node's report of its change listener (its metrics listener's /readyz, as an operator reads it). */
 async function listenerStatus(node: NodeName): Promise<string | undefined> {
-  const answer = await send(`${cluster.portalUrl}/readyz`, { node }).catch(() => undefined);
-  return answer ? (JSON.parse(answer.body) as { checks?: { changes?: string } }).checks?.changes : undefined;
+  const answer = await fetch(cluster.nodes[node].readinessUrl).catch(() => undefined);
+  return answer ? ((await answer.json()) as { checks?: { changes?: string } }).checks?.changes : undefined;
 }
 
 async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {

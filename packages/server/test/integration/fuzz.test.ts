@@ -6,7 +6,8 @@ import { formatReport, runFuzz } from '../fuzz/run.js';
  * endpoint — portal, API, sign-in and callback, back-channel logout, app hosts, forward-auth — against
  * the real Gatehouse process, the development IdP and recording upstreams. Threats: public-path and
  * forward-auth bypasses (dot segments, encodings, commas, `;`, `#`, Host and X-Forwarded-* games),
- * spoofed identity and rewrite headers, CSRF, open redirects, forged logout tokens, crashes and 5xx.
+ * spoofed identity and rewrite headers, CSRF, open redirects, forged logout tokens, crashes and 5xx,
+ * and BREACH (a compressed answer to a request that is not the app's own: Sec-Fetch-Site).
  * The oracle (test/fuzz/oracle.ts) judges with its own model, never with Gatehouse's code. A failure
  * prints the seed, each kind of finding with its first request and the shrunk one; replay one with
  * `npm run fuzz -- --seed <seed> --only <index>`. FUZZ_SEED and FUZZ_COUNT override the sample.
@@ -21,6 +22,8 @@ describe('fuzz sample of every public endpoint', () => {
       const report = await runFuzz({ count, seed, concurrency: 4, batch: 500, shrinkMs: 8_000 });
       expect(report.requests).toBe(count);
       expect(report.findings, formatReport(report)).toEqual([]);
+      // The compression rule judged real compressed answers, not none (the generators ask for them).
+      expect(report.compressedAnswers, formatReport(report)).toBeGreaterThan(0);
     },
     120_000,
   );

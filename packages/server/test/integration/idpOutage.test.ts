@@ -57,6 +57,8 @@ describe('an IdP that stops answering', () => {
     const client = { clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret' };
     gatehouse = await startGatehouse({
       port,
+      // Operators read each check on the metrics listener's /readyz (the public one gives strangers the status alone).
+      metrics: { listen: { port: 0 } },
       providers: [
         { id: 'dev', name: 'Development IdP', issuer: idp.issuer, ...client },
         { id: 'partner', name: 'Partner IdP', issuer: other.issuer, ...client },
@@ -71,7 +73,7 @@ describe('an IdP that stops answering', () => {
     await Promise.all([idp?.close(), other?.close()]);
   });
 
-  const readiness = () => getJson<Readiness>(`${gatehouse.url}/readyz`);
+  const readiness = () => getJson<Readiness>(gatehouse.readinessUrl!);
   const providers = () => getJson<Providers>(`${gatehouse.url}/api/providers`);
   const availabilityOf = (id: string, list: Array<{ id: string; availability: string }>) => list.find((provider) => provider.id === id)?.availability;
 

@@ -6,12 +6,10 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { WebSocket } from 'ws';
 import { parse as parseYaml } from 'yaml';
-import { listenMetrics, type MetricsListener } from '../../src/http/metricsListener.js';
 import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
@@ -90,7 +88,8 @@ describe('metrics and the access log of one process', () => {
   let upstream: Upstream;
   let hangsUp: Server;
   let gatehouse: RunningGatehouse;
-  let listener: MetricsListener;
+  /** The metrics listener's scrape URL (started by startGatehouse as main.ts starts it). */
+  let scrapeUrl: string;
   let dir: string;
   let accessLogFile: string;
   let port: number;
@@ -119,11 +118,10 @@ describe('metrics and the access log of one process', () => {
         { id: 'down', name: 'Down', publicUrl: origin('down'), upstream: `http://127.0.0.1:${(hangsUp.address() as AddressInfo).port}`, policy: { allow: [{ anyUser: true }] } },
       ],
     });
-    listener = await listenMetrics(gatehouse.services.metricsRegistry!.registry, '127.0.0.1', 0, pino({ enabled: false }));
+    scrapeUrl = gatehouse.metricsUrl!;
   });
 
   afterAll(async () => {
-    await listener?.close();
     await gatehouse?.close();
     await upstream?.close();
     hangsUp?.close();
@@ -143,7 +141,7 @@ describe('metrics and the access log of one process', () => {
     });
 
   it('counts requests by area, decisions by rule, sign-ins, upstreams, IdP calls and WebSockets', async () => {
-    const before = await scrape(listener.url);
+    const before = await scrape(scrapeUrl);
     expect(total(before, 'gatehouse_sign_ins_total')).toBe(0);
 
     const browser = new ScriptedBrowser(hosts);
@@ -174,15 +172,15 @@ describe('metrics and the access log of one process', () => {
       opened.once('open', () => resolve(opened));
       opened.once('error', reject);
     });
-    const during = await scrape(listener.url);
+    const during = await scrape(scrapeUrl);
     expect(total(during, 'gatehouse_websockets_open', { app: 'open' })).toBe(1);
     await new Promise<void>((resolve) => {
       socket.once('close', () => resolve());
       socket.close();
     });
-    await expect.poll(async () => total(await scrape(listener.url), 'gatehouse_websockets_open', { app: 'open' })).toBe(0);
+    await expect.poll(async () => total(await scrape(scrapeUrl), 'gatehouse_websockets_open', { app: 'open' })).toBe(0);
 
-    const after = await scrape(listener.url);
+    const after = await scrape(scrapeUrl);
     expect(total(after, 'gatehouse_sign_ins_total', { provider: 'dev', outcome: 'success' })).toBe(1);
     expect(total(after, 'gatehouse_sign_ins_total', { provider: 'dev', outcome: 'sign_in_expired' })).toBe(1);
     // Discovery, token, JWKS (and userinfo): several calls to the one IdP, none failing.
@@ -240,7 +238,7 @@ describe('metrics and the access log of one process', () => {
         socket.once('error', reject);
       });
 
-    const before = await scrape(listener.url);
+    const before = await scrape(scrapeUrl);
     expect(await upgrade('open.localhost', { cookie: browser.cookieHeader('open.localhost') })).toBe(101);
     expect(await upgrade('open.localhost', {})).toBe(401);
     expect(await upgrade('closed.localhost', { cookie: browser.cookieHeader('closed.localhost') })).toBe(403);
@@ -248,7 +246,7 @@ describe('metrics and the access log of one process', () => {
     // an app that takes no WebSockets.
     expect(await upgrade('open.localhost', { cookie: browser.cookieHeader('open.localhost'), origin: 'http://evil.example' })).toBe(403);
     expect(await upgrade('down.localhost', {})).toBe(404);
-    const after = await scrape(listener.url);
+    const after = await scrape(scrapeUrl);
 
     const delta = (app: string, decision: string, rule: string) => decisions(after, app, decision, rule) - decisions(before, app, decision, rule);
     expect(delta('open', 'allowed', 'allow[0]')).toBe(1);
@@ -259,7 +257,7 @@ describe('metrics and the access log of one process', () => {
     // Nothing else was counted for them.
     const all = (samples: Sample[]) => total(samples, 'gatehouse_access_decisions_total', { area: 'proxy' });
     expect(all(after) - all(before)).toBe(5);
-    await expect.poll(async () => total(await scrape(listener.url), 'gatehouse_websockets_open')).toBe(0);
+    await expect.poll(async () => total(await scrape(scrapeUrl), 'gatehouse_websockets_open')).toBe(0);
   });
 
   it('serves metrics only on their own listener', async () => {
@@ -267,8 +265,14 @@ describe('metrics and the access log of one process', () => {
     const response = await fetch(`${gatehouse.url}/metrics`, { headers: { accept: 'application/json' } });
     expect(response.status).toBe(404);
     expect(await response.text()).not.toContain('gatehouse_');
-    expect((await fetch(new URL('/other', listener.url))).status).toBe(404);
-    expect((await fetch(listener.url, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(new URL('/other', scrapeUrl))).status).toBe(404);
+    expect((await fetch(scrapeUrl, { method: 'POST' })).status).toBe(405);
+    // The operator's readiness report is there too, every check; the public port shows strangers the status alone.
+    const report = await fetch(gatehouse.readinessUrl!);
+    expect(report.status).toBe(200);
+    expect(report.headers.get('cache-control')).toBe('no-store');
+    expect(await report.json()).toMatchObject({ status: 'ready', checks: { database: 'ok', changes: 'local', providers: [{ id: 'dev', status: 'ready' }], config: { file: null } } });
+    expect(await (await fetch(`${gatehouse.url}/readyz`)).json()).toEqual({ status: 'ready' });
   });
 
   it('writes one access-log line per proxied or forward-auth request, field by field, without secrets', async () => {
@@ -319,7 +323,7 @@ describe('metrics and the access log of one process', () => {
 
   it('has every metric the dashboard and the alert rules use', async () => {
     // Every family the registry has, with or without samples yet: a histogram as its _bucket, _sum and _count.
-    const response = await fetch(listener.url);
+    const response = await fetch(scrapeUrl);
     const exposed = new Set(
       [...(await response.text()).matchAll(/^# TYPE (\w+) (\w+)$/gm)].flatMap(([, name, type]) => (type === 'histogram' ? ['_bucket', '_sum', '_count'].map((suffix) => `${name}${suffix}`) : [name!])),
     );
@@ -397,7 +401,7 @@ describe('the metrics listener of the real process', () => {
         ...storeConfig(store),
         workers: 2,
         secrets,
-        metrics: { listen: { port: metricsPort } },
+        metrics: { listen: { port: metricsPort }, hosts: ['gatehouse-0.metrics.internal'] },
         accessLog: { enabled: false },
         apps: [{ id: 'app', name: 'App', publicUrl: `http://app.localhost:${port}`, upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } }],
       },
@@ -416,6 +420,18 @@ describe('the metrics listener of the real process', () => {
       expect(total(samples, 'gatehouse_access_decisions_total', { app: 'app', decision: 'unauthenticated' })).toBe(checks);
       // One series, not one per worker, and not their sum.
       expect(samples.filter((sample) => sample.name === 'gatehouse_sessions_active')).toEqual([{ name: 'gatehouse_sessions_active', labels: {}, value: 0 }]);
+
+      // The operator's readiness report: the primary asks a ready worker for its own over IPC (http/clusterReadiness.ts).
+      for (let index = 0; index < 3; index++) {
+        const ready = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
+        expect(ready.status).toBe(200);
+        expect(await ready.json()).toMatchObject({ status: 'ready', checks: { database: 'ok', providers: [], config: { file: expect.stringMatching(/gatehouse\.yaml$/) } } });
+      }
+      // Threat: DNS rebinding (test/security/metrics-dns-rebinding.test.ts) — the primary's listener refuses
+      // a name the operator did not list, and answers one listed.
+      expect(await rawGet(`http://127.0.0.1:${metricsPort}/metrics`, { host: `evil.example:${metricsPort}` })).toBe(421);
+      expect(await rawGet(`http://127.0.0.1:${metricsPort}/readyz`, { host: `evil.example:${metricsPort}` })).toBe(421);
+      expect(await rawGet(`http://127.0.0.1:${metricsPort}/metrics`, { host: `gatehouse-0.metrics.internal:${metricsPort}` })).toBe(200);
     } finally {
       await running.stop();
     }

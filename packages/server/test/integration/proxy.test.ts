@@ -22,6 +22,7 @@ let port: number;
 let app: string;
 let closed: string;
 let tokens: string;
+let otherTokens: string;
 let down: string;
 let hangsUp: Server;
 
@@ -32,6 +33,7 @@ beforeAll(async () => {
   app = `http://echo.localhost:${port}`;
   closed = `http://closed.localhost:${port}`;
   tokens = `http://tokens.localhost:${port}`;
+  otherTokens = `http://other-tokens.localhost:${port}`;
   down = `http://down.localhost:${port}`;
   // An upstream that hangs up on every connection (a port nobody listens on could be taken by another suite).
   hangsUp = createServer((socket) => socket.destroy());
@@ -46,7 +48,9 @@ beforeAll(async () => {
     apps: [
       { id: 'echo', name: 'Echo', publicUrl: app, upstream: upstream.url, websockets: true, publicPaths: ['/public/*', '/health'], corsPreflight: true, policy: { allow: [{ emails: ['mallory@example.com'] }] } },
       { id: 'closed', name: 'Closed app', publicUrl: closed, upstream: upstream.url, policy: { allow: [{ groups: ['admins'] }] } },
-      { id: 'tokens', name: 'Token app', publicUrl: tokens, upstream: upstream.url, passAccessToken: true, policy: { allow: [{ anyUser: true }] } },
+      { id: 'tokens', name: 'Token app', publicUrl: tokens, upstream: upstream.url, passAccessToken: ['idp'], policy: { allow: [{ anyUser: true }] } },
+      // Takes the tokens of another provider only: a session of 'idp' brings it none.
+      { id: 'other-tokens', name: 'Other token app', publicUrl: otherTokens, upstream: upstream.url, passAccessToken: ['github'], policy: { allow: [{ anyUser: true }] } },
       { id: 'down', name: 'Down app', publicUrl: down, upstream: `http://127.0.0.1:${hangsUpPort}`, websockets: true, publicPaths: ['/reports', '/api/*'], policy: { allow: [{ anyUser: true }] } },
     ],
   });
@@ -59,7 +63,7 @@ afterAll(async () => {
   hangsUp?.close();
 });
 
-const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost', 'down.localhost', 'live.localhost'];
+const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost', 'other-tokens.localhost', 'down.localhost', 'live.localhost'];
 
 /** The id of the portal session a browser is signed in with. */
 const sessionIdOf = async (browser: ScriptedBrowser) => JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
@@ -188,10 +192,16 @@ describe('reverse proxy', () => {
     },
   );
 
-  it('passes the IdP access token only to apps that ask for it, never a client-supplied one', async () => {
+  it('passes the IdP access token only to apps that ask for that provider’s, never a client-supplied one', async () => {
     const { browser } = await signedInAt(tokens);
     const toTokenApp = json((await browser.request(`${tokens}/`, { headers: { authorization: 'Bearer forged' } })).body);
     expect(toTokenApp.headers.authorization).toBe('Bearer at');
+    // Threat: every provider's access token handed to any app that takes tokens. This app names another
+    // provider: a session signed in through 'idp' brings it no token, nor the client's own.
+    const { browser: onOther } = await signedInAt(otherTokens);
+    const toOtherApp = json((await onOther.request(`${otherTokens}/`, { headers: { authorization: 'Bearer forged' } })).body);
+    expect(toOtherApp.headers.authorization).toBeUndefined();
+    expect(JSON.stringify(toOtherApp.headers)).not.toContain('Bearer at');
     const { browser: onEcho } = await signedInAt(app);
     const toEcho = json((await onEcho.request(`${app}/`, { headers: { authorization: 'Basic app-own' } })).body);
     expect(toEcho.headers.authorization).toBe('Basic app-own');

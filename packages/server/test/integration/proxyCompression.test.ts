@@ -10,10 +10,12 @@ import { decodedBody, rawRequest } from './support/rawHttp.js';
 import { WHOLE_LIMIT } from '../../src/proxy/compression.js';
 
 /**
- * The proxy compresses an app's answers where the client accepts it and the app did not
- * (proxy/compression.ts), and leaves alone what must not be: event streams, ranges, encoded or
- * incompressible bodies, `no-transform`, HEAD, and every answer of an app with `compress: false`.
- * The upstream is a real server answering each path its own way; the paths are public, so no sign-in.
+ * The proxy compresses the answers of an app whose operator turned `compress` on, where the request is
+ * the app's own page or the person's own navigation (`Sec-Fetch-Site: same-origin` or `none`), the
+ * client accepts it and the app did not (proxy/compression.ts), and leaves alone what must not be:
+ * answers to other sites' requests (BREACH), event streams, ranges, encoded or incompressible bodies,
+ * `no-transform`, HEAD, and every answer of an app that left `compress` at its default (off). The
+ * upstream is a real server answering each path its own way; the paths are public, so no sign-in.
  */
 const html = `<!doctype html><title>Report</title>${'<p>Quarterly numbers, region by region.</p>\n'.repeat(500)}`;
 const json = JSON.stringify(Array.from({ length: 400 }, (_, index) => ({ id: index, name: `item ${index}`, tags: ['a', 'b'] })));
@@ -21,7 +23,9 @@ const png = randomBytes(20_000);
 /** Longer than the proxy gathers whole (WHOLE_LIMIT): compressed as it streams. */
 const log = Array.from({ length: 3000 }, (_, index) => `${index} GET /reports/${index % 17} 200 ${(index * 7919) % 1000} ms`).join('\n');
 
-const PATHS = ['/page', '/log', '/lying', '/chunked', '/small', '/image', '/encoded', '/no-transform', '/range', '/events'];
+const PATHS = ['/page', '/log', '/lying', '/chunked', '/small', '/image', '/encoded', '/no-transform', '/range', '/events', '/search'];
+/** What the app puts next to whatever a search reflects: a secret of the person's (a CSRF token, say). */
+const SECRET = 'csrf=9f86d081884c7d65';
 
 let upstream: Server;
 let idp: HostileIdp;
@@ -30,6 +34,12 @@ let port: number;
 
 beforeAll(async () => {
   upstream = createServer((request, response) => {
+    if (request.url?.startsWith('/search?')) {
+      // A page that reflects the query beside a secret: what BREACH needs.
+      const query = new URL(request.url, 'http://upstream').searchParams.get('q') ?? '';
+      const page = `<!doctype html><p>${SECRET}</p><p>You searched for ${query}</p>${'<p>No results yet.</p>\n'.repeat(80)}`;
+      return response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) }).end(page);
+    }
     switch (request.url) {
       case '/page':
         return response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html), etag: '"v1"', vary: 'Cookie' }).end(html);
@@ -72,8 +82,9 @@ beforeAll(async () => {
     port,
     providers: [{ id: 'idp', name: 'Test IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 's', createUsers: true }],
     apps: [
-      { id: 'reports', name: 'Reports', publicUrl: `http://reports.localhost:${port}`, upstream: upstreamUrl, publicPaths: PATHS, policy: { allow: [{ anyUser: true }] } },
-      { id: 'raw', name: 'Raw', publicUrl: `http://raw.localhost:${port}`, upstream: upstreamUrl, publicPaths: PATHS, compress: false, policy: { allow: [{ anyUser: true }] } },
+      { id: 'reports', name: 'Reports', publicUrl: `http://reports.localhost:${port}`, upstream: upstreamUrl, publicPaths: PATHS, compress: true, policy: { allow: [{ anyUser: true }] } },
+      // compress left at its default: off.
+      { id: 'raw', name: 'Raw', publicUrl: `http://raw.localhost:${port}`, upstream: upstreamUrl, publicPaths: PATHS, policy: { allow: [{ anyUser: true }] } },
     ],
   });
 });
@@ -84,9 +95,16 @@ afterAll(async () => {
   upstream?.close();
 });
 
-/** A request to the app `host` as a client sends it, its answer's bytes as they came. */
-const get = (host: string, path: string, headers: Record<string, string> = {}, method = 'GET') =>
-  rawRequest(port, path, { host: `${host}.localhost:${port}`, ...headers }, method);
+/**
+ * A request to the app `host` as a browser sends one from the app's own page (`Sec-Fetch-Site:
+ * same-origin`, unless `headers` say otherwise), its answer's bytes as they came.
+ */
+const get = (host: string, path: string, headers: Record<string, string | string[] | undefined> = {}, method = 'GET') => {
+  const merged: Record<string, string | string[] | undefined> = { host: `${host}.localhost:${port}`, 'sec-fetch-site': 'same-origin', ...headers };
+  const sent: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(merged)) if (value !== undefined) sent[name] = value;
+  return rawRequest(port, path, sent, method);
+};
 const decoded = decodedBody;
 
 describe('compressing proxied answers', () => {
@@ -96,7 +114,7 @@ describe('compressing proxied answers', () => {
     expect(answer.headers['content-encoding']).toBe('br');
     // Known length and short: compressed whole, and sent with its compressed length rather than chunked.
     expect(answer.headers['content-length']).toBe(String(answer.body.length));
-    expect(answer.headers.vary).toBe('Cookie, Accept-Encoding');
+    expect(answer.headers.vary).toBe('Cookie, Accept-Encoding, Sec-Fetch-Site');
     // The bytes differ from those the app's ETag names: a weak validator now.
     expect(answer.headers.etag).toBe('W/"v1"');
     expect(decoded(answer).toString()).toBe(html);
@@ -144,20 +162,53 @@ describe('compressing proxied answers', () => {
     await unchanged('/no-transform', html);
     // A range is of the uncompressed bytes.
     await unchanged('/range', html.slice(0, 2000), 206);
-    // No offer, or only identity: as the app sent it.
+    // No offer, or only identity: as the app sent it, saying what it would have been compressed for.
     for (const headers of [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'gzip;q=0, br;q=0' }] as Array<Record<string, string>>) {
       const answer = await get('reports', '/page', headers);
       expect(answer.headers['content-encoding'], JSON.stringify(headers)).toBeUndefined();
       expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(html)));
+      expect(answer.headers.vary).toBe('Cookie, Accept-Encoding, Sec-Fetch-Site');
     }
+    // The person's own navigation (typed, a bookmark) is compressed too.
+    expect((await get('reports', '/page', { ...offer, 'sec-fetch-site': 'none' })).headers['content-encoding']).toBe('br');
     // HEAD: the headers of the uncompressed answer, no body.
     const head = await get('reports', '/page', offer, 'HEAD');
     expect(head.headers['content-encoding']).toBeUndefined();
     expect(head.headers['content-length']).toBe(String(Buffer.byteLength(html)));
-    // An app with compress: false gets none, whatever the client offers.
+    // An app that left compress at its default (off) gets none, whatever the client offers, and no Vary of ours.
     const raw = await get('raw', '/page', offer);
     expect(raw.headers['content-encoding']).toBeUndefined();
+    expect(raw.headers.vary).toBe('Cookie');
     expect(raw.body.toString()).toBe(html);
+  });
+
+  // Threat: BREACH. A page on another site makes the browser fetch a page of the app (with the person's
+  // cookies) that reflects a guess next to a secret; compressed, a guess that matches the secret
+  // compresses better, and the length the attacker can observe gives the secret away character by
+  // character. Only answers to the app's own pages and the person's own navigations are compressed: a
+  // request from another site, a sibling app's host (same-site), an old browser that sends no
+  // Sec-Fetch-Site, or any other value gets the app's bytes as they are, whose length depends on the
+  // guess's length only.
+  it('never compresses an answer to a request from another site, a sibling host, or of unknown origin', async () => {
+    const offer = { 'accept-encoding': 'gzip, deflate, br' };
+    const right = `/search?q=${encodeURIComponent(SECRET)}`;
+    const wrong = `/search?q=${encodeURIComponent('csrf=0123456789abcdef')}`;
+    // Same-origin, the oracle exists: the right guess compresses smaller than a wrong one of the same length.
+    const [sameRight, sameWrong] = [await get('reports', right, offer), await get('reports', wrong, offer)];
+    expect(sameRight.headers['content-encoding']).toBe('br');
+    expect(sameRight.body.length).toBeLessThan(sameWrong.body.length);
+    const sites: Array<string | string[] | undefined> = ['cross-site', 'same-site', undefined, '', 'Same-Origin', 'SAME-ORIGIN', 'same-origin;x', 'same-origin, cross-site', ['same-origin', 'cross-site'], ['none', 'none'], 'nested-navigate'];
+    for (const site of sites) {
+      // undefined: no Sec-Fetch-Site line at all, as an old browser sends.
+      const headers = { ...offer, 'sec-fetch-site': site };
+      const [a, b] = [await get('reports', right, headers), await get('reports', wrong, headers)];
+      for (const answer of [a, b]) {
+        expect(answer.headers['content-encoding'], JSON.stringify(site)).toBeUndefined();
+        expect(answer.headers.vary, JSON.stringify(site)).toBe('Accept-Encoding, Sec-Fetch-Site');
+      }
+      expect(a.body.length, JSON.stringify(site)).toBe(b.body.length);
+      expect(a.body.toString()).toContain(SECRET);
+    }
   });
 
   it('never holds back an event stream: its first event arrives while the stream is still open', async () => {

@@ -63,6 +63,8 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
   let dir: string;
   let file: string;
   let port: number;
+  /** The metrics listener, where an operator reads each check of /readyz. */
+  let metricsPort: number;
   let gatehouse: ChildProcess;
   let idp: HostileIdp;
   let running: BuiltProcess;
@@ -77,6 +79,7 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
     log: { level: 'info', format: 'json' },
     secrets: { cookieKey: secrets.cookieKey, encryptionKeys: [{ id: 'k1', key: secrets.encryptionKey }] },
     organization: { name: 'Before' },
+    metrics: { listen: { host: '127.0.0.1', port: metricsPort } },
     admins: { emails: ['mallory@example.com'] },
     providers: [{ id: 'idp', name: 'Test IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 's', createUsers: true }],
     apps: [
@@ -101,6 +104,7 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
     dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-sighup-'));
     file = path.join(dir, 'gatehouse.yaml');
     port = await freePort();
+    metricsPort = await freePort();
     writeFileSync(file, JSON.stringify(config()));
     running = startBuiltProcess(file);
     gatehouse = running.child;
@@ -185,7 +189,8 @@ describe.each([1, 2])('SIGHUP with workers: %i', (workers) => {
     process.kill(gatehouse.pid!, 'SIGHUP');
     type Ready = { status: string; checks: { config: { lastReload: { outcome: string; problems?: string[] } | null } } };
     await everyWorkerSays(async () => {
-      const ready = await getJson<Ready>('/readyz');
+      // With workers, the primary's listener asks each ready worker in turn.
+      const ready = (await (await fetch(`http://127.0.0.1:${metricsPort}/readyz`, { headers: { connection: 'close' } })).json()) as Ready;
       return [ready.status, ready.checks.config.lastReload?.outcome, ready.checks.config.lastReload?.problems?.[0]?.split(':')[0]];
     }, ['ready', 'refused', 'listen.port']);
     expect(output()).toContain('configuration reload refused');

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { DiscoveryPreview } from '@gatehouse/contract';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -437,6 +438,19 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         expect((await new AppStore(handle.db, fresh, 'http://localhost:4180', now, log).load()).map((app) => app.name)).toEqual(['Team wiki']);
         await store.remove('wiki');
         expect(registry.get('wiki')).toBeUndefined();
+      });
+
+      // Threat: every provider's access token handed to an app. A definition saved when `true` meant that
+      // reads as no provider's (fail closed), and the app stays up and editable; the log says what to do.
+      it('app store: a definition saved with passAccessToken: true loads with no provider’s token, and a warning', async () => {
+        const wiki = { id: 'wiki', name: 'Wiki', publicUrl: 'http://wiki.localhost:4180', upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] }, passAccessToken: true, compress: false };
+        await handle.db.insertInto('apps').values({ id: 'wiki', definition: JSON.stringify(wiki), created_at: now(), updated_at: now() }).execute();
+        const warnings: string[] = [];
+        const registry = new AppRegistry([]);
+        await new AppStore(handle.db, registry, 'http://localhost:4180', now, { warn: (_fields: unknown, message?: string) => void warnings.push(message ?? '') } as Pick<FastifyBaseLogger, 'warn'>).load();
+        expect(registry.get('wiki')?.passAccessToken).toEqual([]);
+        expect(registry.passesAccessTokens).toBe(false);
+        expect(warnings).toEqual([expect.stringContaining('passAccessToken: true (every provider')]);
       });
 
       it('provider store: create (issuer checked by the injected discovery), update, disable, remove, credentials sealed', async () => {

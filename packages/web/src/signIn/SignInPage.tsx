@@ -18,8 +18,8 @@ const MAIN_CONTENT_ID = 'main-content';
  * `/sign-in[?rd=<path or app URL>][&error=<code>&ref=<reference>]`: one button per enabled provider, the
  * banner a failed attempt ends on, and a way onward for someone who is signed in already. `rd` is a path
  * here, or the absolute URL of a protected app that sent the person to sign in; the page never uses it
- * as given, only the server's verdict on it (`returnTo` in `GET /api/providers?rd=`), which also names
- * the app. The frame is the console's (header, skip link, `<main>`), drawn without its libraries;
+ * as given, only the server's verdict on it (`returnTo` in `GET /api/providers?rd=`), which names the
+ * app to someone signed in (never to a stranger: the page is public and `rd` anyone's to choose). The frame is the console's (header, skip link, `<main>`), drawn without its libraries;
  * sign-in.html holds the same markup, so the first paint needs no script.
  */
 export function SignInPage() {

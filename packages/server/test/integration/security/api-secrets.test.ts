@@ -88,13 +88,16 @@ async function collectSecrets(): Promise<void> {
 
 /** Keys that name a secret, and the only places (route and key) where such a key carries a value on purpose. */
 const SECRET_KEY = /token|secret|hash|password|verifier|private|cookie|credential|^key$|jwt/i;
-const INTENDED: Array<{ route: RegExp; key: RegExp; why: string }> = [{ route: /^\/api\/csrf$/, key: /^csrfToken$/, why: 'the CSRF token is this route’s answer (double-submit, not a credential by itself)' }];
+const INTENDED: Array<{ route: RegExp; key: RegExp; why: string }> = [
+  { route: /^\/api\/csrf$/, key: /^csrfToken$/, why: 'the CSRF token is this route’s answer (double-submit, not a credential by itself)' },
+  { route: /^\/api\/admin\/(apps|audit)(\/|\?|$)/, key: /^passAccessToken$/, why: 'the ids of the providers whose token an app receives: names, not tokens' },
+];
 
 function scanKeys(value: unknown, route: string, trail: string, found: string[]): void {
   if (Array.isArray(value)) value.forEach((item, index) => scanKeys(item, route, `${trail}[${index}]`, found));
   else if (value && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
-      // A flag or a count about a secret (`passAccessToken: true`, `hasClientSecret: false`) is no secret,
+      // A flag or a count about a secret (`hasClientSecret: false`) is no secret,
       // nor the audit log's redaction marker for a secret that was set or replaced (admin/providerView.ts).
       const harmless = typeof inner === 'boolean' || typeof inner === 'number' || inner === null || inner === '(set)' || inner === '(replaced)';
       if (SECRET_KEY.test(key) && !harmless && !INTENDED.some((intended) => intended.route.test(route) && intended.key.test(key))) found.push(`${route} ${trail}.${key}`);

@@ -4,6 +4,8 @@ import { pino } from 'pino';
 import { buildApp } from '../../../src/app.js';
 import { parseConfig } from '../../../src/config/load.js';
 import type { ConfigInput } from '../../../src/config/schema.js';
+import { readinessReport } from '../../../src/http/health.js';
+import { listenMetrics, READINESS_PATH, type MetricsListener } from '../../../src/http/metricsListener.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { freePort } from './freePort.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './testStore.js';
@@ -13,6 +15,12 @@ export interface RunningGatehouse {
   port: number;
   app: FastifyInstance;
   services: Services;
+  /**
+   * With `metrics:` configured, its metrics listener, started as main.ts starts it: the scrape URL and
+   * the operator's readiness report (`GET /readyz` there, every check).
+   */
+  metricsUrl: string | undefined;
+  readinessUrl: string | undefined;
   /** Where it keeps its data: give it to another startGatehouse to start on the same data. */
   store: TestStore;
   /** Stops it, and removes its store unless the store was handed in. */
@@ -56,9 +64,14 @@ export async function startGatehouse(overrides: StartOptions = {}): Promise<Runn
     const log = logStream ? pino({ level: 'info' }, logStream) : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
     const services = await createServices(config, log);
     let app: FastifyInstance;
+    let metrics: MetricsListener | undefined;
     try {
       app = await buildApp(services, { loggerInstance: log, ...(webRoot ? { webRoot } : {}) });
       await app.listen({ host: '127.0.0.1', port });
+      if (config.metrics && services.metricsRegistry) {
+        const { host, port: metricsPort } = config.metrics.listen;
+        metrics = await listenMetrics(services.metricsRegistry.registry, host, metricsPort, log, { hosts: config.metrics.hosts, readiness: () => readinessReport(services) });
+      }
     } catch (error) {
       await services.close();
       throw error;
@@ -70,7 +83,10 @@ export async function startGatehouse(overrides: StartOptions = {}): Promise<Runn
       app,
       services,
       store,
+      metricsUrl: metrics?.url,
+      readinessUrl: metrics ? new URL(READINESS_PATH, metrics.url).href : undefined,
       async close() {
+        await metrics?.close();
         await app.close();
         await services.close();
         if (owned) await removeTestStore(store);

@@ -9,10 +9,11 @@ export interface RawAnswer {
 }
 
 /**
- * One request to 127.0.0.1:`port` with exactly the headers given (Host included), the answer's bytes
+ * One request to 127.0.0.1:`port` with exactly the headers given (Host included; a list is sent as one
+ * line each), the answer's bytes
  * left as sent: fetch would decode them and hide what the server chose.
  */
-export function rawRequest(port: number, path: string, headers: Record<string, string>, method = 'GET'): Promise<RawAnswer> {
+export function rawRequest(port: number, path: string, headers: Record<string, string | string[]>, method = 'GET'): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: '127.0.0.1', port, path, method, headers }, (response) => {
       const chunks: Buffer[] = [];

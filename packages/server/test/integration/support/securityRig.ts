@@ -49,8 +49,8 @@ export async function startSecurityRig(overrides: Omit<StartOptions, 'port' | 's
     apps: [
       { id: 'staff', name: 'Staff app', publicUrl: apps.staff, upstream: upstream.url, policy: { allow: [{ groups: ['staff'] }] } },
       { id: 'any', name: 'Any app', publicUrl: apps.any, upstream: upstream.url, policy: { allow: [{ anyUser: true }] } },
-      // It needs the IdP's access token: sessions then keep every kind of token (what a leak could expose).
-      { id: 'tokens', name: 'Token app', publicUrl: apps.tokens, upstream: upstream.url, passAccessToken: true, policy: { allow: [{ anyUser: true }] } },
+      // It needs the IdPs' access tokens: sessions then keep every kind of token (what a leak could expose).
+      { id: 'tokens', name: 'Token app', publicUrl: apps.tokens, upstream: upstream.url, passAccessToken: ['dev', 'hostile'], policy: { allow: [{ anyUser: true }] } },
     ],
     ...overrides,
   });

@@ -7,6 +7,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { adminAppsQueryOptions, useAdminApps } from '../../features/adminApps/api/getAdminApps';
 import { useUpdateApp } from '../../features/adminApps/api/updateApp';
+import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
 import { AppForm } from '../../features/adminApps/components/AppForm';
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
 import { DeleteAppDialog } from '../../features/adminApps/components/DeleteAppDialog';
@@ -27,7 +28,7 @@ function appFacts(app: AdminApp) {
     app.websockets && 'WebSockets',
     app.corsPreflight && 'CORS preflight',
     app.preserveHost && 'Preserve Host',
-    app.passAccessToken && 'Pass access token',
+    app.passAccessToken.length > 0 && `Pass access tokens from ${app.passAccessToken.join(', ')}`,
     app.compress && 'Compress answers',
   ].filter(Boolean);
   const rules = (kind: 'Allow' | 'Deny', list: AdminApp['policy']['allow']) =>
@@ -54,6 +55,7 @@ export const clientLoader =
   async ({ request }: LoaderFunctionArgs) => {
     await ensureSession(queryClient, request);
     void queryClient.prefetchQuery(adminAppsQueryOptions());
+    void queryClient.prefetchQuery(adminProvidersQueryOptions());
     return null;
   };
 
@@ -65,6 +67,8 @@ function AppPage({ app }: { app: AdminApp }) {
   // The form's values as they are now: the policy tester tests them before they are saved.
   const [draft, setDraft] = useState(initialValues);
   const readOnly = app.source === 'config';
+  // The providers an app may take access tokens from (none listed yet while they load).
+  const providers = useAdminProviders().data ?? [];
   const configBadge = useConfigBadge();
   const toList = () => void navigate(pages.adminApps.href());
   const saved = (definition: { name: string }) => {
@@ -100,6 +104,7 @@ function AppPage({ app }: { app: AdminApp }) {
       ) : (
         <AppForm
           initialValues={initialValues}
+          providers={providers}
           isNew={false}
           saving={update.isPending}
           error={update.error ?? undefined}

@@ -8,6 +8,7 @@ import { useCreateApp } from '../../features/adminApps/api/createApp';
 import { AppForm } from '../../features/adminApps/components/AppForm';
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
 import { emptyAppForm } from '../../features/adminApps/utils/policyForm';
+import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
 import { ensureSession } from '../ensureSession';
 import { confirmSaved } from '../../lib/confirm';
 
@@ -15,6 +16,7 @@ export const clientLoader =
   (queryClient: QueryClient) =>
   async ({ request }: LoaderFunctionArgs) => {
     await ensureSession(queryClient, request);
+    void queryClient.prefetchQuery(adminProvidersQueryOptions());
     return null;
   };
 
@@ -23,6 +25,8 @@ export default function AdminAppNewRoute() {
   const create = useCreateApp();
   const navigate = useNavigate();
   const [initialValues] = useState(emptyAppForm);
+  // The providers an app may take access tokens from (none listed yet while they load).
+  const providers = useAdminProviders().data ?? [];
   return (
     <Stack gap="lg">
       <PageTitle title="New app" />
@@ -35,6 +39,7 @@ export default function AdminAppNewRoute() {
       </Stack>
       <AppForm
         initialValues={initialValues}
+        providers={providers}
         isNew
         saving={create.isPending}
         error={create.error ?? undefined}

@@ -1,6 +1,6 @@
 import type { ActivityEvent } from '@gatehouse/contract';
 import { Box, Card, Group, Skeleton, Stack, Text, ThemeIcon, Title } from '@mantine/core';
-import { IconActivity, IconLink, IconLogin2, IconLogout, IconPlugConnectedX, IconUnlink } from '@tabler/icons-react';
+import { IconActivity, IconLink, IconLock, IconLogin2, IconLogout, IconPlugConnectedX, IconUnlink } from '@tabler/icons-react';
 import { useId, useState, type ReactNode } from 'react';
 import { DateTime } from '../../../components/DateTime';
 import { Pager } from '../../../components/Pager';
@@ -16,11 +16,12 @@ const KIND_ICONS: Record<ActivityKind, typeof IconActivity> = {
   revoke: IconPlugConnectedX,
   link: IconLink,
   unlink: IconUnlink,
+  denied: IconLock,
   other: IconActivity,
 };
 
 function ActivityItem({ event }: { event: ActivityEvent }) {
-  const { title, detail, kind, failed } = describeActivity(event);
+  const { title, detail, origin, kind, failed } = describeActivity(event);
   const Icon = KIND_ICONS[kind];
   return (
     <Group component="li" gap="sm" wrap="nowrap" align="flex-start" data-type={event.type}>
@@ -28,10 +29,9 @@ function ActivityItem({ event }: { event: ActivityEvent }) {
         <Icon size={18} />
       </ThemeIcon>
       <Stack gap={2} miw={0}>
+        {/* The server's sentence says a failure in words ("… failed", "Denied access to …"): colour is not the only sign. */}
         <Text size="sm" fw={600}>
           {title}
-          {/* Colour is not the only sign of a failure. */}
-          {failed && !/failed$/.test(title) ? ' (failed)' : ''}
         </Text>
         {detail && <Text size="sm">{detail}</Text>}
         <Text size="xs" c="dimmed">
@@ -43,7 +43,7 @@ function ActivityItem({ event }: { event: ActivityEvent }) {
             </>
           )}
           <DateTime value={event.time} />
-          {event.ip ? ` · from ${event.ip}` : ''}
+          {origin ? ` · from ${origin}` : ''}
         </Text>
       </Stack>
     </Group>

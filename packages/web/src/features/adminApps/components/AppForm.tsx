@@ -1,4 +1,4 @@
-import { Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { MultiSelect, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { formFields, useCheckedSubmit } from '../../../components/formFields';
 import { FormActions, FormErrors, LockedFields } from '../../../components/FormParts';
@@ -9,8 +9,16 @@ import { appFormErrors, formProblems, hasAppFormErrors } from '../utils/appProbl
 import { formToApp, type AppFormValues } from '../utils/policyForm';
 import { RuleListEditor } from './PolicyEditor';
 
+/** An identity provider the app may take access tokens from. */
+export interface TokenProvider {
+  id: string;
+  name: string;
+}
+
 export interface AppFormProps {
   initialValues: AppFormValues;
+  /** The identity providers there are, for "Pass access tokens from" (the page reads them). */
+  providers: readonly TokenProvider[];
   /** A new app: its id can be typed (it is fixed once created). */
   isNew: boolean;
   /** Apps from gatehouse.yaml: shown, nothing can be changed. */
@@ -26,7 +34,7 @@ export interface AppFormProps {
 }
 
 /** An app's definition: where it lives, how it is proxied, and who may open it (allow and deny rules). */
-export function AppForm({ initialValues, isNew, readOnly = false, saving = false, error, onSubmit, onValuesChange, actions }: AppFormProps) {
+export function AppForm({ initialValues, providers, isNew, readOnly = false, saving = false, error, onSubmit, onValuesChange, actions }: AppFormProps) {
   const [values, setValues] = useState(initialValues);
   const change = (next: AppFormValues) => {
     setValues(next);
@@ -53,6 +61,11 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
   const marked = hasAppFormErrors({ ...errors, other: [] });
   const summary = [...errors.other, ...(marked ? ['Fix the fields marked below.'] : [])];
   const fieldError = (field: keyof typeof errors.fields) => ({ error: errors.fields[field] });
+  // Every provider there is, and any the app names that is gone (shown by its id, so it can be removed).
+  const tokenChoices = [
+    ...providers.map((provider) => ({ value: provider.id, label: `${provider.name} (${provider.id})` })),
+    ...values.passAccessToken.filter((id) => !providers.some((provider) => provider.id === id)).map((id) => ({ value: id, label: id })),
+  ];
 
   return (
     <form ref={formRef} onSubmit={submit} noValidate aria-label={isNew ? 'New app' : `App ${initialValues.name}`}>
@@ -96,14 +109,19 @@ export function AppForm({ initialValues, isNew, readOnly = false, saving = false
               description="Send the app's public Host header upstream instead of the upstream's own."
               {...toggle('preserveHost')}
             />
-            <Switch
-              label="Pass access token"
-              description="Send the identity provider's access token upstream as a bearer token. Only for apps that call APIs as the user."
-              {...toggle('passAccessToken')}
+            <MultiSelect
+              label="Pass access tokens from"
+              description="For apps that call these providers' APIs as the user: a person signed in with one of them has its access token sent upstream as a bearer token; with any other provider, none is. A token is a credential there, so name only the providers whose APIs the app calls."
+              placeholder={values.passAccessToken.length === 0 ? 'No provider: no token is sent' : undefined}
+              data={tokenChoices}
+              value={values.passAccessToken}
+              onChange={(ids) => set('passAccessToken', ids)}
+              clearable
+              searchable
             />
             <Switch
               label="Compress answers"
-              description="Send the app's text, JSON and scripts compressed when the browser accepts it and the app did not compress them. Never event streams."
+              description="Send the app's text, JSON and scripts compressed when the browser accepts it, the request comes from the app's own pages and the app did not compress them. Leave it off if a page shows a secret (a token, a key) next to text a request chose, such as a search term: the compressed size can give the secret away (BREACH)."
               {...toggle('compress')}
             />
           </Stack>

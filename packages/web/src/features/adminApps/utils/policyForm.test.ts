@@ -15,7 +15,7 @@ const app: AdminApp = {
   websockets: true,
   corsPreflight: false,
   preserveHost: true,
-  passAccessToken: false,
+  passAccessToken: ['github'],
   compress: true,
   source: 'console',
 };
@@ -55,6 +55,14 @@ describe('app form', () => {
     expect(form.publicPaths).toBe('/health\n/static/*');
     const { source: _source, ...definition } = app;
     expect(formToApp(form)).toEqual(definition);
+  });
+
+  it('starts a new app with compression off and no provider’s token, and reads an app without them so', () => {
+    expect(emptyAppForm().compress).toBe(false);
+    expect(emptyAppForm().passAccessToken).toEqual([]);
+    expect(appToForm({ ...app, passAccessToken: true as unknown as string[] }).passAccessToken).toEqual([]);
+    const { compress: _compress, ...withoutCompress } = app;
+    expect(appToForm(withoutCompress as AdminApp).compress).toBe(false);
   });
 
   it('trims text and drops blank public paths', () => {

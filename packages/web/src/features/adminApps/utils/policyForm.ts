@@ -40,7 +40,8 @@ export interface AppFormValues {
   websockets: boolean;
   corsPreflight: boolean;
   preserveHost: boolean;
-  passAccessToken: boolean;
+  /** The providers whose access token the app receives (ids; none by default). */
+  passAccessToken: string[];
   compress: boolean;
   allow: RuleFormValues[];
   deny: RuleFormValues[];
@@ -125,8 +126,9 @@ export function emptyAppForm(): AppFormValues {
     websockets: false,
     corsPreflight: false,
     preserveHost: false,
-    passAccessToken: false,
-    compress: true,
+    passAccessToken: [],
+    // Off unless the admin chooses it, knowing the risk (BREACH: the form says it).
+    compress: false,
     allow: [],
     deny: [],
   };
@@ -142,8 +144,9 @@ export function appToForm(app: AdminApp | AppDefinition): AppFormValues {
     websockets: Boolean(app.websockets),
     corsPreflight: Boolean(app.corsPreflight),
     preserveHost: Boolean(app.preserveHost),
-    passAccessToken: Boolean(app.passAccessToken),
-    compress: app.compress !== false,
+    // A list of provider ids; anything else (an app saved when this was a switch) names none.
+    passAccessToken: Array.isArray(app.passAccessToken) ? app.passAccessToken.filter((id): id is string => typeof id === 'string') : [],
+    compress: app.compress === true,
     ...policyToForm(app.policy),
   };
 }

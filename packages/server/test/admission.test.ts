@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judgeAdmission, OPEN_ORGANIZATION, type AdmissionCase, type AdmissionProvider } from '../src/accounts/admission.js';
+import { identityClaims } from '../src/accounts/accountStore.js';
 import { mapClaims } from '../src/accounts/identityProfile.js';
 import { judgeSignIn, type SignInFacts } from '../src/accounts/signInRules.js';
 import { CONSUMER_TENANT } from '../src/config/providers/entra.js';
@@ -49,6 +50,22 @@ describe("a kind's own rules read the facts of the IdP's answer", () => {
 
   it('the email rules come first: an unverified email is refused as such whatever the facts', () => {
     expect(judge({ provider: google, profile: { email: 'ann@corp.example', emailVerified: false, facts: { hostedDomain: 'corp.example' } } })).toBe('email_unverified');
+  });
+});
+
+describe('identities kept before their facts were kept apart', () => {
+  // An upgrade must judge older sessions by what their IdP said, not end them all for knowing nothing.
+  it("read Google's hd and Entra's tid from the extra claims, GitHub's organisations from the groups", () => {
+    const older = (claims: object) => identityClaims({ claims: JSON.stringify(claims) }).facts;
+    expect(older({ groups: [], extra: { hd: 'Corp.Example', tid: '11111111-1111-4111-8111-111111111111' } })).toEqual({
+      hostedDomain: 'corp.example',
+      tenant: '11111111-1111-4111-8111-111111111111',
+      organizations: [],
+    });
+    // A Google answer without hd was a personal account.
+    expect(older({ groups: ['acme', 'acme/platform', 'globex'], extra: {} })).toEqual({ hostedDomain: null, organizations: ['acme', 'globex'] });
+    // Kept facts are read as they are.
+    expect(older({ groups: ['acme'], extra: { hd: 'x.example' }, facts: { organizations: [] } })).toEqual({ organizations: [] });
   });
 });
 

@@ -286,6 +286,21 @@ function snapshot(profile: IdentityProfile): IdentityClaims {
   return { name: profile.name, picture: profile.picture, groups: profile.groups, extra: profile.extra, ...(profile.facts ? { facts: profile.facts } : {}) };
 }
 
+/**
+ * The admission facts of an identity kept before they were kept apart (IdentityClaims.facts): read from
+ * what its snapshot holds of the same answer, so that the rules judge an older session by what its IdP
+ * said rather than end it for knowing nothing. Google's `hd` and Entra's `tid` were kept among the
+ * extra claims (a Google answer without `hd` is a personal account); GitHub's organisations are its
+ * groups without a team. Each is read only by its own kind's rule (accounts/admission.ts).
+ */
+function factsOfOlderSnapshot(groups: readonly string[], extra: Record<string, unknown>): AdmissionFacts {
+  return {
+    hostedDomain: typeof extra.hd === 'string' ? extra.hd.toLowerCase() : null,
+    ...(typeof extra.tid === 'string' ? { tenant: extra.tid.toLowerCase() } : {}),
+    organizations: groups.filter((group) => !group.includes('/')),
+  };
+}
+
 /** The facts an answer carried (a fact it left out is undefined, and keeps the one from before). */
 function definedFacts(facts: AdmissionFacts | undefined): AdmissionFacts {
   return Object.fromEntries(Object.entries(facts ?? {}).filter(([, value]) => value !== undefined));
@@ -294,11 +309,13 @@ function definedFacts(facts: AdmissionFacts | undefined): AdmissionFacts {
 export function identityClaims(identity: Pick<Identity, 'claims'>): IdentityClaims {
   try {
     const parsed = JSON.parse(identity.claims) as Partial<IdentityClaims>;
+    const groups = Array.isArray(parsed.groups) ? parsed.groups.filter((g) => typeof g === 'string') : [];
+    const extra = parsed.extra && typeof parsed.extra === 'object' && !Array.isArray(parsed.extra) ? parsed.extra : {};
     return {
       ...parsed,
-      groups: Array.isArray(parsed.groups) ? parsed.groups.filter((g) => typeof g === 'string') : [],
-      extra: parsed.extra && typeof parsed.extra === 'object' && !Array.isArray(parsed.extra) ? parsed.extra : {},
-      facts: parsed.facts && typeof parsed.facts === 'object' && !Array.isArray(parsed.facts) ? parsed.facts : {},
+      groups,
+      extra,
+      facts: parsed.facts && typeof parsed.facts === 'object' && !Array.isArray(parsed.facts) ? parsed.facts : factsOfOlderSnapshot(groups, extra),
     };
   } catch {
     // A snapshot that does not parse grants nothing.

@@ -43,8 +43,9 @@ export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
     config: {
       ...sessionCheck.config,
       // The portal asks this on every page load to learn whether anyone is signed in: "nobody" is the
-      // expected answer of every visitor, not an event for the log at info (still at debug).
-      whenSignedOut: (request, reply) => sendError(new AppError('unauthenticated', { expected: true }), request, reply),
+      // expected answer of every visitor, not an event for the log at info (still at debug). A session
+      // Gatehouse ended itself is said, with why (the sign-in page shows it).
+      whenSignedOut: async (request, reply, ended) => sendError((await ended()) ?? new AppError('unauthenticated', { expected: true }), request, reply),
     },
     handler: async (request) => {
       const current = await signedIn(request);

@@ -26,8 +26,11 @@ declare module 'fastify' {
      * with the session), or in the `csrf_token` field of an HTML form (checked once the body is read).
      */
     csrf?: 'header' | 'form';
-    /** A page or form a person reaches: instead of a 401, what a signed-out browser is answered with. */
-    whenSignedOut?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+    /**
+     * A page or form a person reaches: instead of a 401, what a signed-out browser is answered with.
+     * `ended` says why, when Gatehouse itself ended the session the cookie names (read only if asked).
+     */
+    whenSignedOut?: (request: FastifyRequest, reply: FastifyReply, ended: () => Promise<AppError | undefined>) => FastifyReply | Promise<FastifyReply>;
   }
 }
 
@@ -56,8 +59,9 @@ export function installGuard(app: FastifyInstance, deps: GuardDeps): void {
     if (access === 'public') return;
     const current = await deps.sessionOf(request);
     if (!current) {
-      if (whenSignedOut) return whenSignedOut(request, reply);
-      throw (await deps.signedOutWhy?.(request)) ?? new AppError('unauthenticated');
+      const ended = async () => deps.signedOutWhy?.(request);
+      if (whenSignedOut) return whenSignedOut(request, reply, ended);
+      throw (await ended()) ?? new AppError('unauthenticated');
     }
     guarded.set(request, current);
     if (access === 'admin' && !deps.isAdmin(current)) throw new AppError('forbidden');

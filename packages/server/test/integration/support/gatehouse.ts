@@ -54,6 +54,8 @@ export async function startGatehouse(overrides: StartOptions = {}): Promise<Runn
       {
         publicUrl: `http://localhost:${port}`,
         listen: { host: '127.0.0.1', port },
+        // The level the test's logger has, so that a reload in a test (which applies log.level) keeps it.
+        log: { level: logStream ? 'info' : ((process.env.TEST_LOG_LEVEL as 'info' | undefined) ?? 'silent') },
         // Suites sign in dozens of times a minute from one address; the rate-limit suite sets its own.
         signIn: { rateLimit: { max: 10_000 } },
         ...input,

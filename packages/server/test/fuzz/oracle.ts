@@ -17,6 +17,10 @@ import type { Arrival } from './upstream.js';
  *   (5) every error answer is the catalogue's problem+json or HTML page with a reference;
  *   (6) no proxied answer carries a Content-Encoding the app did not set itself unless the app has
  *       compression on and the request's Sec-Fetch-Site is same-origin or none (BREACH);
+ *   (7) nothing meant for admins reaches a stranger or a person who is not one (bob never is): no
+ *       readiness check beyond the status on `/readyz`, no app named by the sign-in page's
+ *       `/api/providers` without a portal session, no rule text, refusal reason or `why` in a person's
+ *       own activity (`/api/me/activity`);
  *   and: no redirect off the known origins, no state change without CSRF, no admin API for a non-admin,
  *   no forged logout token accepted, no session from a garbage callback.
  * (2), the process surviving, is checked per batch by the runner.
@@ -38,6 +42,7 @@ export type Rule =
   | 'logout-token-accepted'
   | 'session-from-garbage'
   | 'compression-not-due'
+  | 'details-for-non-admin'
   | 'crash'
   | 'health'
   | 'session-lost';
@@ -148,6 +153,9 @@ export function judge(request: FuzzRequest, answer: Answer, arrivals: readonly A
     if (apps.some((app) => !APPS[app].compress)) add('compression-not-due', 'app without compress', `${compression} answer from ${apps.join('+')}, whose compression is off`);
   }
 
+  const disclosed = adminDetails(request, answer, path);
+  if (disclosed) add('details-for-non-admin', `${request.surface} ${path}`, disclosed);
+
   switch (request.surface) {
     case 'forward-auth':
       if (ok && isForwardAuth(path)) found.push(...judgeForwardAuth(request, answer));
@@ -174,6 +182,30 @@ export function judge(request: FuzzRequest, answer: Answer, arrivals: readonly A
       break;
   }
   return found;
+}
+
+/** What an answer gives away that is meant for admins (rule 7), or undefined. */
+function adminDetails(request: FuzzRequest, answer: Answer, path: string): string | undefined {
+  if (!(header(answer, 'content-type') ?? '').startsWith('application/json')) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null) return undefined;
+  const fields = body as Record<string, unknown>;
+  if (path === '/readyz' && Object.keys(fields).some((key) => key !== 'status')) return `/readyz told ${request.credential} ${Object.keys(fields).join(', ')}`;
+  if (path === '/api/providers' && !request.credential.includes('portal')) {
+    const returnTo = fields.returnTo as { appName?: unknown; host?: unknown } | undefined;
+    if (returnTo && ((returnTo.appName ?? null) !== null || (returnTo.host ?? null) !== null)) return `/api/providers named ${String(returnTo.appName)} at ${String(returnTo.host)} to a caller without a portal session`;
+  }
+  if (path === '/api/me/activity' && answer.status === 200) {
+    const text = answer.body;
+    // The rule that decided ("denied by deny[0]: emails …"), a refusal's reason, the admins' sentence.
+    if (/"(why|refusal|rule)"\s*:|\b(allow|deny)\[\d+\]/.test(text)) return `a person's activity carried admin details: ${text.slice(0, 120)}`;
+  }
+  return undefined;
 }
 
 /**

@@ -110,7 +110,7 @@ describe('organisation-wide sign-in settings', () => {
     expect(bob.me).toBeUndefined();
     expect((await signIn('dev', 'alice@example.com', 'alice')).me.user.email).toBe('alice@example.com');
     const events = json(await alice.browser.request(`${portal}/api/admin/audit?type=sign_in_settings_updated`)).events;
-    expect(events[0].details).toEqual({ before: { allowedDomains: [], createUsers: true }, after: { allowedDomains: [], createUsers: false } });
+    expect(events[0].details).toEqual({ before: { allowedDomains: [], createUsers: true }, after: { allowedDomains: [], createUsers: false }, sessionsEnded: 0 });
     await send(alice, 'PUT', '/api/admin/sign-in-settings', { allowedDomains: [], createUsers: true });
   });
 

@@ -125,7 +125,7 @@ describe('a contractor IdP asserting `admins`', () => {
     expect(tested).toMatchObject({ allow: false, subject: { groups: [] }, provider: { id: 'contractor' } });
 
     // With a prefix, carol's groups count only as contractor:admins: still not `admins`.
-    const { id: _id, enabled: _enabled, source: _source, discovery: _discovery, publication: _publication, redirectUri: _r, backchannelLogoutUri: _b, hasClientSecret: _s, hasPrivateKey: _k, linkedIdentities: _l, groupPrefix: _p, options, ...definition } = JSON.parse(created.body);
+    const { id: _id, enabled: _enabled, source: _source, discovery: _discovery, publication: _publication, redirectUri: _r, backchannelLogoutUri: _b, hasClientSecret: _s, hasPrivateKey: _k, linkedIdentities: _l, warnings: _w, groupPrefix: _p, options, ...definition } = JSON.parse(created.body);
     // A preset's own options go beside the common fields in a definition (the view nests them).
     expect((await send(alice, 'PUT', '/api/admin/providers/contractor', { ...definition, ...options, groupPrefix: 'contractor:' })).status).toBe(200);
     expect(JSON.parse((await carol.browser.request(`${portal}/api/session`)).body).user).toMatchObject({ admin: false, groups: ['contractor:admins'] });

@@ -1,9 +1,7 @@
 import { routes } from '@gatehouse/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiArea } from '../../src/api/index.js';
-import { policySubject } from '../../src/authorize/policy.js';
-import { portalReturnToPolicy } from '../../src/authorize/returnTo.js';
-import { areaHarness, PORTAL, type AreaHarness, type Person } from '../support/areaHarness.js';
+import { apiAreaDeps, areaHarness, PORTAL, type AreaHarness, type Person } from '../support/areaHarness.js';
 
 /**
  * The portal's own API (`/api/session`, `/api/providers`, `/api/apps`, `/api/me/...`) registered alone
@@ -23,19 +21,7 @@ describe('the api area, alone', () => {
         ],
       },
       async (parts, app) => {
-        await app.register(apiArea, {
-          organizationName: parts.config.organization.name,
-          providers: parts.providers,
-          sessions: parts.sessions,
-          accounts: parts.accounts,
-          audit: parts.audit,
-          apps: parts.apps,
-          cookieKey: parts.cookieKey,
-          returnToPolicy: () => portalReturnToPolicy({ portalOrigin: PORTAL, apps: parts.apps }),
-          groupsOf: parts.groupsOf,
-          isAdmin: parts.isAdmin,
-          policySubjectOf: (current) => policySubject(parts.config.admins, current.user, parts.groupsOf(current)),
-        });
+        await app.register(apiArea, apiAreaDeps(parts));
       },
     );
     ann = await harness.signIn('ann@example.com');

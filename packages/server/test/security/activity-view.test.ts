@@ -1,9 +1,7 @@
 import { routes } from '@gatehouse/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiArea } from '../../src/api/index.js';
-import { policySubject } from '../../src/authorize/policy.js';
-import { portalReturnToPolicy } from '../../src/authorize/returnTo.js';
-import { areaHarness, PORTAL, type AreaHarness, type Person } from '../support/areaHarness.js';
+import { apiAreaDeps, areaHarness, type AreaHarness, type Person } from '../support/areaHarness.js';
 
 /**
  * Threat: admin-only details disclosed to the person. "Recent activity" (`GET /api/me/activity`)
@@ -24,19 +22,7 @@ describe("a person's activity", () => {
     harness = await areaHarness(
       { apps: [{ id: 'wiki', name: 'Wiki', publicUrl: 'http://wiki.localhost:4180', upstream: 'http://127.0.0.1:9', policy: { allow: [{ anyUser: true }] } }] },
       async (parts, app) => {
-        await app.register(apiArea, {
-          organizationName: parts.config.organization.name,
-          providers: parts.providers,
-          sessions: parts.sessions,
-          accounts: parts.accounts,
-          audit: parts.audit,
-          apps: parts.apps,
-          cookieKey: parts.cookieKey,
-          returnToPolicy: () => portalReturnToPolicy({ portalOrigin: PORTAL, apps: parts.apps }),
-          groupsOf: parts.groupsOf,
-          isAdmin: parts.isAdmin,
-          policySubjectOf: (current) => policySubject(parts.config.admins, current.user, parts.groupsOf(current)),
-        });
+        await app.register(apiArea, apiAreaDeps(parts));
       },
     );
     ann = await harness.signIn('ann@example.com');

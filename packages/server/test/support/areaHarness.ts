@@ -24,6 +24,9 @@ import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { ChangeFeed } from '../../src/storage/changes.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
+import type { ApiDeps } from '../../src/api/deps.js';
+import { policySubject } from '../../src/authorize/policy.js';
+import { portalReturnToPolicy } from '../../src/authorize/returnTo.js';
 
 export const PORTAL = 'http://localhost:4180';
 
@@ -63,6 +66,23 @@ export interface Person {
   csrf: string;
   /** Headers of a same-origin state-changing request by this person. */
   changeHeaders: Record<string, string>;
+}
+
+/** The api area's dependencies as app.ts hands them in, on a harness's parts. */
+export function apiAreaDeps(parts: Omit<AreaHarness, 'app' | 'close'>): ApiDeps {
+  return {
+    organizationName: parts.config.organization.name,
+    providers: parts.providers,
+    sessions: parts.sessions,
+    accounts: parts.accounts,
+    audit: parts.audit,
+    apps: parts.apps,
+    cookieKey: parts.cookieKey,
+    returnToPolicy: () => portalReturnToPolicy({ portalOrigin: PORTAL, apps: parts.apps }),
+    groupsOf: parts.groupsOf,
+    isAdmin: parts.isAdmin,
+    policySubjectOf: (current) => policySubject(parts.config.admins, current.user, parts.groupsOf(current)),
+  };
 }
 
 export async function areaHarness(input: ConfigInput, register: (harness: Omit<AreaHarness, 'app' | 'close'>, app: FastifyInstance) => Promise<void>): Promise<AreaHarness> {

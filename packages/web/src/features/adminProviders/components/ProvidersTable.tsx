@@ -1,8 +1,9 @@
 import { useMemo } from 'react';
 import { pages, type AdminProvider } from '@gatehouse/contract';
-import { Button, Group, Stack, Text } from '@mantine/core';
+import { Button, Stack, Text } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { BreakableUrl } from '../../../components/BreakableUrl';
 import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
 import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
@@ -25,8 +26,8 @@ const columnsFor = (configLabel: string): DataTableColumn<AdminProvider>[] => [
     key: 'issuer',
     header: 'Issuer',
     cell: (provider) => (
-      <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-        {provider.issuer}
+      <Text size="sm" ff="monospace">
+        <BreakableUrl value={provider.issuer} />
       </Text>
     ),
   },
@@ -45,16 +46,12 @@ const columnsFor = (configLabel: string): DataTableColumn<AdminProvider>[] => [
       </Stack>
     ),
   },
-  { key: 'source', header: 'Source', cell: (provider) => <SourceBadge source={provider.source} configLabel={configLabel} /> },
+  { key: 'source', header: 'Source', noWrap: true, cell: (provider) => <SourceBadge source={provider.source} configLabel={configLabel} /> },
   { key: 'linkedIdentities', header: 'Linked identities', align: 'right', cell: (provider) => <Text size="sm">{provider.linkedIdentities}</Text> },
   {
     key: 'enabled',
     header: 'On sign-in page',
-    cell: (provider) => (
-      <Group gap="xs" wrap="nowrap">
-        <ProviderEnabledSwitch provider={provider} />
-      </Group>
-    ),
+    cell: (provider) => <ProviderEnabledSwitch provider={provider} />,
   },
 ];
 
@@ -68,6 +65,7 @@ export function ProvidersTable({ providers, configLabel }: { providers: AdminPro
       getRowKey={(provider) => provider.id}
       getRowAttributes={(provider) => ({ 'data-provider-id': provider.id })}
       minWidth={860}
+      label="Providers"
       testId="providers-table"
       empty={
         <EmptyList

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { pages, type AdminProvider } from '@gatehouse/contract';
-import { Button, Stack, Text } from '@mantine/core';
+import { Box, Button, Group, Stack, Text } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { BreakableUrl } from '../../../components/BreakableUrl';
@@ -8,6 +8,7 @@ import { DataTable, RowLink, type DataTableColumn } from '../../../components/Da
 import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
 import { ProviderEnabledSwitch } from './ProviderEnabledSwitch';
+import { ProviderLogo } from './ProviderLogo';
 import { ProviderStatusBadge } from './ProviderStatusBadge';
 import { PublicationBadge } from './PublicationBadge';
 
@@ -17,9 +18,16 @@ const columnsFor = (configLabel: string): DataTableColumn<AdminProvider>[] => [
     key: 'name',
     header: 'Name',
     cell: (provider) => (
-      <RowLink to={pages.adminProvider.href(provider.id)} detail={provider.id}>
-        {provider.name}
-      </RowLink>
+      <Group gap="sm" wrap="nowrap" align="flex-start">
+        <Box c="dimmed" mt={2} style={{ flex: 'none' }}>
+          <ProviderLogo kind={provider.kind} size={18} />
+        </Box>
+        <Box miw={0}>
+          <RowLink to={pages.adminProvider.href(provider.id)} detail={provider.id}>
+            {provider.name}
+          </RowLink>
+        </Box>
+      </Group>
     ),
   },
   {

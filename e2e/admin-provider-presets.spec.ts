@@ -35,9 +35,12 @@ test('alice adds Google from its preset, and a person signs in with it', async (
   await signInWith(page, 'Development IdP', 'alice@example.com', 'alice');
   await page.goto(`${portalUrl()}/admin/providers/new`);
 
-  // The kinds, as the server's presets list them: a radio group of cards, initials for logos.
+  // The kinds, as the server's presets list them: a radio group of cards, each with its logo.
   const kinds = page.getByRole('radiogroup', { name: 'Kind of provider' });
   await expect(kinds.getByRole('radio')).toHaveCount(8);
+  for (const kind of ['oidc', 'google', 'entra', 'okta', 'keycloak', 'auth0', 'gitlab', 'github']) {
+    await expect(kinds.locator(`[data-kind="${kind}"] svg[data-logo="${kind}"]`)).toHaveCount(1);
+  }
   for (const label of ['OpenID Connect', 'Google', 'Microsoft Entra ID', 'Okta', 'Keycloak', 'Auth0', 'GitLab', 'GitHub']) {
     await expect(kinds.getByRole('radio', { name: label })).toBeVisible();
   }
@@ -52,7 +55,15 @@ test('alice adds Google from its preset, and a person signs in with it', async (
   await expect(page).toHaveURL(`${portalUrl()}/admin/providers/new?kind=google`);
   // Google's own settings and setup guide; no issuer to fetch.
   await expect(page.getByRole('region', { name: 'Google settings' })).toBeVisible();
-  await expect(page.getByText('docs/providers/google.md')).toBeVisible();
+  // The setup guide is a link to the console's own page of docs/providers/google.md, in a new tab (the form stays as filled).
+  const guide = page.getByRole('link', { name: 'How to register Gatehouse at Google' });
+  await expect(guide).toHaveAttribute('href', '/admin/providers/guides/google');
+  await expect(guide).toHaveAttribute('target', '_blank');
+  const [guidePage] = await Promise.all([page.context().waitForEvent('page'), guide.click()]);
+  await expect(guidePage.getByRole('heading', { level: 1, name: 'Google (kind: google)' })).toBeVisible();
+  await expect(guidePage.getByRole('heading', { level: 2, name: 'Register Gatehouse at Google' })).toBeVisible();
+  await check(guidePage, testInfo, 'google-guide');
+  await guidePage.close();
   await expect(page.getByRole('textbox', { name: 'Google Workspace domains' })).toHaveValue('');
   await expect(page.getByRole('button', { name: 'Fetch discovery' })).toHaveCount(0);
   await expect(page.getByRole('textbox', { name: 'Name', exact: true })).toHaveValue('Google');

@@ -1,8 +1,9 @@
-import type { ProviderPreset } from '@gatehouse/contract';
+import { pages, type ProviderPreset } from '@gatehouse/contract';
 import { Anchor, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { LockedFields } from '../../../components/FormParts';
 import { Section } from '../../../components/Section';
 import { presetOptionFields } from '../utils/providerForm';
+import { guideName } from '../utils/providerGuides';
 
 export interface PresetFieldsProps {
   preset: ProviderPreset;
@@ -11,13 +12,22 @@ export interface PresetFieldsProps {
   locked: boolean;
 }
 
-/** A preset's setup guide: a link when it is an address, else the page of Gatehouse's documentation by name. */
+/**
+ * A preset's setup guide: the console's own page of it (from docs/providers/, opened in a new tab so the
+ * form being filled in stays as it is), a web address as a link, else the page of the documentation by name.
+ */
 export function PresetDocs({ preset }: { preset: Pick<ProviderPreset, 'docs' | 'label'> }) {
-  if (/^https:\/\//.test(preset.docs)) {
+  const guide = guideName(preset.docs);
+  if (guide || /^https:\/\//.test(preset.docs)) {
     return (
-      <Anchor href={preset.docs} target="_blank" rel="noreferrer" size="sm">
-        How to register Gatehouse at {preset.label}
-      </Anchor>
+      <Text size="sm">
+        <Anchor href={guide ? pages.adminProviderGuide.href(guide) : preset.docs} target="_blank" rel={guide ? undefined : 'noreferrer'} fw={600} data-testid="setup-guide">
+          How to register Gatehouse at {preset.label}
+        </Anchor>{' '}
+        <Text span size="sm" c="dimmed">
+          (setup guide, opens in a new tab)
+        </Text>
+      </Text>
     );
   }
   return (

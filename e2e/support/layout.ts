@@ -22,6 +22,7 @@ interface Element {
   scrollWidth: number;
   clientWidth: number;
   children: ArrayLike<Element>;
+  childNodes: ArrayLike<{ nodeType: number; textContent: string | null }>;
   parentElement: Element | null;
   getBoundingClientRect(): Rect;
   getAttribute(name: string): string | null;
@@ -41,7 +42,8 @@ interface Window {
  *   screen must sit inside an element meant to scroll;
  * - something scrolls sideways without saying so: any scroll container but a code block must be meant to
  *   (`data-scrolls`) and described by a hint in sight (`aria-describedby`, the tables' "Scroll sideways");
- * - text cut off with an ellipsis and nothing to read it whole (no `title` on it or around it);
+ * - text cut off with an ellipsis and nothing to read it whole (no `title` on it or around it), or
+ *   clipped at an edge without one (a button's label);
  * - text squeezed into a column a few characters wide (a value printed one character per line);
  * - the header's content outside the header (wrapped below it, over the page), or the page's under it.
  */
@@ -59,8 +61,10 @@ export async function layoutProblems(page: Page): Promise<string[]> {
     const visible = (element: Element) => {
       const style = win.getComputedStyle(element);
       const rect = element.getBoundingClientRect();
-      return style.display !== 'none' && style.visibility !== 'hidden' && rect.width > 0 && rect.height > 0;
+      // Visually hidden text (1 px, clipped) is for screen readers: it is not laid out for the eye.
+      return style.display !== 'none' && style.visibility !== 'hidden' && rect.width > 1 && rect.height > 1;
     };
+    const ownText = (element: Element) => Array.from(element.childNodes).some((node) => node.nodeType === 3 && (node.textContent ?? '').trim() !== '');
     const all = Array.from(doc.querySelectorAll('body *')).filter((element) => !element.closest('svg') && !element.closest('[data-portal]'));
     const scrollsSideways = (element: Element) => {
       const overflow = win.getComputedStyle(element).overflowX;
@@ -94,8 +98,12 @@ export async function layoutProblems(page: Page): Promise<string[]> {
         if (!element.hasAttribute('data-scrolls') || !hintShown) problems.push(`scrolls sideways without saying so: ${describe(element)}`);
       }
       const style = win.getComputedStyle(element);
-      if (style.textOverflow === 'ellipsis' && element.scrollWidth > element.clientWidth + 1 && !element.closest('[title]')) {
+      const overflows = element.scrollWidth > element.clientWidth + 1;
+      if (overflows && style.textOverflow === 'ellipsis' && !element.closest('[title]')) {
         problems.push(`cut off: ${describe(element)}`);
+      } else if (overflows && (style.overflowX === 'hidden' || style.overflowX === 'clip') && ownText(element)) {
+        // Clipped without even an ellipsis: a button's label past its edge.
+        problems.push(`clipped: ${describe(element)}`);
       }
     }
     // Text in a column too narrow to read: a leaf of 16+ characters laid out under 3 characters wide.

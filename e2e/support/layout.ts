@@ -43,7 +43,7 @@ interface Window {
  * - something scrolls sideways without saying so: any scroll container but a code block must be meant to
  *   (`data-scrolls`) and described by a hint in sight (`aria-describedby`, the tables' "Scroll sideways");
  * - text cut off with an ellipsis and nothing to read it whole (no `title` on it or around it), or
- *   clipped at an edge without one (a button's label);
+ *   clipped at an edge without one (a button's label), or a word running over its box's edge;
  * - text squeezed into a column a few characters wide (a value printed one character per line);
  * - the header's content outside the header (wrapped below it, over the page), or the page's under it.
  */
@@ -104,6 +104,9 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       } else if (overflows && (style.overflowX === 'hidden' || style.overflowX === 'clip') && ownText(element)) {
         // Clipped without even an ellipsis: a button's label past its edge.
         problems.push(`clipped: ${describe(element)}`);
+      } else if (overflows && style.overflowX === 'visible' && style.display !== 'inline' && ownText(element) && !element.closest('pre')) {
+        // A word longer than its box (a path in a title) runs over the box's edge, and a card around it clips it.
+        problems.push(`runs over its edge: ${describe(element)}`);
       }
     }
     // Text in a column too narrow to read: a leaf of 16+ characters laid out under 3 characters wide.

@@ -1,4 +1,4 @@
-import { Badge, Button, createTheme, DataList, type CSSVariablesResolver } from '@mantine/core';
+import { Badge, Button, createTheme, DataList, Title, type CSSVariablesResolver } from '@mantine/core';
 import classes from './theme.module.css';
 
 /**
@@ -15,7 +15,7 @@ import classes from './theme.module.css';
  * Fonts are the system stack: no web fonts, the machine may be offline and the CSP allows none.
  * On a phone the page title is smaller (26 px at 320 px, the full 34 px from about 700 px up), so a
  * name in it ("Welcome, Alice Example") takes two lines, not four; labelled lists put each label over
- * its value. Badges and buttons are never cut off: they wrap (theme.module.css).
+ * its value. Badges, buttons and titles are never cut off: they wrap (theme.module.css).
  */
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -31,6 +31,7 @@ export const theme = createTheme({
     ModalHeader: { defaultProps: { component: 'div' } },
     Badge: Badge.extend({ classNames: { root: classes.badge, label: classes.badgeLabel } }),
     Button: Button.extend({ classNames: { root: classes.button, inner: classes.buttonInner, label: classes.buttonLabel } }),
+    Title: Title.extend({ classNames: { root: classes.title } }),
     DataList: DataList.extend({ classNames: { item: classes.dataListItem, itemLabel: classes.dataListLabel } }),
   },
 });

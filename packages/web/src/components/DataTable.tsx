@@ -1,8 +1,8 @@
-import { Anchor, Group, Table, Text } from '@mantine/core';
-import { IconArrowsHorizontal } from '@tabler/icons-react';
-import { useId, useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode, type RefObject } from 'react';
+import { Anchor, Table, Text } from '@mantine/core';
+import type { CSSProperties, ReactNode } from 'react';
 import { Link } from 'react-router';
 import classes from './DataTable.module.css';
+import { SidewaysScroll } from './SidewaysScroll';
 
 /** One column of a `DataTable`: its header and what each row shows in it. */
 export interface DataTableColumn<Row> {
@@ -34,22 +34,6 @@ export interface DataTableProps<Row> {
   empty?: ReactNode;
 }
 
-/** Whether an element's content is wider than the element (it scrolls sideways), kept up to date as either resizes. */
-function useScrollsSideways(ref: RefObject<HTMLElement | null>): boolean {
-  const [scrolls, setScrolls] = useState(false);
-  useLayoutEffect(() => {
-    const element = ref.current;
-    if (!element) return;
-    const check = () => setScrolls(element.scrollWidth > element.clientWidth + 1);
-    check();
-    const observer = new ResizeObserver(check);
-    observer.observe(element);
-    if (element.firstElementChild) observer.observe(element.firstElementChild);
-    return () => observer.disconnect();
-  }, [ref]);
-  return scrolls;
-}
-
 /**
  * The console's lists. Where the list has room for `minWidth` they are a table; with less room (down to
  * a tablet beside the console's navigation) the table scrolls sideways, and says so above it and to
@@ -58,25 +42,10 @@ function useScrollsSideways(ref: RefObject<HTMLElement | null>): boolean {
  * loading (`TableSkeleton`) and failure states stay with whoever holds the query.
  */
 export function DataTable<Row>({ columns, rows, getRowKey, getRowAttributes, minWidth, label, testId, compact = false, empty }: DataTableProps<Row>) {
-  const scroller = useRef<HTMLDivElement>(null);
-  const scrolls = useScrollsSideways(scroller);
-  const hintId = useId();
   if (rows.length === 0 && empty !== undefined) return <>{empty}</>;
   return (
     <div className={classes.frame}>
-      {scrolls && (
-        <Group gap={6} mb="xs" wrap="nowrap" c="dimmed" id={hintId} data-scroll-hint>
-          <IconArrowsHorizontal size={16} aria-hidden />
-          <Text size="xs">Scroll sideways to see every column.</Text>
-        </Group>
-      )}
-      <div
-        ref={scroller}
-        className={classes.scroller}
-        data-scrolls
-        // Only while it scrolls: a region to reach with Tab and move with the arrow keys, described by the hint.
-        {...(scrolls ? { role: 'region', 'aria-label': label, 'aria-describedby': hintId, tabIndex: 0 } : {})}
-      >
+      <SidewaysScroll label={label}>
         <Table
           className={classes.table}
           style={{ '--data-table-min-width': `${minWidth}px` } as CSSProperties}
@@ -116,7 +85,7 @@ export function DataTable<Row>({ columns, rows, getRowKey, getRowAttributes, min
             ))}
           </Table.Tbody>
         </Table>
-      </div>
+      </SidewaysScroll>
     </div>
   );
 }

@@ -4,6 +4,7 @@ import Markdown, { type Components } from 'react-markdown';
 import { Link } from 'react-router';
 import remarkGfm from 'remark-gfm';
 import { pages } from '@gatehouse/contract';
+import { SidewaysScroll } from '../../../components/SidewaysScroll';
 import { guideLink } from '../utils/providerGuides';
 import classes from './ProviderGuide.module.css';
 
@@ -37,12 +38,15 @@ const COMPONENTS: Components = {
   h2: ({ children }) => <Title order={2} size="h3">{children}</Title>,
   h3: ({ children }) => <Title order={3} size="h4">{children}</Title>,
   a: ({ href, children }) => <GuideAnchor href={href}>{children}</GuideAnchor>,
-  // Code blocks (YAML) scroll as code does, and take the keyboard's arrows; the tables of fields wrap instead.
+  // Code blocks (YAML) scroll as code does, and take the keyboard's arrows; a table too wide for a phone
+  // scrolls in its frame and says so.
   pre: ({ children }) => <pre tabIndex={0}>{children}</pre>,
   table: ({ children }) => (
-    <Table withTableBorder withColumnBorders verticalSpacing="xs">
-      {children}
-    </Table>
+    <SidewaysScroll label="A table of the guide">
+      <Table withTableBorder withColumnBorders verticalSpacing="xs">
+        {children}
+      </Table>
+    </SidewaysScroll>
   ),
   thead: ({ children }) => <Table.Thead>{children}</Table.Thead>,
   tbody: ({ children }) => <Table.Tbody>{children}</Table.Tbody>,

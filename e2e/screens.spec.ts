@@ -128,10 +128,6 @@ for (const width of WIDTHS) {
     await admin.visit('/admin/providers/new', 'provider-kinds', (page) => page.getByRole('radiogroup', { name: 'Kind of provider' }));
     await admin.visit('/admin/providers/new?kind=google', 'provider-new-google', (page) => page.getByRole('region', { name: 'Google settings' }));
     await admin.visit('/admin/providers/dev', 'provider-config', (page) => page.getByTestId('config-summary'));
-    // The setup guides, GitHub's with its tables; its links to other guides stay in the console.
-    await admin.visit('/admin/providers/guides/github', 'provider-guide', (page) => h1(page, 'GitHub'));
-    await admin.visit('/admin/providers/guides/overview', 'provider-guides', (page) => h1(page, 'Identity providers'));
-    await expect(alice.getByRole('link', { name: 'google.md' })).toHaveAttribute('href', '/admin/providers/guides/google');
     await admin.visit(`/admin/providers/${LONG_PROVIDER.id}`, 'provider-hidden', (page) => page.getByTestId('provider-hidden'));
     await admin.visit('/admin/audit', 'audit', (page) => page.getByTestId('audit-table').locator('tbody tr').first());
     await admin.visit('/admin/no-such-page', 'console-not-found', (page) => h1(page, 'Page not found'));

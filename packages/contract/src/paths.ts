@@ -79,11 +79,6 @@ export const pages = {
   adminProviders: { path: '/admin/providers', href: () => '/admin/providers' },
   adminProviderNew: { path: '/admin/providers/new', href: () => '/admin/providers/new' },
   adminProvider: { path: '/admin/providers/:providerId', href: (providerId: string) => fillPath('/admin/providers/:providerId', { providerId }) },
-  /** A kind of provider's setup guide (`google`, `overview`), docs/providers/ as the console shows it. */
-  adminProviderGuide: {
-    path: '/admin/providers/guides/:guide',
-    href: (guide: string) => fillPath('/admin/providers/guides/:guide', { guide }),
-  },
   /** Where a test sign-in started from the console ends (the server redirects here). */
   adminProviderTest: {
     path: '/admin/providers/:providerId/tests/:testId',

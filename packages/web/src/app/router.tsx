@@ -48,7 +48,6 @@ export function createRoutes(queryClient: QueryClient): RouteObject[] {
                     { path: pages.adminApp.path, lazy: () => import('./routes/adminApp').then(lazy) },
                     { path: pages.adminProviders.path, lazy: () => import('./routes/adminProviders').then(lazy) },
                     { path: pages.adminProviderNew.path, lazy: () => import('./routes/adminProviderNew').then(lazy) },
-                    { path: pages.adminProviderGuide.path, lazy: () => import('./routes/adminProviderGuide').then(lazy) },
                     { path: pages.adminProvider.path, lazy: () => import('./routes/adminProvider').then(lazy) },
                     { path: pages.adminProviderTest.path, lazy: () => import('./routes/adminProviderTest').then(lazy) },
                     { path: '*', lazy: () => import('./routes/notFound').then(lazy) },

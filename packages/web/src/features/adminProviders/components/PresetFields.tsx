@@ -1,9 +1,8 @@
-import { pages, type ProviderPreset } from '@gatehouse/contract';
-import { Anchor, Switch, Text, Textarea, TextInput } from '@mantine/core';
+import type { ProviderPreset } from '@gatehouse/contract';
+import { Anchor, Switch, Textarea, TextInput } from '@mantine/core';
 import { LockedFields } from '../../../components/FormParts';
 import { Section } from '../../../components/Section';
 import { presetOptionFields } from '../utils/providerForm';
-import { guideName } from '../utils/providerGuides';
 
 export interface PresetFieldsProps {
   preset: ProviderPreset;
@@ -13,27 +12,15 @@ export interface PresetFieldsProps {
 }
 
 /**
- * A preset's setup guide: the console's own page of it (from docs/providers/, opened in a new tab so the
- * form being filled in stays as it is), a web address as a link, else the page of the documentation by name.
+ * A preset's setup guide: a link to it, an address elsewhere or a page of Gatehouse's documentation
+ * (`docs/…`, which the server serves to admins at the same path).
  */
 export function PresetDocs({ preset }: { preset: Pick<ProviderPreset, 'docs' | 'label'> }) {
-  const guide = guideName(preset.docs);
-  if (guide || /^https:\/\//.test(preset.docs)) {
-    return (
-      <Text size="sm">
-        <Anchor href={guide ? pages.adminProviderGuide.href(guide) : preset.docs} target="_blank" rel={guide ? undefined : 'noreferrer'} fw={600} data-testid="setup-guide">
-          How to register Gatehouse at {preset.label}
-        </Anchor>{' '}
-        <Text span size="sm" c="dimmed">
-          (setup guide, opens in a new tab)
-        </Text>
-      </Text>
-    );
-  }
+  const href = /^https:\/\//.test(preset.docs) ? preset.docs : `/${preset.docs}`;
   return (
-    <Text size="sm">
-      How to register Gatehouse at {preset.label}: <code>{preset.docs}</code> in Gatehouse’s documentation.
-    </Text>
+    <Anchor href={href} target="_blank" rel="noreferrer" size="sm">
+      How to register Gatehouse at {preset.label}
+    </Anchor>
   );
 }
 

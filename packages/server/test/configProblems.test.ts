@@ -157,6 +157,8 @@ providers:
     clientScret: pa55word-in-the-file
   - { id: partner, name: Partner, issuer: "http://partner.example", clientId: gatehouse, clientSecret: s3cr3t-in-the-file }
 secrets: { cookieKey: "\${COOKIE_KEY}", encryptionKeys: [] }
+apps:
+  - { id: wiki, name: Wiki, publicUrl: "http://wiki.localhost:4180", upstream: "http://svc:upstream-pw@10.0.0.2:8080/?x=1", policy: { allow: [{ anyUser: true }] } }
 `,
       { COOKIE_KEY: 'value-from-the-environment' },
     );
@@ -170,7 +172,9 @@ secrets: { cookieKey: "\${COOKIE_KEY}", encryptionKeys: [] }
     expect(printed).toContain(' 7 |     clientScret: ***');
     expect(printed).toContain(' 8 |   - { id: partner, name: Partner, issuer: "http://partner.example", clientId: gatehouse, clientSecret: *** }');
     expect(printed).toContain(' 9 | secrets: { cookieKey: "${COOKIE_KEY}", encryptionKeys: [] }');
-    for (const secret of ['hunter2', 'pa55word', 's3cr3t', 'value-from-the-environment']) expect(printed + error.message).not.toContain(secret);
+    // A password in any URL: the password alone.
+    expect(printed).toContain('upstream: "http://svc:***@10.0.0.2:8080/?x=1"');
+    for (const secret of ['hunter2', 'pa55word', 's3cr3t', 'value-from-the-environment', 'upstream-pw']) expect(printed + error.message).not.toContain(secret);
   });
 });
 

@@ -112,6 +112,8 @@ export function displayName(file: string, cwd: string = process.cwd()): string {
  */
 const SECRET_KEY = /(secret|password|passwd|token|cookiekey|privatekey)$|^key$/i;
 const CREDENTIALS_KEY = /^url$/i;
+/** `scheme://user:password@`: the password (group 2) of credentials written in a URL. */
+const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)@/gi;
 /** A value that is only a reference to the environment, e.g. `${CORP_CLIENT_SECRET}`: shown as written. */
 const ONLY_REFERENCE = /^\s*["']?\$\{[A-Za-z_][A-Za-z0-9_]*\}["']?\s*$/;
 
@@ -156,6 +158,15 @@ export class ConfigSource {
         const name = isScalar(pair.key) ? String(pair.key.value) : '';
         if (isSecretKey(name)) this.maskValue(pair, false);
         else if (CREDENTIALS_KEY.test(name)) this.maskValue(pair, true);
+      },
+      // A password in any URL (an upstream's, say): the password, not the whole value.
+      Scalar: (_key, scalar) => {
+        if (!scalar.range) return;
+        const written = this.text.slice(scalar.range[0], scalar.range[1]);
+        for (const match of written.matchAll(URL_PASSWORD)) {
+          const start = scalar.range[0] + match.index + match[1]!.length;
+          this.secrets.push([start, start + match[2]!.length]);
+        }
       },
     });
   }

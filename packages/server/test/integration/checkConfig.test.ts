@@ -25,9 +25,9 @@ interface Outcome {
 
 let dir: string;
 
-function checkConfig(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+function checkConfig(args: string[], env: Record<string, string> = {}, command = 'check-config'): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, 'check-config', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [MAIN, command, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
   });
@@ -93,6 +93,13 @@ providers:
     write('broken.yaml', 'providers:\n  - id: corp\n    name: Corp\n   issuer: https://sso.example.com\n');
     const { code, stderr } = await checkConfig(['--config', 'broken.yaml']);
     expect(code).toBe(2);
+    expect(stderr).toBe(['broken.yaml:4:1: Sequence item without - indicator', ' 4 |    issuer: https://sso.example.com', '   | ^', 'Invalid configuration (broken.yaml): 1 error.', ''].join('\n'));
+  });
+
+  it('start refuses a broken file with the same report, before it starts anything', async () => {
+    write('broken.yaml', 'providers:\n  - id: corp\n    name: Corp\n   issuer: https://sso.example.com\n');
+    const { code, stdout, stderr } = await checkConfig(['--config', 'broken.yaml'], {}, 'start');
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
     expect(stderr).toBe(['broken.yaml:4:1: Sequence item without - indicator', ' 4 |    issuer: https://sso.example.com', '   | ^', 'Invalid configuration (broken.yaml): 1 error.', ''].join('\n'));
   });
 

@@ -47,5 +47,5 @@ export function unreachableAmong(
 
 /** What an operator is told of one: a warning, never an error (an IdP down for a minute must not stop a deploy). */
 export function unreachableMessage({ name, issuer, error }: Unreachable): string {
-  return `${issuer} did not answer (${error}): Gatehouse starts and retries, but signing in with ${name} fails until it answers`;
+  return `${issuer} did not answer (${error}); signing in with ${name} fails until it does (Gatehouse keeps asking)`;
 }

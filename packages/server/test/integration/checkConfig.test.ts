@@ -205,8 +205,8 @@ providers:
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const warnings = stdout.split('\n').filter((line) => line.includes(': warning: '));
     expect(warnings).toEqual([
-      expect.stringMatching(/^online\.yaml:10:13: warning: providers\[1\]\.issuer: http:\/\/127\.0\.0\.1:\d+ did not answer \(.*ECONNREFUSED.*\): Gatehouse starts and retries, but signing in with Refuses fails until it answers$/),
-      expect.stringMatching(/^online\.yaml:15:13: warning: providers\[2\]\.issuer: http:\/\/127\.0\.0\.1:\d+ did not answer \(no answer within 5 s\): .* signing in with Frozen fails until it answers$/),
+      expect.stringMatching(/^online\.yaml:10:13: warning: providers\[1\]\.issuer: http:\/\/127\.0\.0\.1:\d+ did not answer \(.*ECONNREFUSED.*\); signing in with Refuses fails until it does \(Gatehouse keeps asking\)$/),
+      expect.stringMatching(/^online\.yaml:15:13: warning: providers\[2\]\.issuer: http:\/\/127\.0\.0\.1:\d+ did not answer \(no answer within 5 s\); signing in with Frozen fails until it does \(Gatehouse keeps asking\)$/),
     ]);
     expect(stdout).toMatch(/\nConfiguration OK \(online\.yaml\): .*; 2 warnings\.\n$/);
   });

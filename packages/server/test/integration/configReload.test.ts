@@ -315,7 +315,7 @@ describe('config reload', () => {
     expect(answer.body.changes.providers?.added).toEqual(['partner', 'down']);
     // corp and partner answer; only the one that does not is named.
     expect(answer.body.warnings).toEqual([
-      expect.stringMatching(new RegExp(`^providers\\[2\\] \\(down\\)\\.issuer: http://127\\.0\\.0\\.1:${closedPort} did not answer \\(.+\\): .*signing in with Down IdP fails until it answers$`)),
+      expect.stringMatching(new RegExp(`^providers\\[2\\] \\(down\\)\\.issuer: http://127\\.0\\.0\\.1:${closedPort} did not answer \\(.+\\); signing in with Down IdP fails until it does \\(Gatehouse keeps asking\\)$`)),
     ]);
   });
 

@@ -106,6 +106,13 @@ listen: { port: 70000 }
     expect(renderProblems(error.found, error.fileName)).toEqual(['gatehouse.yaml:5:1: Sequence item without - indicator', ' 5 |    issuer: https://sso.example.com', '   | ^']);
   });
 
+  // Threat: a file that does not parse has no structure to say which value is a secret; its quoted
+  // line must not show one all the same.
+  it('a syntax error on the line of a secret: the value masked there too', async () => {
+    const error = refusal('providers:\n  - id: corp\n    clientSecret: s3cr3t-in-the-file: more\n');
+    expect(renderProblems(error.found, error.fileName)).toEqual(['gatehouse.yaml:3:19: Nested mappings are not allowed in compact mappings', ' 3 |     clientSecret: ***', '   |                   ^~~']);
+  });
+
   it('a key written twice is reported at the second, with the rest of the file checked too', () => {
     const error = refusal(`organization:
   name: Acme

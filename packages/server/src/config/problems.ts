@@ -114,6 +114,12 @@ const SECRET_KEY = /(secret|password|passwd|token|cookiekey|privatekey)$|^key$/i
 const CREDENTIALS_KEY = /^url$/i;
 /** `scheme://user:password@`: the password (group 2) of credentials written in a URL. */
 const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)@/gi;
+/**
+ * `clientSecret: value` written on a line (block or flow style, quoted or not, even unclosed): the
+ * value (group 2). A second net under the document's structure, which a syntax error leaves unsure.
+ */
+const WRITTEN_SECRET =
+  /(?:^|[\s{,[])["']?((?:[A-Za-z0-9_-]*(?:secret|password|passwd|token|cookiekey|privatekey))|key)["']?[ \t]*:[ \t]+("[^"\n]*"?|'[^'\n]*'?|(?:\$\{[^}\n]*\}|\$(?!\{)|[^\s,}\]#$])(?:(?:\$\{[^}\n]*\}|\$(?!\{)|[^,}\]#\n$])*(?:\$\{[^}\n]*\}|\$(?!\{)|[^\s,}\]#$]))?)/dgim;
 /** A value that is only a reference to the environment, e.g. `${CORP_CLIENT_SECRET}`: shown as written. */
 const ONLY_REFERENCE = /^\s*["']?\$\{[A-Za-z_][A-Za-z0-9_]*\}["']?\s*$/;
 
@@ -146,13 +152,13 @@ export class ConfigSource {
     readonly name: string,
   ) {
     this.document = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter: this.lines });
-    const fromYaml = (severity: ConfigProblem['severity']) => (error: { message: string; pos: [number, number] }) => ({
-      severity,
-      message: syntaxMessage(error.message),
-      at: this.spot(error.pos[0], Math.max(1, error.pos[1] - error.pos[0])),
-    });
-    this.problems = distinct([...this.document.errors.map(fromYaml('error')), ...this.document.warnings.map(fromYaml('warning'))]);
     this.readable = this.document.errors.every((error) => RECOVERABLE_YAML_ERRORS.has(error.code));
+    // Written secrets first (by the document's structure, and by the text for a file that does not
+    // parse), so that no quoted line shows one, a syntax error's included.
+    for (const match of text.matchAll(WRITTEN_SECRET)) {
+      const [start, end] = match.indices![2]!;
+      if (!ONLY_REFERENCE.test(match[2]!)) this.secrets.push([start, end]);
+    }
     visit(this.document, {
       Pair: (_key, pair) => {
         const name = isScalar(pair.key) ? String(pair.key.value) : '';
@@ -169,6 +175,12 @@ export class ConfigSource {
         }
       },
     });
+    const fromYaml = (severity: ConfigProblem['severity']) => (error: { message: string; pos: [number, number] }) => ({
+      severity,
+      message: syntaxMessage(error.message),
+      at: this.spot(error.pos[0], Math.max(1, error.pos[1] - error.pos[0])),
+    });
+    this.problems = distinct([...this.document.errors.map(fromYaml('error')), ...this.document.warnings.map(fromYaml('warning'))]);
   }
 
   /** The document as plain data (what the schema reads); `{}` for an empty file. */

@@ -33,7 +33,8 @@ const adminGroup = z.unknown().transform((value, ctx) => {
   }
   const parsed = adminGroupEntry.safeParse(value);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    // As they are (an unknown key stays one, for check-config to name the key).
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
     return z.NEVER;
   }
   return parsed.data;

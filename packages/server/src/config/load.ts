@@ -3,6 +3,7 @@ import path from 'node:path';
 import { formatIssues } from '@gatehouse/contract';
 import { parseDocument } from 'yaml';
 import { builtInDefaults, DEV_IDP_CLIENT_ID, DEV_IDP_CLIENT_SECRET } from './defaults.js';
+import { withDevelopmentDefaults } from './extendDefaults.js';
 import { interpolateEnv, InterpolationError } from './interpolate.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 
@@ -69,7 +70,7 @@ export function parseConfig(
     if (error instanceof InterpolationError) throw new ConfigError(source, [error.message]);
     throw error;
   }
-  input = applyEnvironment(input, env);
+  input = withDevelopmentDefaults(applyEnvironment(input, env));
   const result = configSchema.safeParse(input);
   if (!result.success) throw new ConfigError(source, formatIssues(result.error.issues));
   const config = result.data;

@@ -12,7 +12,8 @@ export const adminAppSchema = z.object({
   id: z.string(),
   name: z.string(),
   publicUrl: z.string(),
-  upstream: z.string(),
+  /** Absent for an app its own proxy serves (forward-auth only). */
+  upstream: z.string().optional(),
   policy: policyViewSchema,
   publicPaths: z.array(z.string()),
   websockets: z.boolean(),

@@ -201,6 +201,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     // one descends from, so that all of them follow it.
     reloadConfig: options.reload ?? localReload(services, readConfigFrom(services.running.file), options.loggerInstance ?? app.log),
     running: services.running,
+    proxying: services.config,
   });
   await app.register(authorizeArea, { deps: services });
   await app.register(spaRoutes, {

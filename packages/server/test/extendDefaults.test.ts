@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtInDefaults } from '../src/config/defaults.js';
 import { ConfigError, loadConfig, parseConfig } from '../src/config/load.js';
+import { describeChanges, restartOnlyChanges } from '../src/config/reloadable.js';
 
 /** A gatehouse.yaml in a folder of its own, read as `start` reads it. */
 function fromFile(text: string, env: NodeJS.ProcessEnv = {}) {
@@ -106,6 +107,18 @@ organization: { name: Acme }
     expect(problems({ extends: 'development-defaults', secrets }, { GATEHOUSE_MODE: 'production' })).toEqual([
       'extends: development-defaults is for development mode only: a production file says everything it means',
     ]);
+  });
+
+  it('an app added to such a file is applied by a reload, without a restart', () => {
+    // One file, read at start and again after an edit, as a reload reads it.
+    const dir = mkdtempSync(path.join(tmpdir(), 'gh-extends-'));
+    const file = path.join(dir, 'gatehouse.yaml');
+    writeFileSync(file, 'extends: development-defaults\n');
+    const before = loadConfig({ file, env: {}, cwd: dir }).config;
+    writeFileSync(file, 'extends: development-defaults\napps: [{ id: hello, name: Hello, publicUrl: "http://hello.localhost:8080", policy: { allow: [{ groups: [staff] }] } }]\n');
+    const after = loadConfig({ file, env: {}, cwd: dir }).config;
+    expect(restartOnlyChanges(before, after)).toEqual([]);
+    expect(describeChanges(before, after).apps).toEqual({ added: ['hello'], removed: [], changed: [] });
   });
 
   it('names nothing else', () => {

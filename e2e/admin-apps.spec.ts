@@ -249,6 +249,9 @@ test('an app nginx or Caddy serves needs no upstream; its page shows the proxy c
   await expect(nginx).toContainText('server_name intranet.localhost;');
   await expect(nginx).toContainText(`proxy_pass http://${gatehouse}/.gatehouse/auth/intranet;`);
   await expect(nginx).toContainText('error_page 401 403 = @gatehouse_answer;');
+  const nginxGuide = setup.getByRole('link', { name: 'docs/deploy/nginx.md' });
+  await expect(nginxGuide).toHaveAttribute('href', '/docs/deploy/nginx.md');
+  expect(await (await page.request.get(`${portalUrl()}/docs/deploy/nginx.md`)).text()).toContain('error_page 401 403 = @gatehouse_answer');
   await setup.getByRole('button', { name: 'Copy /etc/nginx/conf.d/gatehouse-intranet.conf' }).click();
   expect(String(await page.evaluate('navigator.clipboard.readText()'))).toBe(await nginx.textContent());
   await setup.getByRole('tab', { name: 'Caddy' }).click();

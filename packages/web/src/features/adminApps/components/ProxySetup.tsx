@@ -1,5 +1,5 @@
 import type { ForwardAuthSetup } from '@gatehouse/contract';
-import { Alert, Button, Code, CopyButton, Group, Skeleton, Stack, Tabs, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Code, CopyButton, Group, Skeleton, Stack, Tabs, Text } from '@mantine/core';
 import { Section } from '../../../components/Section';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { useForwardAuthSetup } from '../api/getForwardAuthSetup';
@@ -96,7 +96,11 @@ export function ProxySetup({ app }: { app: ProxiedAppFacts }) {
                         Replace <code>{APP_UPSTREAM}</code> with where your proxy reaches the app.
                       </>
                     )}{' '}
-                    Every line is explained in <code>{snippet.guide}</code> in Gatehouse’s documentation.
+                    Every line is explained in{' '}
+                    <Anchor href={`/${snippet.guide}`} target="_blank" rel="noreferrer" underline="always">
+                      {snippet.guide}
+                    </Anchor>
+                    .
                   </Text>
                   {snippet.files.map((file) => (
                     <FileBlock key={file.name} file={file} />

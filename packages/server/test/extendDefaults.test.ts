@@ -121,6 +121,16 @@ organization: { name: Acme }
     expect(describeChanges(before, after).apps).toEqual({ added: ['hello'], removed: [], changed: [] });
   });
 
+  // Threat: prototype pollution through the merge. A "__proto__" key in the file (YAML and JSON keep
+  // it as a key) must stay a key, which the schema refuses, and never become an object's prototype.
+  it('keeps a "__proto__" key a key: refused, nothing inherited', () => {
+    const found = problems(JSON.parse('{"extends": "development-defaults", "organization": {"__proto__": {"name": "Evil", "contact": "x"}}}'));
+    expect(found).toEqual([expect.stringMatching(/^organization: Unrecognized key: "__proto__"/)]);
+    expect(({} as { name?: string }).name).toBeUndefined();
+    // Nor does one in YAML lend the defaults' layout a port: the file is refused.
+    expect(() => fromFile('extends: development-defaults\nlisten:\n  __proto__: { port: 4280 }\n')).toThrow(/listen: Unrecognized key: "__proto__"/);
+  });
+
   it('names nothing else', () => {
     expect(problems({ extends: 'defaults' })).toEqual(['extends: must be development-defaults (the only configuration a file can extend)']);
   });

@@ -1,6 +1,19 @@
 import { DEFAULT_PORT, developmentDefaults } from './defaults.js';
 import { EXTENDS_DEVELOPMENT_DEFAULTS } from './schema.js';
 
+/** The lists merged by id, and the key that identifies their entries. */
+const KEYED_LISTS: Readonly<Record<string, string>> = {
+  apps: 'id',
+  providers: 'id',
+  'development.idps': 'providerId',
+};
+
+type Mapping = Record<string, unknown>;
+
+function isMapping(value: unknown): value is Mapping {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * `extends: development-defaults` at the top of gatehouse.yaml: the file adds to the built-in
  * development defaults (the development IdPs, the demo app and its two apps, the admins, the metrics
@@ -18,24 +31,10 @@ import { EXTENDS_DEVELOPMENT_DEFAULTS } from './schema.js';
  *
  * The defaults are laid out around the file's `listen.port` (defaults.ts). Development only: in
  * production mode nothing is merged, and the schema refuses the key (config/schema.ts), fail closed.
- */
-/** The lists merged by id, and the key that identifies their entries. */
-const KEYED_LISTS: Readonly<Record<string, string>> = {
-  apps: 'id',
-  providers: 'id',
-  'development.idps': 'providerId',
-};
-
-type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * The configuration a file describes once its `extends` is applied: the file as it is when it does
- * not extend the development defaults (or names something else, which the schema then refuses), or
- * asks for production mode; otherwise the development defaults with the file merged in.
+ *
+ * Returns the file as it is when it does not extend the development defaults (or names something
+ * else, which the schema then refuses), or asks for production mode; otherwise the development
+ * defaults with the file merged in.
  */
 export function withDevelopmentDefaults<T>(input: T): T {
   if (!isMapping(input) || input.extends !== EXTENDS_DEVELOPMENT_DEFAULTS || input.mode === 'production') return input;
@@ -51,7 +50,12 @@ function portOf(input: Mapping): number {
 function merge(base: unknown, over: unknown, path: string): unknown {
   if (isMapping(base) && isMapping(over)) {
     const merged: Mapping = { ...base };
-    for (const [key, value] of Object.entries(over)) merged[key] = key in base ? merge(base[key], value, path ? `${path}.${key}` : key) : value;
+    for (const [key, value] of Object.entries(over)) {
+      const next = Object.hasOwn(base, key) ? merge(base[key], value, path ? `${path}.${key}` : key) : value;
+      // Defined, not assigned: a key "__proto__" in the file stays a key (the schema refuses it), never
+      // the merged object's prototype.
+      Object.defineProperty(merged, key, { value: next, enumerable: true, writable: true, configurable: true });
+    }
     return merged;
   }
   const idKey = KEYED_LISTS[path];

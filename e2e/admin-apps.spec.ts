@@ -262,6 +262,14 @@ test('an app nginx or Caddy serves needs no upstream; its page shows the proxy c
   );
   await expectAccessible(page);
   await page.screenshot({ path: test.info().outputPath('proxy-setup.png'), fullPage: true });
+  // On a phone, the configuration scrolls within its block: the page itself never scrolls sideways.
+  for (const width of [320, 375]) {
+    await page.setViewportSize({ width, height: 740 });
+    await expect(setup.getByRole('tab', { name: 'Traefik' })).toBeVisible();
+    expect(await page.evaluate('document.documentElement.scrollWidth'), `${width} px`).toBeLessThanOrEqual(width);
+  }
+  await page.screenshot({ path: test.info().outputPath('proxy-setup-phone.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // The list says who serves it.
   await adminNav(page).getByRole('link', { name: 'Apps' }).click();

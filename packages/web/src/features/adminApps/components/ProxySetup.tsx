@@ -10,12 +10,12 @@ function FileBlock({ file }: { file: ProxyFile }) {
   return (
     <Stack gap={4}>
       <Group justify="space-between" gap="xs" wrap="nowrap">
-        <Text size="sm" fw={500} style={{ overflowWrap: 'anywhere' }}>
+        <Text size="sm" fw={500} style={{ overflowWrap: 'anywhere', flex: 1, minWidth: 0 }}>
           {file.name}
         </Text>
         <CopyButton value={file.text}>
           {({ copied, copy }) => (
-            <Button size="compact-sm" variant="light" onClick={copy} aria-label={`Copy ${file.name}`}>
+            <Button size="compact-sm" variant="light" onClick={copy} aria-label={`Copy ${file.name}`} style={{ flexShrink: 0 }}>
               {copied ? 'Copied' : 'Copy'}
             </Button>
           )}

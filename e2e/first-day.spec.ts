@@ -9,8 +9,8 @@ import { freePortBlock, runGatehouse } from './support/stack.js';
  * An operator's first day, from the docs alone: docs/deploy/README.md's "Try it on the default start",
  * step by step, once behind Debian's nginx and once behind Debian's Caddy. Gatehouse starts from the
  * guide's own gatehouse.yaml (read from the guide: `extends: development-defaults` and an app without
- * upstream), moved to free ports the way the guide's "second Gatehouse" says (`listen.port`, its own
- * dataDir); no trustedProxies (development mode believes loopback). alice adds the admins-only app in
+ * upstream), moved to free ports the way the guide's "second Gatehouse" says (`listen.port`); no
+ * trustedProxies (development mode believes loopback). alice adds the admins-only app in
  * the console and copies its proxy block from the app's page; the proxy runs the shipped templates and
  * that copy. bob reaches the staff app, is refused the admins-only one with Gatehouse's own page, and
  * "Switch account" there lets alice in.
@@ -54,7 +54,9 @@ for (const { name, tab, file, upstream, start } of proxies) {
       const config = guideConfig().replaceAll(':8080', `:${proxyPort}`);
       expect(config).toMatch(/^extends: development-defaults$/m);
       expect(config).not.toMatch(/^\s*(upstream|trustedProxies):/m);
-      writeFileSync(configFile, `${config}\n# A second Gatehouse beside the suite's (the guide's last paragraph).\nlisten: { port: ${port} }\ndataDir: ${JSON.stringify(path.join(dir, 'data'))}\nlog: { level: warn, format: json }\n`);
+      // A second Gatehouse beside the suite's, as the guide's last paragraph says: its own port (its data
+      // then goes to ./data-<port>, in the folder it is started from: the test's own).
+      writeFileSync(configFile, `${config}\nlisten: { port: ${port} }\nlog: { level: warn, format: json }\n`);
       gatehouse = await runGatehouse(dir, configFile, port + 9);
     });
 

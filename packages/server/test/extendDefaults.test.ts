@@ -76,6 +76,8 @@ organization: { name: Acme }
   it('lays the development services out around listen.port, so a second Gatehouse has IdPs of its own', () => {
     const config = fromFile('extends: development-defaults\nlisten: { port: 4280 }\n');
     expect(config.publicUrl).toBe('http://localhost:4280');
+    // A database and development keys of its own, beside the first one's ./data.
+    expect(path.basename(config.dataDir)).toBe('data-4280');
     expect(config.listen).toEqual({ host: 'localhost', port: 4280 });
     expect(config.development.idps.map((idp) => [idp.providerId, idp.port])).toEqual([
       ['dev', 4281],
@@ -95,6 +97,8 @@ organization: { name: Acme }
     const config = fromFile('extends: development-defaults\nlisten: { port: 4280 }\nmetrics: { listen: { port: 9100 } }\ndevelopment: { demoApp: false }\n');
     expect(config.metrics?.listen).toEqual({ host: '127.0.0.1', port: 9100 });
     expect(config.development.demoApp).toBe(false);
+    expect(path.basename(fromFile('extends: development-defaults\nlisten: { port: 4280 }\ndataDir: ./elsewhere\n').dataDir)).toBe('elsewhere');
+    expect(path.basename(fromFile('extends: development-defaults\n').dataDir)).toBe('data');
   });
 
   // Threat: the development IdPs (known passwords, anyone an admin) and loopback trust reaching a

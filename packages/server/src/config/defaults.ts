@@ -10,14 +10,17 @@ export const DEFAULT_PORT = 4180;
  *
  * A file that says `extends: development-defaults` (config/extendDefaults.ts) starts from these too,
  * laid out around its own `listen.port`: the development services keep their offsets from the portal's
- * port (+1, +2, +3, +9) and the demo apps their `*.localhost` hosts on it, so a second Gatehouse on
- * another port brings development IdPs of its own, which send people back to it, not to the first.
+ * port (+1, +2, +3, +9), the demo apps their `*.localhost` hosts on it, and the data goes to
+ * ./data-<port>, so a second Gatehouse on another port brings development IdPs and a database of its
+ * own, and its IdPs send people back to it, not to the first.
  */
 export function developmentDefaults(port: number = DEFAULT_PORT): ConfigInput {
   return {
     mode: 'development',
     publicUrl: `http://localhost:${port}`,
     listen: { port },
+    // Elsewhere than 4180, a Gatehouse of its own beside the default one: its own database and keys.
+    ...(port === DEFAULT_PORT ? {} : { dataDir: `./data-${port}` }),
     // alice is an admin through her group `admins` at the Development IdP (that provider's only).
     admins: { groups: [{ provider: 'dev', group: 'admins' }] },
     development: {

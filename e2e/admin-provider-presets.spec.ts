@@ -52,7 +52,12 @@ test('alice adds Google from its preset, and a person signs in with it', async (
   await expect(page).toHaveURL(`${portalUrl()}/admin/providers/new?kind=google`);
   // Google's own settings and setup guide; no issuer to fetch.
   await expect(page.getByRole('region', { name: 'Google settings' })).toBeVisible();
-  await expect(page.getByText('docs/providers/google.md')).toBeVisible();
+  // The setup guide is a link: Gatehouse serves its documentation to admins.
+  const guide = page.getByRole('link', { name: 'How to register Gatehouse at Google' });
+  await expect(guide).toHaveAttribute('href', '/docs/providers/google.md');
+  const guideText = await page.request.get(`${portalUrl()}/docs/providers/google.md`);
+  expect(guideText.status()).toBe(200);
+  expect(await guideText.text()).toMatch(/^# .*Google/);
   await expect(page.getByRole('textbox', { name: 'Google Workspace domains' })).toHaveValue('');
   await expect(page.getByRole('button', { name: 'Fetch discovery' })).toHaveCount(0);
   await expect(page.getByRole('textbox', { name: 'Name', exact: true })).toHaveValue('Google');

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { builtInDefaults, DEV_IDP_CLIENT_ID, DEV_IDP_CLIENT_SECRET } from './defaults.js';
+import { withDevelopmentDefaults } from './extendDefaults.js';
 import { interpolateEnv, type MissingVariable } from './interpolate.js';
 import { ConfigSource, displayName, placeProblems, problemLine, schemaProblems, type ConfigPath, type ConfigProblem, type FoundProblem } from './problems.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
@@ -84,7 +85,7 @@ export function parseConfig(
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw refuse([{ path: [], message: 'must be a mapping of options' }]);
   const missing: MissingVariable[] = [];
   let input = interpolateEnv(raw, env, missing) as ConfigInput;
-  input = applyEnvironment(input, env);
+  input = withDevelopmentDefaults(applyEnvironment(input, env));
   const result = configSchema.safeParse(input);
   const found: FoundProblem[] = [
     // The file's own recoverable problems (a key written twice).

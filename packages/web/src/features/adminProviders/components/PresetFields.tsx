@@ -1,5 +1,5 @@
 import type { ProviderPreset } from '@gatehouse/contract';
-import { Anchor, Switch, Text, Textarea, TextInput } from '@mantine/core';
+import { Anchor, Switch, Textarea, TextInput } from '@mantine/core';
 import { LockedFields } from '../../../components/FormParts';
 import { Section } from '../../../components/Section';
 import { presetOptionFields } from '../utils/providerForm';
@@ -11,19 +11,16 @@ export interface PresetFieldsProps {
   locked: boolean;
 }
 
-/** A preset's setup guide: a link when it is an address, else the page of Gatehouse's documentation by name. */
+/**
+ * A preset's setup guide: a link to it, an address elsewhere or a page of Gatehouse's documentation
+ * (`docs/…`, which the server serves to admins at the same path).
+ */
 export function PresetDocs({ preset }: { preset: Pick<ProviderPreset, 'docs' | 'label'> }) {
-  if (/^https:\/\//.test(preset.docs)) {
-    return (
-      <Anchor href={preset.docs} target="_blank" rel="noreferrer" size="sm">
-        How to register Gatehouse at {preset.label}
-      </Anchor>
-    );
-  }
+  const href = /^https:\/\//.test(preset.docs) ? preset.docs : `/${preset.docs}`;
   return (
-    <Text size="sm">
-      How to register Gatehouse at {preset.label}: <code>{preset.docs}</code> in Gatehouse’s documentation.
-    </Text>
+    <Anchor href={href} target="_blank" rel="noreferrer" size="sm">
+      How to register Gatehouse at {preset.label}
+    </Anchor>
   );
 }
 

@@ -142,7 +142,10 @@ test('alice adds an app with a policy, tests it, and it guards the app at once; 
   await page.getByRole('textbox', { name: 'Id' }).fill('reports');
   await page.getByRole('button', { name: 'Create app' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'App created' })).toContainText(`Reports is live at ${reportsUrl()}`);
-  await expect(page).toHaveURL(`${portalUrl()}/admin/apps`);
+  // Created, it opens on its own page.
+  await expect(page).toHaveURL(`${portalUrl()}/admin/apps/reports`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible();
+  await adminNav(page).getByRole('link', { name: 'Apps' }).click();
   await expect(appRow(page, 'reports')).toContainText('Console');
   await expect(appRow(page, 'reports')).toContainText('Allow: groups admins');
   await expect(appRow(page, 'reports').getByRole('link', { name: reportsUrl() })).toBeVisible();
@@ -214,4 +217,66 @@ test('alice adds an app with a policy, tests it, and it guards the app at once; 
   await expect(appRow(page, 'reports')).toHaveCount(0);
   await page.emulateMedia({ colorScheme: 'dark' });
   await expectAccessible(page);
+});
+
+test('an app nginx or Caddy serves needs no upstream; its page shows the proxy configuration for it and whom Gatehouse believes', async ({ browser }) => {
+  const page = await signedInBrowser(browser, 'alice@example.com', 'alice');
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  const intranet = `http://intranet.localhost:8080`;
+  await page.goto(`${portalUrl()}/admin/apps/new`);
+  await page.getByRole('textbox', { name: 'Id' }).fill('intranet');
+  await page.getByRole('textbox', { name: 'Name' }).fill('Intranet');
+  await page.getByRole('textbox', { name: 'Public URL' }).fill(intranet);
+  // Served by the operator's proxy: no upstream to give, and none of Gatehouse's own proxying options.
+  await page.getByRole('radio', { name: 'nginx, Caddy or Traefik' }).check();
+  await expect(page.getByRole('textbox', { name: 'Upstream' })).toHaveCount(0);
+  await expect(page.getByRole('switch', { name: 'WebSockets' })).toHaveCount(0);
+  await expect(page.getByRole('switch', { name: 'CORS preflight' })).toBeVisible();
+  await page.getByRole('button', { name: 'Add allow rule' }).click();
+  await page.getByRole('group', { name: 'Allow rule 1' }).getByRole('textbox', { name: 'Groups' }).fill('staff');
+  await page.getByRole('button', { name: 'Create app' }).click();
+
+  await expect(page).toHaveURL(`${portalUrl()}/admin/apps/intranet`);
+  await expect(page.getByRole('radio', { name: 'nginx, Caddy or Traefik' })).toBeChecked();
+  const setup = page.getByRole('region', { name: 'Behind nginx, Caddy or Traefik' });
+  // The suite's Gatehouse leaves trustedProxies out: development mode believes proxies on this machine.
+  await expect(setup).toContainText('proxies on this machine');
+  await expect(setup).toContainText('127.0.0.0/8, ::1');
+  const gatehouse = `127.0.0.1:${new URL(portalUrl()).port}`;
+  await expect(setup).toContainText(`Gatehouse at ${gatehouse}`);
+  const nginx = setup.getByRole('region', { name: '/etc/nginx/conf.d/gatehouse-intranet.conf' });
+  await expect(nginx).toContainText('listen 8080;');
+  await expect(nginx).toContainText('server_name intranet.localhost;');
+  await expect(nginx).toContainText(`proxy_pass http://${gatehouse}/.gatehouse/auth/intranet;`);
+  await expect(nginx).toContainText('error_page 401 403 = @gatehouse_answer;');
+  const nginxGuide = setup.getByRole('link', { name: 'docs/deploy/nginx.md' });
+  await expect(nginxGuide).toHaveAttribute('href', '/docs/deploy/nginx.md');
+  expect(await (await page.request.get(`${portalUrl()}/docs/deploy/nginx.md`)).text()).toContain('error_page 401 403 = @gatehouse_answer');
+  await setup.getByRole('button', { name: 'Copy /etc/nginx/conf.d/gatehouse-intranet.conf' }).click();
+  expect(String(await page.evaluate('navigator.clipboard.readText()'))).toBe(await nginx.textContent());
+  await setup.getByRole('tab', { name: 'Caddy' }).click();
+  await expect(setup.getByRole('region', { name: 'A site block of /etc/caddy/Caddyfile' })).toContainText(`${intranet} {`);
+  await setup.getByRole('tab', { name: 'Traefik' }).click();
+  await expect(setup.getByRole('region', { name: '/etc/traefik/dynamic/gatehouse-intranet.yml' })).toContainText(
+    `address: http://${gatehouse}/.gatehouse/forward-auth/intranet`,
+  );
+  await expectAccessible(page);
+  await page.screenshot({ path: test.info().outputPath('proxy-setup.png'), fullPage: true });
+  // On a phone, the configuration scrolls within its block: the page itself never scrolls sideways.
+  for (const width of [320, 375]) {
+    await page.setViewportSize({ width, height: 740 });
+    await expect(setup.getByRole('tab', { name: 'Traefik' })).toBeVisible();
+    expect(await page.evaluate('document.documentElement.scrollWidth'), `${width} px`).toBeLessThanOrEqual(width);
+  }
+  await page.screenshot({ path: test.info().outputPath('proxy-setup-phone.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  // The list says who serves it.
+  await adminNav(page).getByRole('link', { name: 'Apps' }).click();
+  await expect(appRow(page, 'intranet')).toContainText('Its own proxy (forward-auth)');
+
+  await page.goto(`${portalUrl()}/admin/apps/intranet`);
+  await page.getByRole('button', { name: 'Delete app' }).click();
+  await page.getByRole('dialog', { name: 'Delete Intranet?' }).getByRole('button', { name: 'Delete' }).click();
+  await expect(page).toHaveURL(`${portalUrl()}/admin/apps`);
 });

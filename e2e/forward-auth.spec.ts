@@ -136,15 +136,24 @@ for (const { name, start } of proxies) {
       await expect(page.getByRole('row', { name: /^X-Gatehouse-Email / })).toContainText('bob@example.com');
 
       // admin-demo has no cookie yet: its handshake runs (no second trip to the IdP), then the check says
-      // no. (Chromium turns a 403 without a body into a navigation error: the status is what counts.)
+      // no, and he sees Gatehouse's own page through the proxy (nginx asks for it on the 403).
       const target = `${adminDemo()}/`;
       const [denied] = await Promise.all([
         page.waitForResponse((response) => response.url() === target && response.status() !== 302 && response.status() !== 303),
-        page.goto(target).catch(() => null),
+        page.goto(target),
       ]);
       expect(denied.status()).toBe(403);
       await expect(page.getByRole('heading', { name: 'whoami' })).toHaveCount(0);
       expect(await denied.text()).not.toContain('whoami');
+      await expect(page.getByRole('heading', { name: 'Access denied' })).toBeVisible();
+      await expect(page.getByRole('main')).toContainText('You are signed in as bob@example.com, who may not open Admin demo.');
+      await expect(page.getByRole('button', { name: 'Switch account' })).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+      // An API client is told 403 alone.
+      const cookie = (await page.context().cookies(adminDemo())).map(({ name, value }) => `${name}=${value}`).join('; ');
+      const api = await rawRequest(port, `admin-demo.localhost:${port}`, '/api', { Cookie: cookie });
+      expect(api.status).toBe(403);
+      expect(api.body).not.toContain('Access denied');
 
       // whoami still answers him.
       const allowed = await page.goto(`${whoami()}/?format=json`);

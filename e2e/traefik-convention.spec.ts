@@ -120,7 +120,7 @@ test('signed in: 200 with the identity headers Traefik copies (authResponseHeade
   }
 });
 
-test('bob (staff) is refused the admins-only app with 403', async ({ page, context, request }) => {
+test('bob (staff) is refused the admins-only app with 403 and Gatehouse\'s page, which Traefik passes on', async ({ page, context, request }) => {
   await signInAtApp(page, `${whoami()}/`, stack!.portalUrl, 'bob@example.com', 'bob');
   // Gatehouse (as admin-demo's reverse proxy here) runs the handshake for admin-demo and refuses him.
   const denied = await page.goto(`${adminDemo()}/`);
@@ -129,11 +129,23 @@ test('bob (staff) is refused the admins-only app with 403', async ({ page, conte
   const check = await traefikCheck(request, `${adminDemo()}/`, { cookie });
   expect(check.status()).toBe(403);
   expect(check.headers()['x-gatehouse-email']).toBe('');
+  // forwardAuth hands a non-2xx answer to the browser as it is, body and headers: the page says who
+  // is signed in and which app said no, and offers Switch account and Sign out on the app's host.
+  expect(check.headers()['content-type']).toContain('text/html');
+  const body = await check.text();
+  expect(body).toContain('who may not open <strong>Admin demo</strong>');
+  expect(body).toContain('bob@example.com');
+  expect(body).toMatch(/action="\/\.gatehouse\/switch-account"/);
+  expect(body).toMatch(/action="\/\.gatehouse\/sign-out"/);
+  // An API client is told 403, without a page.
+  const api = await traefikCheck(request, `${adminDemo()}/`, { cookie, accept: 'application/json' });
+  expect(api.status()).toBe(403);
+  expect(await api.text()).toBe('');
 });
 
 test('docs/deploy/traefik.yml asks for exactly these headers and strips every client copy', () => {
   const text = readFileSync(new URL('../docs/deploy/traefik.yml', import.meta.url), 'utf8');
-  expect(text).toContain('address: http://gatehouse:4180/.gatehouse/forward-auth/whoami');
+  expect(text).toContain('address: http://GATEHOUSE_UPSTREAM/.gatehouse/forward-auth/APP_ID');
   expect(text).toMatch(/trustForwardHeader: true/);
   const names = ['User', 'Email', 'Name', 'Groups', 'Assertion'];
   const authResponseHeaders = text.slice(text.indexOf('authResponseHeaders:')).split('\n').slice(1, 6).map((line) => line.trim());

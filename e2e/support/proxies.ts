@@ -37,6 +37,8 @@ export interface ProxyOptions {
   gatehousePort: number;
   /** The apps, each in a block rendered from the documented file. */
   apps: readonly ProxiedApp[];
+  /** Blocks as a person copied them from elsewhere (the console's page of an app), added after the apps'. */
+  copiedBlocks?: readonly string[];
 }
 
 export interface RunningProxy {
@@ -93,6 +95,7 @@ export async function startNginx(options: ProxyOptions): Promise<RunningProxy> {
         APP_UPSTREAM: `http://${app.upstream}`,
       }),
     ),
+    ...(options.copiedBlocks ?? []),
   ].join('\n');
   writeFileSync(path.join(dir, 'gatehouse.conf'), site);
   // Everything nginx writes stays in the temporary folder; nginx creates the temp paths itself (and,
@@ -114,16 +117,17 @@ export async function startNginx(options: ProxyOptions): Promise<RunningProxy> {
 export async function startCaddy(options: ProxyOptions): Promise<RunningProxy> {
   const caddy = executable('caddy', 'CADDY_PATH', ['/usr/bin/caddy', '/usr/local/bin/caddy']);
   const dir = temporaryDirectory('gatehouse-caddy-');
-  const site = options.apps
-    .map((app) =>
+  const site = [
+    ...options.apps.map((app) =>
       renderTemplate('Caddyfile', {
         SITE_ADDRESS: `http://${app.host}:${app.port}`,
         APP_ID: app.id,
         GATEHOUSE_UPSTREAM: `127.0.0.1:${options.gatehousePort}`,
         APP_UPSTREAM: app.upstream,
       }),
-    )
-    .join('\n');
+    ),
+    ...(options.copiedBlocks ?? []),
+  ].join('\n');
   if (/^\{/m.test(site)) throw new Error('docs/deploy/Caddyfile has a global options block; the test adds its own');
   const config = `{
 	admin off

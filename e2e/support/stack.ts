@@ -28,6 +28,28 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether nobody listens on this port of 127.0.0.1 right now. */
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port P such that P and P + each offset are free: for a Gatehouse whose built-in development
+ * services sit at fixed offsets from its own port (extends: development-defaults).
+ */
+export async function freePortBlock(offsets: readonly number[]): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const free = await Promise.all([0, ...offsets].map((offset) => isFree(base + offset)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error('no block of free ports found');
+}
+
 /**
  * Starts Gatehouse exactly as `npm start` does (the built server with its development services), but
  * on free ports and with a data folder of its own, from a config file like an operator would write.
@@ -77,6 +99,15 @@ development:
   demoApp: { port: ${demo} }
 ${apps}${options.extraConfig?.(ports) ?? ''}`,
   );
+  const { stop } = await runGatehouse(dir, configFile, metrics);
+  return { portalUrl: `http://localhost:${portal}`, ports, idpUrl: `http://localhost:${idp}`, partnerIdpUrl: `http://localhost:${partner}`, demoUrl: `http://localhost:${demo}`, stop };
+}
+
+/**
+ * Runs the built server on a config file in `dir` until its readiness (read on its metrics listener,
+ * every check) says every provider is ready; `stop` ends it and removes `dir`.
+ */
+export async function runGatehouse(dir: string, configFile: string, metricsPort: number): Promise<{ stop(): Promise<void> }> {
   const logFile = path.join(dir, 'gatehouse.log');
   const out = openSync(logFile, 'a');
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'packages/server/dist/main.js'), 'start', '--config', configFile], {
@@ -84,7 +115,6 @@ ${apps}${options.extraConfig?.(ports) ?? ''}`,
     stdio: ['ignore', out, out],
     env: { ...process.env, NODE_ENV: 'test' },
   });
-  const portalUrl = `http://localhost:${portal}`;
   const stop = async () => {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -98,11 +128,9 @@ ${apps}${options.extraConfig?.(ports) ?? ''}`,
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     try {
-      const response = await fetch(`http://127.0.0.1:${metrics}/readyz`);
+      const response = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
       const body = (await response.json()) as { checks: { providers: Array<{ status: string }> } };
-      if (response.ok && body.checks.providers.every((provider) => provider.status === 'ready')) {
-        return { portalUrl, ports, idpUrl: `http://localhost:${idp}`, partnerIdpUrl: `http://localhost:${partner}`, demoUrl: `http://localhost:${demo}`, stop };
-      }
+      if (response.ok && body.checks.providers.every((provider) => provider.status === 'ready')) return { stop };
     } catch {
       // not up yet
     }

@@ -66,6 +66,7 @@ export const routes = {
     updateApp: apps.updateApp,
     deleteApp: apps.deleteApp,
     testPolicy: apps.testPolicy,
+    getForwardAuthSetup: apps.getForwardAuthSetup,
     listProviders: providers.listProviders,
     listProviderPresets: providers.listProviderPresets,
     discoverProvider: providers.discoverProvider,

@@ -23,6 +23,7 @@ import { healthRoutes } from './http/health.js';
 import { requestObserver } from './http/observe.js';
 import { DebugRequestLogging } from './http/requestLogging.js';
 import { spaRoutes } from './http/spa.js';
+import { docsRoutes } from './http/docs.js';
 import type { Services } from './services.js';
 import { buildProxy } from './proxy/index.js';
 import { sessionsArea } from './sessions/index.js';
@@ -41,6 +42,8 @@ export interface BuildOptions {
 }
 
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
+/** Gatehouse's documentation, which the console links to (http/docs.ts). */
+export const DEFAULT_DOCS_ROOT = fileURLToPath(new URL('../../../docs', import.meta.url));
 
 /** Assembles the Gatehouse HTTP application. It never listens: main.ts (or a test) decides that. */
 export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -201,8 +204,10 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     // one descends from, so that all of them follow it.
     reloadConfig: options.reload ?? localReload(services, readConfigFrom(services.running.file), options.loggerInstance ?? app.log),
     running: services.running,
+    proxying: services.config,
   });
   await app.register(authorizeArea, { deps: services });
+  await app.register(docsRoutes, { root: DEFAULT_DOCS_ROOT });
   await app.register(spaRoutes, {
     webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
     before: { [pages.signedOut.path]: signedOutReturn({ cookies: services.cookies, secureCookies: services.secureCookies }) },

@@ -74,6 +74,12 @@ export const catalogue = {
     title: 'App not answering',
     message: ({ app }: Params) => `${app ?? 'The app'} is not answering right now. Try again in a minute.`,
   },
+  no_upstream: {
+    status: 421,
+    title: 'App not served here',
+    message: ({ app }: Params) =>
+      `${app ?? 'This app'} is served by its own web server, which asks Gatehouse who may open it; Gatehouse does not serve it itself. Open it at the address your administrator gave you, or tell them, quoting the reference below.`,
+  },
   unauthenticated: {
     status: 401,
     title: 'Not signed in',

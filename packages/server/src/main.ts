@@ -6,7 +6,9 @@ import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { autoWorkers } from './config/cpuLimit.js';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
-import { configWarnings } from './config/schema.js';
+import { countProblems, placeProblems, renderProblems, type ConfigPath, type ConfigProblem, type FoundProblem } from './config/problems.js';
+import { configWarnings, providerWarnings } from './config/schema.js';
+import { ONLINE_CHECK_TIMEOUT_MS, unreachableMessage, unreachableProviders } from './authenticate/reachability.js';
 import { startDevServices, type DevServices } from './devServices.js';
 import { listen } from './http/listen.js';
 import { clusterRegistry } from './http/metrics.js';
@@ -15,7 +17,7 @@ import { answerReadinessQuestions, workersReadiness } from './http/clusterReadin
 import { readinessReport, type FullReadiness } from './http/health.js';
 import { keepTickObjectShape } from './http/tickObjectShape.js';
 import { loggerOptions } from './logger.js';
-import { loadSecrets, SecretError } from './secrets.js';
+import { loadSecrets, SecretError, secretProblems } from './secrets.js';
 import { createServices } from './services.js';
 import { configFromPrimary, localReload, primaryReload, readConfigFrom, workerReload, type Reload } from './reload.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
@@ -32,7 +34,11 @@ const USAGE = `Usage: gatehouse [command] [--config <file>]
 
 Commands:
   start          run Gatehouse (default)
-  check-config   validate the configuration and exit
+  check-config [--online] [--strict]
+                 validate the configuration and exit: every problem at once, each at its line and
+                 column (exit 2 when there is one). --online also asks every enabled provider's IdP
+                 for its discovery document (${ONLINE_CHECK_TIMEOUT_MS / 1000} s each, all at once) and warns about
+                 those that do not answer; --strict makes every warning an error.
   migrate        bring the database schema up to date and exit
   rotate-signing-key
                  make a new key sign identity assertions; the old one stays published in
@@ -67,6 +73,8 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
       from: { type: 'string' },
       to: { type: 'string' },
+      online: { type: 'boolean' },
+      strict: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -84,31 +92,14 @@ async function main(argv: string[]): Promise<number> {
     loaded = loadConfig({ file: values.config });
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(error.message);
+      console.error([...renderProblems(error.found, error.fileName), `Invalid configuration (${error.fileName ?? error.source}): ${countProblems(error.found)}.`].join('\n'));
       return 2;
     }
     throw error;
   }
 
-  const { config, file } = loaded;
-  if (command === 'check-config') {
-    try {
-      // Decode the configured keys too (length, encoding); development keys are generated at start.
-      if (config.mode === 'production') loadSecrets(config);
-    } catch (error) {
-      if (error instanceof SecretError) {
-        console.error(`Invalid configuration (${file ?? 'built-in defaults'}):\n  - ${error.message}`);
-        return 2;
-      }
-      throw error;
-    }
-    console.log(
-      `Configuration OK (${file ?? 'built-in defaults'}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}, database ${describeDatabase(config)}`,
-    );
-    const warnings = configWarnings(config);
-    if (warnings.length > 0) console.log(`Warnings:\n${warnings.map((warning) => `  - ${warning}`).join('\n')}`);
-    return 0;
-  }
+  const { config } = loaded;
+  if (command === 'check-config') return checkConfig(loaded, { online: values.online === true, strict: values.strict === true });
   if (command === 'rotate-signing-key') {
     const database = await openDatabase(config);
     try {
@@ -179,6 +170,54 @@ async function main(argv: string[]): Promise<number> {
   const workers = config.workers === 'auto' ? autoWorkers() : config.workers;
   if (workers > 1 && cluster.isPrimary) return startPrimary(loaded, workers);
   return start(loaded);
+}
+
+/**
+ * `check-config` once the file is valid: what start would still refuse (the keys' encoding), the
+ * warnings (trust settings, and with `--online` each IdP that does not answer), each at its place in
+ * the file; then one line that sums it up. Exit 2 on any error (or warning, with `--strict`), else 0.
+ */
+async function checkConfig({ config, file, located }: LoadedConfig, { online, strict }: { online: boolean; strict: boolean }): Promise<number> {
+  const name = located?.name ?? file ?? 'built-in defaults';
+  // A provider by its place in the file (config.providers starts with the development IdPs).
+  const providerPath = (id: string, index: number): ConfigPath => {
+    const inFile = located?.indexWhere(['providers'], 'id', id) ?? -1;
+    return ['providers', inFile >= 0 ? inFile : index];
+  };
+  const found: FoundProblem[] = [
+    ...(located?.problems.filter((problem) => problem.severity === 'warning') ?? []),
+    // Decoded as start decodes them (length, encoding); development keys are generated at start.
+    ...secretProblems(config),
+    ...config.providers.flatMap((provider, index) =>
+      providerWarnings(provider).map((warning) => {
+        const [field = '', ...rest] = warning.split(': ');
+        return { severity: 'warning' as const, path: [...providerPath(provider.id, index), field], message: rest.join(': ') };
+      }),
+    ),
+  ];
+  if (online) {
+    // The development IdPs are children of a running Gatehouse: there is nothing to ask before it starts.
+    const developmentIdps = new Set(config.development.idps.map((idp) => idp.providerId));
+    const unreachable = await unreachableProviders(config.providers.filter((provider) => !developmentIdps.has(provider.id)));
+    for (const provider of unreachable) {
+      const at = providerPath(provider.id, config.providers.findIndex((candidate) => candidate.id === provider.id));
+      found.push({ severity: 'warning', path: located?.has([...at, 'issuer']) ? [...at, 'issuer'] : at, message: unreachableMessage(provider) });
+    }
+  }
+  const problems: ConfigProblem[] = placeProblems(found, located).map((problem) => (strict && problem.severity === 'warning' ? { ...problem, severity: 'error' } : problem));
+  const report = renderProblems(problems, located?.name);
+  if (problems.some((problem) => problem.severity === 'error')) {
+    console.error([...report, `Invalid configuration (${name}): ${countProblems(problems)}${strict ? ' (--strict: warnings count as errors)' : ''}.`].join('\n'));
+    return 2;
+  }
+  console.log(
+    [
+      ...report,
+      `Configuration OK (${name}): ${config.mode} mode, ${config.providers.length} provider(s), public URL ${config.publicUrl}, database ${describeDatabase(config)}` +
+        `${problems.length > 0 ? `; ${countProblems(problems)}` : ''}.`,
+    ].join('\n'),
+  );
+  return 0;
 }
 
 /**

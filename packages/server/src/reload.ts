@@ -2,6 +2,7 @@ import type { Cluster, Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RequestContext } from './audit/auditLog.js';
+import { unreachableAmong, unreachableMessage } from './authenticate/reachability.js';
 import { builtInDefaults } from './config/defaults.js';
 import { ConfigError, loadConfig, parseConfig } from './config/load.js';
 import {
@@ -35,10 +36,11 @@ export type Reload = (request: ReloadRequest) => Promise<ReloadResult>;
 
 /**
  * Reads the configuration from where it came at start, with the loader `start` and `check-config` use:
- * the same file, or the built-in defaults again (never a file that has appeared since).
+ * the same file, or the built-in defaults again (never a file that has appeared since: without a file
+ * there is nothing to read again, and a reload answers that nothing changed).
  */
-export function readConfigFrom(file: string | undefined): ReadConfig {
-  return file ? () => loadConfig({ file }).config : () => parseConfig(builtInDefaults, { source: 'built-in defaults' });
+export function readConfigFrom(file: string | undefined, env: NodeJS.ProcessEnv = process.env): ReadConfig {
+  return file ? () => loadConfig({ file, env }).config : () => parseConfig(builtInDefaults, { env, source: 'built-in defaults' });
 }
 
 /** Why a configuration cannot be used, one line per problem, without the file's values. */
@@ -86,11 +88,11 @@ export async function applyConfig(services: Services, next: Config, log: Fastify
   const changes = describeChanges(before, next);
   if (isUnchanged(changes)) {
     services.running.unchanged();
-    if (options.lead) {
-      log.info({ file: services.running.file, trigger: request.trigger }, 'configuration reloaded: nothing changed');
-      await record(services, log, request, 'success', { outcome: 'unchanged' });
-    }
-    return { outcome: 'unchanged', changes, sessionsEnded: 0 };
+    if (!options.lead) return { outcome: 'unchanged', changes, sessionsEnded: 0, warnings: [] };
+    // Without a file there is nothing to read again: the built-in defaults are what they were at start.
+    log.info({ file: services.running.file, trigger: request.trigger }, `configuration reloaded: nothing changed${services.running.file ? '' : ' (no configuration file: Gatehouse runs on its built-in defaults)'}`);
+    await record(services, log, request, 'success', { outcome: 'unchanged' });
+    return { outcome: 'unchanged', changes, sessionsEnded: 0, warnings: await warningsOf(services, next, log) };
   }
 
   // Everything built from the new configuration first; then all of it in force in one step.
@@ -103,12 +105,32 @@ export async function applyConfig(services: Services, next: Config, log: Fastify
   appsInForce();
   log.level = next.log.level;
 
-  if (!options.lead) return { outcome: 'applied', changes, sessionsEnded: 0 };
+  if (!options.lead) return { outcome: 'applied', changes, sessionsEnded: 0, warnings: [] };
   for (const warning of configWarnings(next)) log.warn({ file: services.running.file }, `configuration warning: ${warning}`);
   const sessionsEnded = (await endSessionsOf(services, log, request, before, next)) + (await reviewChanged(services, log, request, changes.providers.changed));
   log.info({ file: services.running.file, trigger: request.trigger, ...changes, sessionsEnded }, 'configuration reloaded');
   await record(services, log, request, 'success', { outcome: 'applied', changes, sessionsEnded });
-  return { outcome: 'applied', changes, sessionsEnded };
+  return { outcome: 'applied', changes, sessionsEnded, warnings: await warningsOf(services, next, log) };
+}
+
+/**
+ * What the operator should hear once a configuration is in force: its trust warnings, and each of its
+ * providers whose IdP does not answer now (the /readyz check: discovery where it was not made yet, a
+ * fresh fetch of the JWKS, each within its short timeout, all at once). Warnings: an IdP down for a
+ * minute does not make a configuration wrong.
+ */
+async function warningsOf(services: Services, config: Config, log: FastifyBaseLogger): Promise<string[]> {
+  let statuses: Awaited<ReturnType<Services['providers']['statuses']>> = [];
+  try {
+    statuses = await services.providers.statuses();
+  } catch (error) {
+    log.warn({ err: error }, 'could not check whether the providers answer after the reload');
+  }
+  const unreachable = unreachableAmong(statuses, config.providers).map((provider) => {
+    const index = config.providers.findIndex((candidate) => candidate.id === provider.id);
+    return `providers[${index}] (${provider.id}).issuer: ${unreachableMessage(provider)}`;
+  });
+  return [...configWarnings(config), ...unreachable];
 }
 
 /** The sessions of providers the new file removes or turns off end, as when an admin turns one off. */

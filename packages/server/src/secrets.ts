@@ -14,14 +14,34 @@ export interface Secrets {
 
 export class SecretError extends Error {}
 
+const TOO_SHORT = 'must be at least 32 random bytes (base64 or hex)';
+const NOT_AES_256 = 'must be exactly 32 bytes (AES-256)';
+
+/** A key's bytes: base64, base64url or hex. */
+function keyBytes(value: string): Buffer {
+  const trimmed = value.trim();
+  return /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0 ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+}
+
 /** Accepts base64, base64url or hex; keys must carry at least 256 bits. */
 export function decodeKey(value: string, what: string): Buffer {
-  const trimmed = value.trim();
-  const bytes = /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0
-    ? Buffer.from(trimmed, 'hex')
-    : Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  if (bytes.length < 32) throw new SecretError(`${what} must be at least 32 random bytes (base64 or hex)`);
+  const bytes = keyBytes(value);
+  if (bytes.length < 32) throw new SecretError(`${what} ${TOO_SHORT}`);
   return bytes;
+}
+
+/**
+ * Every problem of the keys the configuration gives, at once, each with its key's path (check-config):
+ * what `loadSecrets` refuses at start, one at a time.
+ */
+export function secretProblems(config: Config): Array<{ path: Array<string | number>; message: string }> {
+  const problems: Array<{ path: Array<string | number>; message: string }> = [];
+  if (config.secrets.cookieKey && keyBytes(config.secrets.cookieKey).length < 32) problems.push({ path: ['secrets', 'cookieKey'], message: TOO_SHORT });
+  for (const [index, { key }] of (config.secrets.encryptionKeys ?? []).entries()) {
+    const length = keyBytes(key).length;
+    if (length !== 32) problems.push({ path: ['secrets', 'encryptionKeys', index, 'key'], message: length < 32 ? TOO_SHORT : NOT_AES_256 });
+  }
+  return problems;
 }
 
 interface StoredDevSecrets {
@@ -38,7 +58,7 @@ export function loadSecrets(config: Config): Secrets {
   const encryptionKeys = new Map<string, Buffer>();
   for (const [index, { id, key }] of (config.secrets.encryptionKeys ?? []).entries()) {
     const bytes = decodeKey(key, `secrets.encryptionKeys[${index}].key`);
-    if (bytes.length !== 32) throw new SecretError(`secrets.encryptionKeys[${index}].key must be exactly 32 bytes (AES-256)`);
+    if (bytes.length !== 32) throw new SecretError(`secrets.encryptionKeys[${index}].key ${NOT_AES_256}`);
     encryptionKeys.set(id, bytes);
   }
   let currentKeyId = config.secrets.encryptionKeys?.[0]?.id;

@@ -12,7 +12,8 @@ export const adminAppSchema = z.object({
   id: z.string(),
   name: z.string(),
   publicUrl: z.string(),
-  upstream: z.string(),
+  /** Absent for an app its own proxy serves (forward-auth only). */
+  upstream: z.string().optional(),
   policy: policyViewSchema,
   publicPaths: z.array(z.string()),
   websockets: z.boolean(),
@@ -26,6 +27,31 @@ export const adminAppSchema = z.object({
 export type AdminApp = z.output<typeof adminAppSchema>;
 
 const appParams = z.object({ appId: requestText(64) });
+
+/**
+ * `GET /api/admin/forward-auth`: what a proxy in front of Gatehouse (nginx, Caddy, Traefik) needs from
+ * it, for the console to fill in each app's proxy configuration: where this Gatehouse listens, and the
+ * proxies whose X-Forwarded-* headers it believes (`trustedProxies`; set in the file, with a restart).
+ */
+export const getForwardAuthSetup = defineRoute({
+  method: 'GET',
+  path: '/api/admin/forward-auth',
+  access: 'admin',
+  tag: 'admin',
+  summary: 'Where a proxy in front reaches Gatehouse, and which proxies Gatehouse believes',
+  responses: {
+    200: z.object({
+      /** `host:port` a proxy on this machine reaches Gatehouse at (the listen address; loopback for a wildcard). */
+      gatehouseAddress: z.string(),
+      /** The proxies whose X-Forwarded-* headers are believed; empty: every forward-auth check is refused. */
+      trustedProxies: z.array(z.string()),
+      /** Whether that list is development mode's default (loopback), not the file's own. */
+      trustedProxiesDefault: z.boolean(),
+      mode: z.enum(['development', 'production']),
+    }),
+  },
+});
+export type ForwardAuthSetup = z.output<(typeof getForwardAuthSetup.responses)[200]>;
 
 /** `GET /api/admin/apps`: every protected app with its policy; config apps are read-only. */
 export const listApps = defineRoute({

@@ -15,11 +15,21 @@ export const configChangesSchema = z.object({
 export type ConfigChanges = z.output<typeof configChangesSchema>;
 
 export const configReloadSchema = z.object({
-  /** `applied`: in force from the next request on; `unchanged`: the file says what is already in force. */
+  /**
+   * `applied`: in force from the next request on; `unchanged`: what was read is what is already in
+   * force — the file, or, when Gatehouse started without one (`config.file` null), its built-in
+   * defaults, which a reload reads again as they were: there is no file to change.
+   */
   outcome: z.enum(['applied', 'unchanged']),
   changes: configChangesSchema,
   /** Sessions ended because the provider they signed in with was removed or turned off. */
   sessionsEnded: z.number().int(),
+  /**
+   * What deserves attention in the configuration now in force, one line each (`providers[1] (corp).issuer:
+   * https://sso.example.com did not answer (…)`): its trust warnings, and each of its providers whose IdP
+   * did not answer when asked right after the reload. Warnings only: the configuration is in force.
+   */
+  warnings: z.array(z.string()),
   config: configStateSchema,
 });
 export type ConfigReload = z.output<typeof configReloadSchema>;
@@ -28,7 +38,8 @@ export type ConfigReload = z.output<typeof configReloadSchema>;
  * `POST /api/admin/config/reload`: reads the configuration file again, validates it whole and applies
  * it at once (providers, apps and their policies, admins, limits, timings), as SIGHUP does, on every
  * worker of this node. Sessions and open connections stay. 422 `config_invalid` when the file is
- * invalid or changes a setting that needs a restart: then nothing of it is applied.
+ * invalid or changes a setting that needs a restart: then nothing of it is applied, and the detail
+ * names every problem, each at its place in the file (`gatehouse.yaml:12:5: providers[0].issuer: …`).
  */
 export const reloadConfig = defineRoute({
   method: 'POST',

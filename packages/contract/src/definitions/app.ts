@@ -36,11 +36,17 @@ export const appSchema = z
     name: z.string().min(1).max(80),
     /** Where people reach the app: an origin whose host Gatehouse answers for. */
     publicUrl: originUrl,
-    /** Where Gatehouse forwards allowed requests (reverse-proxy mode). */
-    upstream: httpUrl.refine((value) => {
-      const url = parsedUrl(value);
-      return !url || (!url.search && !url.hash);
-    }, 'must not have a query or fragment'),
+    /**
+     * Where Gatehouse forwards allowed requests (reverse-proxy mode). Left out for an app that nginx,
+     * Caddy or Traefik serves and only asks Gatehouse about (forward-auth): Gatehouse then forwards
+     * nothing for it, and a request that reaches it on the app's host anyway is answered `no_upstream`.
+     */
+    upstream: httpUrl
+      .refine((value) => {
+        const url = parsedUrl(value);
+        return !url || (!url.search && !url.hash);
+      }, 'must not have a query or fragment')
+      .optional(),
     policy: policySchema,
     publicPaths: z.array(publicPath).default([]),
     websockets: z.boolean().default(false),

@@ -4,7 +4,7 @@ import { identityClaims } from '../accounts/accountStore.js';
 import { identityGroups } from '../accounts/effectiveGroups.js';
 import type { AuditType } from '../audit/auditLog.js';
 import { evaluatePolicy, policySubject, type PolicyDecision, type PolicySubject } from '../authorize/policy.js';
-import type { AppConfig } from '../config/schema.js';
+import { LOOPBACK_PROXIES, type AppConfig, type Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { contractRoute, noContent, typed } from '../http/contract.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
@@ -19,6 +19,12 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
   const app = typed(instance);
   const { admins, audit, apps, appStore, accounts, providers } = admin;
   const { actorOf } = admin;
+
+  // What the console fills each app's nginx, Caddy and Traefik configuration with.
+  app.route({
+    ...contractRoute(routes.admin.getForwardAuthSetup),
+    handler: async () => forwardAuthSetup(admin.proxying),
+  });
 
   // Apps and their policies. Apps from gatehouse.yaml are listed read-only ("source": "config").
   const appView = (app: AppConfig) => ({ ...app, source: apps.source(app.id) ?? 'console' });
@@ -102,4 +108,19 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
       return { ...result(evaluatePolicy(policy, subject)), subject: subjectView(subject), provider: null };
     },
   });
+}
+
+/**
+ * Where a proxy on this machine reaches Gatehouse, and whom Gatehouse believes. A wildcard or `localhost`
+ * listener is reached at 127.0.0.1 (nginx resolves `localhost` to both loopback addresses and would try
+ * ::1 too); another proxy elsewhere uses whatever address reaches this machine, which the console says.
+ */
+export function forwardAuthSetup({ listen, trustedProxies, mode }: Pick<Config, 'listen' | 'trustedProxies' | 'mode'>) {
+  const host = ['localhost', '0.0.0.0', '::', '[::]'].includes(listen.host) ? '127.0.0.1' : listen.host.includes(':') && !listen.host.startsWith('[') ? `[${listen.host}]` : listen.host;
+  return {
+    gatehouseAddress: `${host}:${listen.port}`,
+    trustedProxies: [...trustedProxies],
+    trustedProxiesDefault: mode === 'development' && trustedProxies.length === LOOPBACK_PROXIES.length && trustedProxies.every((entry, index) => entry === LOOPBACK_PROXIES[index]),
+    mode,
+  };
 }

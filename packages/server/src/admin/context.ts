@@ -43,6 +43,8 @@ export interface AdminDeps {
   reloadConfig(request: ReloadRequest): Promise<ReloadResult>;
   /** The config file and its last reload. */
   running: Pick<RunningConfig, 'report'>;
+  /** Where Gatehouse listens and whom it believes as a proxy (fixed at start): the console's proxy configurations. */
+  proxying: Pick<Config, 'listen' | 'trustedProxies' | 'mode'>;
 }
 
 

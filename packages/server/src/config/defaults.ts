@@ -1,49 +1,67 @@
 import type { ConfigInput } from './schema.js';
 
+/** The portal's port in the built-in defaults; the development services sit on the ports just above it. */
+export const DEFAULT_PORT = 4180;
+
 /**
  * What `npm start` runs with when there is no config file: the portal on localhost:4180, the built-in
  * development IdP on localhost:4181, a second one ("Partner IdP") on localhost:4183 to try linking and
  * several IdPs, the demo app on localhost:4182, and the metrics on 127.0.0.1:4189, all on loopback.
+ *
+ * A file that says `extends: development-defaults` (config/extendDefaults.ts) starts from these too,
+ * laid out around its own `listen.port`: the development services keep their offsets from the portal's
+ * port (+1, +2, +3, +9), the demo apps their `*.localhost` hosts on it, and the data goes to
+ * ./data-<port>, so a second Gatehouse on another port brings development IdPs and a database of its
+ * own, and its IdPs send people back to it, not to the first.
  */
-export const builtInDefaults: ConfigInput = {
-  mode: 'development',
-  // alice is an admin through her group `admins` at the Development IdP (that provider's only).
-  admins: { groups: [{ provider: 'dev', group: 'admins' }] },
-  development: {
-    idps: [
-      // The organisation's own IdP: its groups (staff, admins) count for policies and apps.
-      { port: 4181, providerId: 'dev', name: 'Development IdP', users: 'default', trustGroups: true },
-      // A partner's (a contractor's) IdP: people may sign in, but its groups count for nothing.
-      { port: 4183, providerId: 'partner', name: 'Partner IdP', users: 'partner' },
+export function developmentDefaults(port: number = DEFAULT_PORT): ConfigInput {
+  return {
+    mode: 'development',
+    publicUrl: `http://localhost:${port}`,
+    listen: { port },
+    // Elsewhere than 4180, a Gatehouse of its own beside the default one: its own database and keys.
+    ...(port === DEFAULT_PORT ? {} : { dataDir: `./data-${port}` }),
+    // alice is an admin through her group `admins` at the Development IdP (that provider's only).
+    admins: { groups: [{ provider: 'dev', group: 'admins' }] },
+    development: {
+      idps: [
+        // The organisation's own IdP: its groups (staff, admins) count for policies and apps.
+        { port: port + 1, providerId: 'dev', name: 'Development IdP', users: 'default', trustGroups: true },
+        // A partner's (a contractor's) IdP: people may sign in, but its groups count for nothing.
+        { port: port + 3, providerId: 'partner', name: 'Partner IdP', users: 'partner' },
+      ],
+      demoApp: { port: port + 2 },
+    },
+    // Prometheus metrics on a loopback port of their own, printed with the portal's URL at start.
+    metrics: { listen: { host: '127.0.0.1', port: port + 9 } },
+    // The demo app behind Gatehouse twice: for staff, and for admins only. Browsers resolve *.localhost
+    // to loopback, so these hosts reach the portal's own port.
+    apps: [
+      {
+        id: 'whoami',
+        name: 'Whoami',
+        publicUrl: `http://whoami.localhost:${port}`,
+        upstream: `http://localhost:${port + 2}`,
+        policy: { allow: [{ groups: ['staff'] }] },
+        websockets: true,
+        // The demo app reads its public origin from Host to check the assertion's audience.
+        preserveHost: true,
+      },
+      {
+        id: 'admin-demo',
+        name: 'Admin demo',
+        publicUrl: `http://admin-demo.localhost:${port}`,
+        upstream: `http://localhost:${port + 2}`,
+        policy: { allow: [{ groups: ['admins'] }] },
+        websockets: true,
+        preserveHost: true,
+      },
     ],
-    demoApp: { port: 4182 },
-  },
-  // Prometheus metrics on a loopback port of their own, printed with the portal's URL at start.
-  metrics: { listen: { host: '127.0.0.1', port: 4189 } },
-  // The demo app behind Gatehouse twice: for staff, and for admins only. Browsers resolve *.localhost
-  // to loopback, so these hosts reach the portal's own port.
-  apps: [
-    {
-      id: 'whoami',
-      name: 'Whoami',
-      publicUrl: 'http://whoami.localhost:4180',
-      upstream: 'http://localhost:4182',
-      policy: { allow: [{ groups: ['staff'] }] },
-      websockets: true,
-      // The demo app reads its public origin from Host to check the assertion's audience.
-      preserveHost: true,
-    },
-    {
-      id: 'admin-demo',
-      name: 'Admin demo',
-      publicUrl: 'http://admin-demo.localhost:4180',
-      upstream: 'http://localhost:4182',
-      policy: { allow: [{ groups: ['admins'] }] },
-      websockets: true,
-      preserveHost: true,
-    },
-  ],
-};
+  };
+}
+
+/** The built-in defaults: the development defaults on port 4180. */
+export const builtInDefaults: ConfigInput = developmentDefaults();
 
 /** The development IdP's client registration; it is a loopback-only, development-mode-only secret. */
 export const DEV_IDP_CLIENT_ID = 'gatehouse';

@@ -5,30 +5,31 @@
  */
 const REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-export class InterpolationError extends Error {
-  constructor(
-    readonly path: string,
-    readonly variable: string,
-  ) {
-    super(`${path}: environment variable ${variable} is not set`);
-  }
+/** A `${NAME}` without a fallback whose variable is unset or empty, and the key it is in. */
+export interface MissingVariable {
+  path: Array<string | number>;
+  variable: string;
 }
 
-export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv, path = ''): unknown {
+/**
+ * The tree with every reference replaced. A reference to a variable that is not set is left as it is
+ * written and recorded in `missing`: every one is found in one pass (an operator setting up a new
+ * environment hears of all of them at once), and the caller refuses the configuration.
+ */
+export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv, missing: MissingVariable[] = [], path: Array<string | number> = []): unknown {
   if (typeof value === 'string') {
     return value.replace(REFERENCE, (whole, escaped: string | undefined, name: string, fallback?: string) => {
       if (escaped) return whole.slice(1);
       const found = env[name];
       if (found !== undefined && found !== '') return found;
       if (fallback !== undefined) return fallback;
-      throw new InterpolationError(path || '(root)', name);
+      missing.push({ path, variable: name });
+      return whole;
     });
   }
-  if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, `${path}[${index}]`));
+  if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, missing, [...path, index]));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, path ? `${path}.${key}` : key)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, missing, [...path, key])]));
   }
   return value;
 }

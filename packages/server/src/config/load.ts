@@ -1,20 +1,30 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatIssues } from '@gatehouse/contract';
-import { parseDocument } from 'yaml';
 import { builtInDefaults, DEV_IDP_CLIENT_ID, DEV_IDP_CLIENT_SECRET } from './defaults.js';
-import { interpolateEnv, InterpolationError } from './interpolate.js';
+import { withDevelopmentDefaults } from './extendDefaults.js';
+import { interpolateEnv, type MissingVariable } from './interpolate.js';
+import { ConfigSource, displayName, placeProblems, problemLine, schemaProblems, type ConfigPath, type ConfigProblem, type FoundProblem } from './problems.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 
 export const DEFAULT_CONFIG_FILE = 'gatehouse.yaml';
 
-/** A configuration that cannot be used, with one line per bad key ("providers[0].issuer: ..."). */
+/**
+ * A configuration that cannot be used: every problem found (config/problems.ts), each once, in the
+ * order of the file. `problems` has one line per problem, with its place in the file when it came
+ * from one (`gatehouse.yaml:12:5: providers[0].issuer: must be https …`), else `path: message`.
+ */
 export class ConfigError extends Error {
+  readonly problems: string[];
+
   constructor(
     readonly source: string,
-    readonly problems: string[],
+    readonly found: readonly ConfigProblem[],
+    /** The file as the operator names it; undefined for a configuration that came from no file. */
+    readonly fileName?: string,
   ) {
+    const problems = found.map((problem) => problemLine(problem, fileName));
     super(`Invalid configuration (${source}):\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.problems = problems;
   }
 }
 
@@ -22,6 +32,8 @@ export interface LoadedConfig {
   config: Config;
   /** The file it came from, or undefined for the built-in defaults. */
   file: string | undefined;
+  /** The file as read, to say where a key is (check-config's warnings); undefined without a file. */
+  located?: ConfigSource | undefined;
 }
 
 export interface LoadOptions {
@@ -43,41 +55,70 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const cwd = options.cwd ?? process.cwd();
   const file = resolveConfigFile({ ...options, env, cwd });
   let raw: unknown = builtInDefaults;
+  let located: ConfigSource | undefined;
   if (file) {
-    if (!existsSync(file)) throw new ConfigError(file, [`file not found`]);
-    const document = parseDocument(readFileSync(file, 'utf8'), { prettyErrors: true, uniqueKeys: true });
-    if (document.errors.length > 0) {
-      throw new ConfigError(file, document.errors.map((error) => error.message.split('\n')[0] ?? error.message));
-    }
-    raw = document.toJS() ?? {};
+    const name = displayName(file, cwd);
+    if (!existsSync(file)) throw new ConfigError(file, [{ severity: 'error', message: 'file not found' }], name);
+    located = new ConfigSource(readFileSync(file, 'utf8'), name);
+    // After a syntax error nothing that follows reads reliably: the YAML's problems, and no guesses.
+    if (!located.readable) throw new ConfigError(file, placeProblems(located.problems, located), name);
+    raw = located.data();
   }
-  return { config: parseConfig(raw, { env, cwd, source: file ?? 'built-in defaults' }), file };
+  return { config: parseConfig(raw, { env, cwd, source: file ?? 'built-in defaults', located }), file, located };
 }
 
-/** Validates an already-parsed document: interpolation, environment overrides, schema, derived values. */
+/**
+ * Validates an already-parsed document: interpolation, environment overrides, schema, derived values.
+ * Every problem is found in one pass: each missing variable, each bad key (an unknown key with the one
+ * it was probably meant to be), each once; a key whose variable is missing is not judged further.
+ */
 export function parseConfig(
   raw: unknown,
-  { env = process.env, cwd = process.cwd(), source = 'configuration' }: { env?: NodeJS.ProcessEnv; cwd?: string; source?: string } = {},
+  {
+    env = process.env,
+    cwd = process.cwd(),
+    source = 'configuration',
+    located,
+  }: { env?: NodeJS.ProcessEnv; cwd?: string; source?: string; located?: ConfigSource | undefined } = {},
 ): Config {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError(source, ['(root): must be a mapping of options']);
-  }
-  let input: ConfigInput;
-  try {
-    input = interpolateEnv(raw, env) as ConfigInput;
-  } catch (error) {
-    if (error instanceof InterpolationError) throw new ConfigError(source, [error.message]);
-    throw error;
-  }
-  input = applyEnvironment(input, env);
+  const refuse = (found: FoundProblem[]) => new ConfigError(source, placeProblems(found, located), located?.name);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw refuse([{ path: [], message: 'must be a mapping of options' }]);
+  const missing: MissingVariable[] = [];
+  let input = interpolateEnv(raw, env, missing) as ConfigInput;
+  input = withDevelopmentDefaults(applyEnvironment(input, env));
   const result = configSchema.safeParse(input);
-  if (!result.success) throw new ConfigError(source, formatIssues(result.error.issues));
+  const found: FoundProblem[] = [
+    // The file's own recoverable problems (a key written twice).
+    ...(located?.problems ?? []).filter((problem) => problem.severity === 'error'),
+    ...missing.map(({ path: at, variable }) => ({ path: at, message: `environment variable ${variable} is not set`, reference: variable })),
+    ...(result.success ? [] : schemaProblems(result.error.issues, configSchema, input)).filter(
+      (problem) => !missing.some((variable) => within(problem.path, variable.path)),
+    ),
+  ].map((problem) => {
+    const variable = problem.path && environmentOverrides(env).find((override) => within(problem.path, override.path));
+    return variable ? { ...problem, env: variable.variable } : problem;
+  });
+  if (found.length > 0 || !result.success) throw refuse(found);
   const config = result.data;
   config.dataDir = path.resolve(cwd, config.dataDir);
   // SQLite's ":memory:" names an in-memory database (tests), not a file.
   if (config.database.path && config.database.path !== ':memory:') config.database.path = path.resolve(config.dataDir, config.database.path);
   addDevelopmentProviders(config);
   return config;
+}
+
+/** Whether `inner` is `outer` or a key below it. */
+function within(inner: ConfigPath | undefined, outer: ConfigPath): boolean {
+  return inner !== undefined && outer.length <= inner.length && outer.every((segment, index) => inner[index] === segment);
+}
+
+/** The settings the environment overrides (applyEnvironment): a problem there is the variable's, not the file's. */
+function environmentOverrides(env: NodeJS.ProcessEnv): Array<{ path: ConfigPath; variable: string }> {
+  return [
+    { path: ['dataDir'], variable: 'GATEHOUSE_DATA_DIR' },
+    { path: ['database', 'url'], variable: 'GATEHOUSE_DATABASE_URL' },
+    { path: ['mode'], variable: 'GATEHOUSE_MODE' },
+  ].filter(({ variable }) => env[variable]);
 }
 
 /** The few settings that are commonly set per deployment from the environment. */

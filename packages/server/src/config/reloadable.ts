@@ -125,7 +125,11 @@ export interface ReloadRequest {
   actor?: ReloadActor | undefined;
 }
 
-/** How a reload went: applied (or nothing to apply), or refused with one line per problem. */
+/**
+ * How a reload went: applied (or nothing to apply), with what deserves the operator's attention now
+ * (the trust warnings check-config prints, and each provider whose IdP does not answer), one line each;
+ * or refused with one line per problem.
+ */
 export type ReloadResult =
-  | { outcome: 'applied' | 'unchanged'; changes: ConfigChanges; sessionsEnded: number }
+  | { outcome: 'applied' | 'unchanged'; changes: ConfigChanges; sessionsEnded: number; warnings: string[] }
   | { outcome: 'refused'; problems: string[] };

@@ -33,7 +33,8 @@ const adminGroup = z.unknown().transform((value, ctx) => {
   }
   const parsed = adminGroupEntry.safeParse(value);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    // As they are (an unknown key stays one, for check-config to name the key).
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
     return z.NEVER;
   }
   return parsed.data;
@@ -138,8 +139,19 @@ function isPostgresUrl(value: string): boolean {
   }
 }
 
+/** `extends:` names this, the one configuration a file can add to (config/extendDefaults.ts). */
+export const EXTENDS_DEVELOPMENT_DEFAULTS = 'development-defaults';
+
+/** Where proxies on this machine connect from: believed by default in development mode only. */
+export const LOOPBACK_PROXIES: readonly string[] = ['127.0.0.0/8', '::1'];
+
 export const configSchema = z
   .object({
+    /**
+     * `development-defaults`: this file adds to the built-in development defaults instead of replacing
+     * them (config/extendDefaults.ts merges them before this schema reads the result). Development only.
+     */
+    extends: z.literal(EXTENDS_DEVELOPMENT_DEFAULTS, { error: `must be ${EXTENDS_DEVELOPMENT_DEFAULTS} (the only configuration a file can extend)` }).optional(),
     mode: z.enum(['development', 'production']).default('development'),
     publicUrl: originUrl.default('http://localhost:4180'),
     listen: z
@@ -226,8 +238,12 @@ export const configSchema = z
       .prefault({}),
     /** Apps behind Gatehouse (reverse proxy or forward-auth). */
     apps: z.array(appSchema).default([]),
-    /** Proxies whose X-Forwarded-* headers are believed (CIDRs or addresses). */
-    trustedProxies: z.array(z.string().min(1)).default([]),
+    /**
+     * Proxies whose X-Forwarded-* headers are believed (CIDRs or addresses). Left out: in development
+     * mode, the loopback addresses (a proxy tried on the same machine works at once); in production,
+     * none (fail closed: every forward-auth check is refused until the operator names the proxy).
+     */
+    trustedProxies: z.array(z.string().min(1)).optional(),
     /**
      * Worker processes of this node: one per core (`auto`) or a number. They share the listening
      * sockets (node:cluster) and tell each other every change (storage/changes.ts). 1: one process.
@@ -322,6 +338,9 @@ export const configSchema = z
       if (config.development.idps.length > 0 || config.development.demoApp !== false) {
         ctx.addIssue({ code: 'custom', path: ['development'], message: 'development services cannot run in production mode' });
       }
+      if (config.extends !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['extends'], message: `${config.extends} is for development mode only: a production file says everything it means` });
+      }
       config.providers.forEach((provider, index) => {
         for (const { field, message } of testOnlySettings(provider)) ctx.addIssue({ code: 'custom', path: ['providers', index, field], message });
       });
@@ -339,7 +358,11 @@ export const configSchema = z
     if (config.session.maxClaimsAge < config.session.claimsRefreshInterval) {
       ctx.addIssue({ code: 'custom', path: ['session', 'maxClaimsAge'], message: 'must be at least claimsRefreshInterval (claims are confirmed once an interval at most)' });
     }
-  });
+  })
+  .transform(({ trustedProxies, ...config }) => ({
+    ...config,
+    trustedProxies: trustedProxies ?? (config.mode === 'development' ? [...LOOPBACK_PROXIES] : []),
+  }));
 
 /** What works but deserves the operator's attention (check-config prints it, start and reload log it), one line each. */
 export function configWarnings(config: Pick<Config, 'providers'>): string[] {

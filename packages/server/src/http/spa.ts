@@ -92,7 +92,7 @@ function sendPage(reply: FastifyReply, page: Page | string): FastifyReply {
 }
 
 /** Sign in first, then come back to the page asked for. */
-function signInFirst(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function signInFirst(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-store').redirect(`${pages.signIn.path}?rd=${encodeURIComponent(request.url)}`, 303);
 }
 

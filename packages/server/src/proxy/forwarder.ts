@@ -51,7 +51,10 @@ export class UpstreamForwarder {
 
   forward(request: IncomingMessage, response: ServerResponse, target: ForwardTarget): void {
     const { app, appOrigin, result } = target;
-    const { pool, basePath } = this.upstreamFor(app);
+    const upstream = this.upstreamFor(app);
+    // An app its own proxy serves (forward-auth only): nowhere to forward to, whoever asks.
+    if (!upstream) return sendRawError(new AppError('no_upstream', { params: { app: app.name } }), request, response, this.log);
+    const { pool, basePath } = upstream;
     const headers = upstreamRequestHeaders(request.headers, {
       forwardedFor: target.forwardedFor,
       clientAddress: target.clientAddress,
@@ -143,7 +146,8 @@ export class UpstreamForwarder {
     await Promise.allSettled(pools);
   }
 
-  private upstreamFor(app: AppConfig): Upstream {
+  private upstreamFor(app: AppConfig): Upstream | undefined {
+    if (app.upstream === undefined) return undefined;
     let upstream = this.upstreams.get(app.upstream);
     if (!upstream) {
       const url = new URL(app.upstream);

@@ -56,7 +56,7 @@ export async function buildProxy({ deps, logoutUrl, loggerInstance, observer }: 
   // WebSockets and streamed answers answer to their access while they last (proxy/liveAccess.ts).
   const live = new LiveAccess(deps, log);
   const forwarder = new UpstreamForwarder(deps.sessions, log, live, deps.metrics ?? NO_METRICS, observer);
-  deps.apps.onChange(() => forwarder.retain(new Set(deps.apps.all().map((app) => app.upstream))));
+  deps.apps.onChange(() => forwarder.retain(new Set(deps.apps.all().flatMap((app) => (app.upstream === undefined ? [] : [app.upstream])))));
   // One writer of the proxy's answer for both the hot path and the app-host instance.
   const answer = proxiedAnswer(forwarder, deps.config.trustedProxies);
   const appHost = await buildAppHost(deps, answer, loggerInstance, logoutUrl);

@@ -58,6 +58,7 @@ export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, 
       return refuseUpgrade(socket, new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), log);
     }
 
+    if (app.upstream === undefined) return refuseUpgrade(socket, new AppError('no_upstream', { params: { app: app.name } }), log);
     const upstream = new URL(app.upstream);
     upstream.protocol = upstream.protocol === 'https:' ? 'wss:' : 'ws:';
     const target = `${upstream.origin}${upstream.pathname.replace(/\/$/, '')}${request.url ?? '/'}`;

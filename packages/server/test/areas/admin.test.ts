@@ -50,6 +50,7 @@ describe('the admin area, alone', () => {
         // Reached only past the guard: a call here would answer 500, never the 401/403 asserted below.
         reloadConfig: () => Promise.reject(new Error('a reload must not be reached by this request')),
         running: new RunningConfig(parts.config, undefined),
+        proxying: parts.config,
       });
     });
     admin = await harness.signIn('root@example.com', { roles: ['admin'] });
@@ -114,6 +115,29 @@ describe('the admin area, alone', () => {
     expect(body).toMatchObject({ range: '7d', users: 3, topDeniedApps: [] });
     expect(body.buckets).toHaveLength(7);
     expect(body.liveSessions).toBeGreaterThanOrEqual(2);
+  });
+
+  it('creates an app nginx or Caddy serves, with no upstream, and tells where a proxy reaches Gatehouse and whom it believes', async () => {
+    const created = await harness.app.inject({
+      method: 'POST',
+      url: '/api/admin/apps',
+      headers: admin.changeHeaders,
+      payload: { id: 'served-by-nginx', name: 'Served by nginx', publicUrl: 'http://hello.localhost:8080', policy: { allow: [{ groups: ['staff'] }] } },
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).not.toHaveProperty('upstream');
+    const listed = await harness.app.inject({ method: 'GET', url: '/api/admin/apps', headers: { cookie: admin.cookie } });
+    expect(listed.json().apps.find((app: { id: string }) => app.id === 'served-by-nginx')).toMatchObject({ name: 'Served by nginx', source: 'console' });
+
+    const setup = await harness.app.inject({ method: 'GET', url: '/api/admin/forward-auth', headers: { cookie: admin.cookie } });
+    expect(setup.statusCode).toBe(200);
+    const { listen, mode } = harness.config;
+    expect(setup.json()).toEqual({
+      gatehouseAddress: `${listen.host === 'localhost' ? '127.0.0.1' : listen.host}:${listen.port}`,
+      trustedProxies: ['127.0.0.0/8', '::1'],
+      trustedProxiesDefault: true,
+      mode,
+    });
   });
 
   it('lists providers without any credential', async () => {

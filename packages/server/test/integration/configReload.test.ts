@@ -6,9 +6,11 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load.js';
+import { builtInDefaults } from '../../src/config/defaults.js';
+import { loadConfig, parseConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { localReload } from '../../src/reload.js';
+import { localReload, readConfigFrom } from '../../src/reload.js';
+import { cookieNames } from '../../src/sessions/cookies.js';
 import { createServices, type Services } from '../../src/services.js';
 import { ScriptedBrowser } from './support/browser.js';
 import { freePort } from './support/freePort.js';
@@ -57,6 +59,8 @@ function baseConfig(): ConfigInput {
     ],
   };
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function writeConfig(config: unknown): void {
   writeFileSync(file, typeof config === 'string' ? config : JSON.stringify(config));
@@ -177,6 +181,8 @@ describe('config reload', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.outcome).toBe('applied');
     expect(answer.body.changes.apps).toEqual({ added: [], removed: [], changed: ['echo'] });
+    // Both IdPs answer: nothing to warn about.
+    expect(answer.body.warnings).toEqual([]);
 
     expect(await forwardAuth(mallory, 'echo', 'echo.localhost')).toBe(403);
     expect(await closed).toBe(1008);
@@ -223,7 +229,10 @@ describe('config reload', () => {
     expect(answer.status).toBe(422);
     expect(answer.type).toContain('application/problem+json');
     expect(answer.body.code).toBe('config_invalid');
-    expect(answer.body.detail).toContain('providers[0].issuer');
+    // Every problem, each at its place in the file, as check-config says it.
+    const at = (key: string) => new RegExp(`${escapeRegExp(file)}:1:\\d+: ${escapeRegExp(key)}`);
+    expect(answer.body.detail).toMatch(at('providers[0].issuer: must be https'));
+    expect(answer.body.detail).toMatch(at('providers[0].clientSecret: is required for client_secret_basic'));
     // Still in force: the apps the file would have removed.
     expect(await forwardAuth(mallory, 'echo', 'echo.localhost')).toBe(200);
     expect(services.config.apps.map((entry) => entry.id)).toEqual(['echo', 'other', 'added']);
@@ -231,14 +240,20 @@ describe('config reload', () => {
     const ready = await readiness(mallory);
     expect(ready.status).toBe('ready');
     expect(ready.checks.config.lastReload?.outcome).toBe('refused');
-    expect(ready.checks.config.lastReload?.problems?.join('\n')).toContain('providers[0].clientSecret');
+    // In the order of the file: the entry that lacks a clientSecret starts before its issuer.
+    expect(ready.checks.config.lastReload?.problems).toEqual([
+      expect.stringMatching(at('providers[0].clientSecret: is required')),
+      expect.stringMatching(at('providers[0].issuer: must be https')),
+    ]);
     const error = logLines.findLast((entry) => entry.level === 50);
     expect(error?.msg).toContain('configuration reload refused');
     expect(error?.problems?.join('\n')).toContain('providers[0].issuer');
 
-    // A file that does not even parse: the same.
+    // A file that does not even parse: the same, at the line and column where the YAML breaks.
     writeConfig('apps: [\n  - id: x\n    name: [unclosed');
-    expect((await reload(mallory)).body.code).toBe('config_invalid');
+    const broken = await reload(mallory);
+    expect(broken.body.code).toBe('config_invalid');
+    expect(broken.body.detail).toMatch(new RegExp(`${escapeRegExp(file)}:2:3: Block collections are not allowed within flow collections`));
     expect(await forwardAuth(mallory, 'echo', 'echo.localhost')).toBe(200);
   });
 
@@ -283,7 +298,25 @@ describe('config reload', () => {
     const answer = await reload(mallory);
     expect(answer.status).toBe(200);
     expect(answer.body.outcome).toBe('unchanged');
+    expect(answer.body.warnings).toEqual([]);
+    expect(answer.body.config).toMatchObject({ file });
     expect((await readiness(mallory)).checks.config.lastReload?.outcome).toBe('unchanged');
+  });
+
+  it('a provider whose IdP does not answer is applied, with a warning naming it, as check-config --online says it', async () => {
+    const closedPort = await freePort();
+    const next = baseConfig();
+    next.providers!.push({ id: 'down', name: 'Down IdP', issuer: `http://127.0.0.1:${closedPort}`, clientId: 'gatehouse', clientSecret: 's' });
+    writeConfig(next);
+    const answer = await reload(mallory);
+    expect(answer.status).toBe(200);
+    expect(answer.body.outcome).toBe('applied');
+    // partner again (the test before removed it), and the one that does not answer.
+    expect(answer.body.changes.providers?.added).toEqual(['partner', 'down']);
+    // corp and partner answer; only the one that does not is named.
+    expect(answer.body.warnings).toEqual([
+      expect.stringMatching(new RegExp(`^providers\\[2\\] \\(down\\)\\.issuer: http://127\\.0\\.0\\.1:${closedPort} did not answer \\(.+\\); signing in with Down IdP fails until it does \\(Gatehouse keeps asking\\)$`)),
+    ]);
   });
 
   it('a new sign-in rate limit counts from the next request on', async () => {
@@ -316,5 +349,56 @@ describe('config reload', () => {
     writeConfig(withOps(['nobody@example.com']));
     expect((await reload(mallory)).body.changes.admins).toEqual({ added: ['nobody@example.com'], removed: ['mallory@example.com'] });
     expect(await forwardAuth(mallory, 'ops', 'ops.localhost')).toBe(403);
+  });
+});
+
+/**
+ * Gatehouse started without a file runs on its built-in development defaults: "Reload configuration"
+ * has nothing to read again, and the answer says so (outcome unchanged, file null), never that a file
+ * says what is in force. Its data on the test's store, through the environment (GATEHOUSE_DATA_DIR,
+ * GATEHOUSE_DATABASE_URL), as an operator's would be.
+ */
+describe('config reload without a file', () => {
+  let defaultsStore: TestStore;
+  let defaults: Services;
+  let defaultsApp: FastifyInstance;
+  const lines: Array<{ msg: string }> = [];
+
+  beforeAll(async () => {
+    defaultsStore = await createTestStore();
+    const env = { GATEHOUSE_DATA_DIR: defaultsStore.dataDir, ...(defaultsStore.databaseUrl ? { GATEHOUSE_DATABASE_URL: defaultsStore.databaseUrl } : {}) };
+    const read = readConfigFrom(undefined, env);
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+    defaults = await createServices(read(), log, { file: undefined });
+    defaultsApp = await buildApp(defaults, { loggerInstance: log, reload: localReload(defaults, read, log) });
+    await defaultsApp.ready();
+  });
+
+  afterAll(async () => {
+    await defaultsApp?.close();
+    await defaults?.close();
+    if (defaultsStore) await removeTestStore(defaultsStore);
+  });
+
+  it('answers that nothing changed and that there is no file, and logs it so', async () => {
+    expect(defaults.config).toEqual(parseConfig(builtInDefaults, { env: { GATEHOUSE_DATA_DIR: defaultsStore.dataDir, ...(defaultsStore.databaseUrl ? { GATEHOUSE_DATABASE_URL: defaultsStore.databaseUrl } : {}) } }));
+    // An admin of the console (the role granted in the database), signed in.
+    const now = Date.now();
+    const db = defaults.database.db;
+    await db.insertInto('users').values({ id: 'u-admin', email: 'root@example.com', name: 'Root', picture: null, status: 'active', roles: JSON.stringify(['admin']), primary_identity_id: 'i-admin', created_at: now, updated_at: now, last_sign_in_at: now }).execute();
+    await db.insertInto('identities').values({ id: 'i-admin', user_id: 'u-admin', provider_id: 'dev', subject: 'root', email: 'root@example.com', email_verified: 1, claims: '{}', linked_at: now, last_used_at: now }).execute();
+    const { secret } = await defaults.sessions.create({ userId: 'u-admin', identityId: 'i-admin', providerId: 'dev' });
+    const host = new URL(defaults.config.publicUrl).host;
+    const cookie = `${cookieNames(false).session}=${secret}`;
+    const csrf = await defaultsApp.inject({ method: 'GET', url: '/api/csrf', headers: { host, cookie } });
+    expect(csrf.statusCode).toBe(200);
+    const answer = await defaultsApp.inject({
+      method: 'POST',
+      url: '/api/admin/config/reload',
+      headers: { host, cookie, origin: defaults.config.publicUrl, 'x-csrf-token': (csrf.json() as { csrfToken: string }).csrfToken },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toMatchObject({ outcome: 'unchanged', config: { file: null, lastReload: { outcome: 'unchanged' } } });
+    expect(lines.map((line) => line.msg)).toContain('configuration reloaded: nothing changed (no configuration file: Gatehouse runs on its built-in defaults)');
   });
 });

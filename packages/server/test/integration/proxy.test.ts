@@ -24,6 +24,7 @@ let closed: string;
 let tokens: string;
 let otherTokens: string;
 let down: string;
+let elsewhere: string;
 let hangsUp: Server;
 
 beforeAll(async () => {
@@ -35,6 +36,7 @@ beforeAll(async () => {
   tokens = `http://tokens.localhost:${port}`;
   otherTokens = `http://other-tokens.localhost:${port}`;
   down = `http://down.localhost:${port}`;
+  elsewhere = `http://elsewhere.localhost:${port}`;
   // An upstream that hangs up on every connection (a port nobody listens on could be taken by another suite).
   hangsUp = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => hangsUp.listen(0, '127.0.0.1', resolve));
@@ -52,6 +54,8 @@ beforeAll(async () => {
       // Takes the tokens of another provider only: a session of 'idp' brings it none.
       { id: 'other-tokens', name: 'Other token app', publicUrl: otherTokens, upstream: upstream.url, passAccessToken: ['github'], policy: { allow: [{ anyUser: true }] } },
       { id: 'down', name: 'Down app', publicUrl: down, upstream: `http://127.0.0.1:${hangsUpPort}`, websockets: true, publicPaths: ['/reports', '/api/*'], policy: { allow: [{ anyUser: true }] } },
+      // Served by nginx or Caddy, which ask Gatehouse about it: no upstream of Gatehouse's own.
+      { id: 'elsewhere', name: 'Served elsewhere', publicUrl: elsewhere, websockets: true, publicPaths: ['/public/*'], policy: { allow: [{ anyUser: true }] } },
     ],
   });
 });
@@ -63,7 +67,7 @@ afterAll(async () => {
   hangsUp?.close();
 });
 
-const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost', 'other-tokens.localhost', 'down.localhost', 'live.localhost'];
+const hosts = () => ['echo.localhost', 'closed.localhost', 'tokens.localhost', 'other-tokens.localhost', 'down.localhost', 'elsewhere.localhost', 'live.localhost'];
 
 /** The id of the portal session a browser is signed in with. */
 const sessionIdOf = async (browser: ScriptedBrowser) => JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).session.id as string;
@@ -237,6 +241,27 @@ describe('reverse proxy', () => {
     expect(api.status).toBe(502);
     expect(api.headers.get('content-type')).toBe('application/problem+json');
     expect(JSON.parse(api.body)).toMatchObject({ code: 'upstream_unavailable', status: 502, reference: expect.stringMatching(/^[0-9a-f]{12}$/) });
+  });
+
+  it('an app without an upstream is forwarded nowhere: a 421 page or problem naming it, its own paths still answer', async () => {
+    const browser = new ScriptedBrowser(hosts());
+    const page = await browser.request(`${elsewhere}/public/x`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(421);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.body).toContain('Served elsewhere');
+    expect(page.body).toMatch(/no_upstream/);
+    const api = await browser.request(`${elsewhere}/public/api`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: '{}' });
+    expect(api.status).toBe(421);
+    expect(JSON.parse(api.body)).toMatchObject({ code: 'no_upstream', status: 421, reference: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    // Signed in and allowed, the same: nothing to forward to.
+    const { landing } = await signedInAt(elsewhere, '/reports');
+    expect(landing.status).toBe(421);
+    // Gatehouse's own paths on its host answer as for any app: the keys, and forward-auth for its proxy.
+    expect((await browser.request(`${elsewhere}/.gatehouse/jwks.json`)).status).toBe(200);
+    const check = await fetch(`${gatehouse.url}/.gatehouse/auth/elsewhere`, {
+      headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': `elsewhere.localhost:${port}`, 'x-forwarded-uri': '/public/x', 'x-forwarded-method': 'GET' },
+    });
+    expect(check.status).toBe(200);
   });
 
   it('denies with a page naming the user and the app; API clients get problem+json', async () => {
@@ -578,6 +603,8 @@ describe('WebSockets', () => {
       ['closed.localhost', '/ws', 404, 'not_found'],
       // A public path of an app whose upstream hangs up.
       ['down.localhost', '/api/ws', 502, 'upstream_unavailable'],
+      // A public path of an app with no upstream at all.
+      ['elsewhere.localhost', '/public/ws', 421, 'no_upstream'],
     ] as const) {
       const answer = await upgrade(host, path);
       expect(answer, host).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
@@ -745,6 +772,8 @@ describe('forward-auth', () => {
     const untrustedPort = await freePort();
     const untrusted = await startGatehouse({
       port: untrustedPort,
+      // Said outright: left out, development mode (this harness's) would trust loopback, where the test is.
+      trustedProxies: [],
       providers: [{ id: 'idp', name: 'Test IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 's', createUsers: true }],
       apps: [{ id: 'echo', name: 'Echo', publicUrl: `http://echo.example:${untrustedPort}`, upstream: upstream.url, publicPaths: ['/public/*'], policy: { allow: [{ anyUser: true }] } }],
     });

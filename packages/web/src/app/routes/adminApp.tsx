@@ -9,6 +9,8 @@ import { adminAppsQueryOptions, useAdminApps } from '../../features/adminApps/ap
 import { useUpdateApp } from '../../features/adminApps/api/updateApp';
 import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
 import { AppForm } from '../../features/adminApps/components/AppForm';
+import { ProxySetup } from '../../features/adminApps/components/ProxySetup';
+import { ReloadConfigCard } from '../../features/adminProviders/components/ReloadConfigCard';
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
 import { DeleteAppDialog } from '../../features/adminApps/components/DeleteAppDialog';
 import { PolicyTester } from '../../features/adminApps/components/PolicyTester';
@@ -37,7 +39,7 @@ function appFacts(app: AdminApp) {
     { label: 'Id', value: app.id },
     { label: 'Name', value: app.name },
     { label: 'Public URL', value: app.publicUrl },
-    { label: 'Upstream', value: app.upstream },
+    { label: 'Served by', value: app.upstream === undefined ? 'nginx, Caddy or Traefik (no upstream)' : `Gatehouse, forwarding to ${app.upstream}` },
     { label: 'Public paths', value: app.publicPaths.length > 0 ? app.publicPaths.join(', ') : 'None' },
     { label: 'Proxy options', value: options.length > 0 ? options.join(', ') : 'None' },
     { label: 'Allow rules', value: rules('Allow', app.policy.allow) },
@@ -96,8 +98,8 @@ function AppPage({ app }: { app: AdminApp }) {
           entry={appEntry(app)}
           howToChange={
             <>
-              Read-only here: edit its entry under <code>apps:</code> in the configuration file and restart Gatehouse. You can still test its
-              policy below.
+              Read-only here: edit its entry under <code>apps:</code> in the configuration file, then reload the configuration (no
+              restart: sessions and open connections stay). You can still test its policy below.
             </>
           }
         />
@@ -122,6 +124,8 @@ function AppPage({ app }: { app: AdminApp }) {
           }
         />
       )}
+      {readOnly && <ReloadConfigCard />}
+      <ProxySetup app={app} />
       <PolicyTester
         appId={app.id}
         policy={formToPolicy(draft)}

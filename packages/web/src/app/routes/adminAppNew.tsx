@@ -47,7 +47,8 @@ export default function AdminAppNewRoute() {
           create.mutate(app, {
             onSuccess: (created) => {
               confirmSaved('App created', `${created.name} is live at ${created.publicUrl}.`);
-              void navigate(pages.adminApps.href());
+              // Its own page: the policy tester, and the proxy's configuration for an app nginx or Caddy serves.
+              void navigate(pages.adminApp.href(created.id));
             },
           })
         }

@@ -1,4 +1,4 @@
-import { MultiSelect, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { MultiSelect, Radio, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { formFields, useCheckedSubmit } from '../../../components/formFields';
 import { FormActions, FormErrors, LockedFields } from '../../../components/FormParts';
@@ -6,7 +6,7 @@ import { Section } from '../../../components/Section';
 import { fieldProblems } from '../../../lib/validationProblems';
 import type { AppDefinition } from '../api/getAdminApps';
 import { appFormErrors, formProblems, hasAppFormErrors } from '../utils/appProblems';
-import { formToApp, type AppFormValues } from '../utils/policyForm';
+import { formToApp, type AppFormValues, type ServedBy } from '../utils/policyForm';
 import { RuleListEditor } from './PolicyEditor';
 
 /** An identity provider the app may take access tokens from. */
@@ -71,7 +71,7 @@ export function AppForm({ initialValues, providers, isNew, readOnly = false, sav
     <form ref={formRef} onSubmit={submit} noValidate aria-label={isNew ? 'New app' : `App ${initialValues.name}`}>
       <LockedFields locked={readOnly || saving} gap="lg">
         <FormErrors title="The app could not be saved" problems={summary} error={summary.length > 0 || fieldProblems(error).length > 0 ? undefined : error} />
-        <Section title="App" description="Where people reach the app, and where Gatehouse forwards them once allowed.">
+        <Section title="App" description="Where people reach the app, and who serves it once they are allowed.">
           <Stack gap="md">
             {isNew && (
               <TextInput
@@ -84,7 +84,27 @@ export function AppForm({ initialValues, providers, isNew, readOnly = false, sav
             )}
             <TextInput label="Name" required {...text('name')} {...fieldError('name')} />
             <TextInput label="Public URL" description="The origin people open, such as https://wiki.example.com." required {...text('publicUrl')} {...fieldError('publicUrl')} />
-            <TextInput label="Upstream" description="Where allowed requests go, such as http://10.0.0.5:8080." required {...text('upstream')} {...fieldError('upstream')} />
+            <Radio.Group
+              label="Served by"
+              value={values.servedBy}
+              onChange={(servedBy) => set('servedBy', servedBy as ServedBy)}
+            >
+              <Stack gap="xs" mt="xs">
+                <Radio
+                  value="gatehouse"
+                  label="Gatehouse"
+                  description="Point the app's DNS name at Gatehouse: it checks each request and forwards the allowed ones to the upstream."
+                />
+                <Radio
+                  value="proxy"
+                  label="nginx, Caddy or Traefik"
+                  description="Your proxy serves the app and asks Gatehouse about every request (forward-auth). No upstream; the app's page shows the proxy's configuration."
+                />
+              </Stack>
+            </Radio.Group>
+            {values.servedBy === 'gatehouse' && (
+              <TextInput label="Upstream" description="Where allowed requests go, such as http://10.0.0.5:8080." required {...text('upstream')} {...fieldError('upstream')} />
+            )}
             <Textarea
               label="Public paths"
               description="Paths anyone may open without signing in, one per line (such as /health or /static/*)."
@@ -98,32 +118,37 @@ export function AppForm({ initialValues, providers, isNew, readOnly = false, sav
         </Section>
         <Section title="Proxy options">
           <Stack gap="sm">
-            <Switch label="WebSockets" description="Let WebSocket upgrades through." {...toggle('websockets')} />
             <Switch
               label="CORS preflight"
               description="Let CORS preflight requests (OPTIONS) through without signing in."
               {...toggle('corsPreflight')}
             />
-            <Switch
-              label="Preserve Host"
-              description="Send the app's public Host header upstream instead of the upstream's own."
-              {...toggle('preserveHost')}
-            />
-            <MultiSelect
-              label="Pass access tokens from"
-              description="For apps that call these providers' APIs as the user: a person signed in with one of them has its access token sent upstream as a bearer token; with any other provider, none is. A token is a credential there, so name only the providers whose APIs the app calls."
-              placeholder={values.passAccessToken.length === 0 ? 'No provider: no token is sent' : undefined}
-              data={tokenChoices}
-              value={values.passAccessToken}
-              onChange={(ids) => set('passAccessToken', ids)}
-              clearable
-              searchable
-            />
-            <Switch
-              label="Compress answers"
-              description="Send the app's text, JSON and scripts compressed when the browser accepts it, the request comes from the app's own pages and the app did not compress them. Leave it off if a page shows a secret (a token, a key) next to text a request chose, such as a search term: the compressed size can give the secret away (BREACH)."
-              {...toggle('compress')}
-            />
+            {/* What Gatehouse does as the app's reverse proxy; a proxy of the operator's decides these itself. */}
+            {values.servedBy === 'gatehouse' && (
+              <>
+                <Switch label="WebSockets" description="Let WebSocket upgrades through." {...toggle('websockets')} />
+                <Switch
+                  label="Preserve Host"
+                  description="Send the app's public Host header upstream instead of the upstream's own."
+                  {...toggle('preserveHost')}
+                />
+                <MultiSelect
+                  label="Pass access tokens from"
+                  description="For apps that call these providers' APIs as the user: a person signed in with one of them has its access token sent upstream as a bearer token; with any other provider, none is. A token is a credential there, so name only the providers whose APIs the app calls."
+                  placeholder={values.passAccessToken.length === 0 ? 'No provider: no token is sent' : undefined}
+                  data={tokenChoices}
+                  value={values.passAccessToken}
+                  onChange={(ids) => set('passAccessToken', ids)}
+                  clearable
+                  searchable
+                />
+                <Switch
+                  label="Compress answers"
+                  description="Send the app's text, JSON and scripts compressed when the browser accepts it, the request comes from the app's own pages and the app did not compress them. Leave it off if a page shows a secret (a token, a key) next to text a request chose, such as a search term: the compressed size can give the secret away (BREACH)."
+                  {...toggle('compress')}
+                />
+              </>
+            )}
           </Stack>
         </Section>
         <Section title="Allow rules" description="Someone may open the app when any allow rule matches them and no deny rule does.">

@@ -32,11 +32,16 @@ const columnsFor = (configLabel: string): DataTableColumn<AdminApp>[] => [
   {
     key: 'upstream',
     header: 'Upstream',
-    cell: (app) => (
-      <Text size="sm" ff="monospace">
-        <BreakableUrl value={app.upstream} />
-      </Text>
-    ),
+    cell: (app) =>
+      app.upstream === undefined ? (
+        <Text size="sm" c="dimmed">
+          Its own proxy (forward-auth)
+        </Text>
+      ) : (
+        <Text size="sm" ff="monospace">
+          <BreakableUrl value={app.upstream} />
+        </Text>
+      ),
   },
   { key: 'source', header: 'Source', cell: (app) => <SourceBadge source={app.source} configLabel={configLabel} /> },
   { key: 'policy', header: 'Policy', cell: (app) => <Text size="sm">{summarizePolicy(app.policy)}</Text> },

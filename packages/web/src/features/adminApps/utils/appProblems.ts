@@ -105,6 +105,7 @@ export function appFormErrors(problems: readonly string[]): AppFormErrors {
  */
 export function formProblems(app: AppDefinition): string[] {
   // A blank field is said as "Enter …", not as the format it fails.
+  // (An app its own proxy serves has no upstream: nothing to say about it.)
   const blank = (['id', 'name', 'publicUrl', 'upstream'] as const).filter((field) => app[field] === '');
   const parsed = appSchema.safeParse(app);
   const found = parsed.success ? [] : formatIssues(parsed.error.issues).filter((problem) => !blank.some((field) => problem.startsWith(`${field}:`)));

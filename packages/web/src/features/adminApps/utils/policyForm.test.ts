@@ -65,6 +65,18 @@ describe('app form', () => {
     expect(appToForm(withoutCompress as AdminApp).compress).toBe(false);
   });
 
+  it('an app its own proxy serves round-trips without an upstream, and the choice keeps what was typed', () => {
+    const { upstream: _upstream, source: _source, ...definition } = app;
+    const form = appToForm({ ...definition, source: 'console' });
+    expect(form.servedBy).toBe('proxy');
+    expect(formToApp(form)).toEqual(definition);
+    expect(formToApp(form)).not.toHaveProperty('upstream');
+    // Typed while Gatehouse was chosen, then the proxy chosen: nothing of it is sent.
+    expect(formToApp({ ...form, upstream: 'http://10.0.0.5:8080' })).not.toHaveProperty('upstream');
+    expect(formToApp({ ...form, servedBy: 'gatehouse', upstream: ' http://10.0.0.5:8080 ' }).upstream).toBe('http://10.0.0.5:8080');
+    expect(appToForm(app).servedBy).toBe('gatehouse');
+  });
+
   it('trims text and drops blank public paths', () => {
     const form = { ...emptyAppForm(), id: ' reports ', name: ' Reports ', publicUrl: ' http://r.localhost ', publicPaths: '\n /a \n\n' };
     expect(formToApp(form)).toMatchObject({ id: 'reports', name: 'Reports', publicUrl: 'http://r.localhost', publicPaths: ['/a'] });

@@ -29,11 +29,19 @@ export interface RuleFormValues {
   claimValue: string;
 }
 
+/**
+ * Who serves the app: Gatehouse, as its reverse proxy (to `upstream`), or a proxy of the operator's
+ * (nginx, Caddy, Traefik) that asks Gatehouse about every request (forward-auth: no upstream).
+ */
+export type ServedBy = 'gatehouse' | 'proxy';
+
 /** The whole app form: text as typed, switches, and the two rule lists. */
 export interface AppFormValues {
   id: string;
   name: string;
   publicUrl: string;
+  servedBy: ServedBy;
+  /** Sent only when Gatehouse serves the app (kept while the choice changes back and forth). */
   upstream: string;
   /** One per line. */
   publicPaths: string;
@@ -121,6 +129,7 @@ export function emptyAppForm(): AppFormValues {
     id: '',
     name: '',
     publicUrl: '',
+    servedBy: 'gatehouse',
     upstream: '',
     publicPaths: '',
     websockets: false,
@@ -139,7 +148,8 @@ export function appToForm(app: AdminApp | AppDefinition): AppFormValues {
     id: app.id,
     name: app.name,
     publicUrl: app.publicUrl,
-    upstream: app.upstream,
+    servedBy: app.upstream === undefined ? 'proxy' : 'gatehouse',
+    upstream: app.upstream ?? '',
     publicPaths: (app.publicPaths ?? []).join('\n'),
     websockets: Boolean(app.websockets),
     corsPreflight: Boolean(app.corsPreflight),
@@ -151,13 +161,16 @@ export function appToForm(app: AdminApp | AppDefinition): AppFormValues {
   };
 }
 
-/** The definition to POST or PUT (never `source`); text is trimmed, validation is the server's. */
+/**
+ * The definition to POST or PUT (never `source`); text is trimmed, validation is the server's. An app
+ * its own proxy serves has no upstream at all.
+ */
 export function formToApp(form: AppFormValues): AppDefinition {
   return {
     id: form.id.trim(),
     name: form.name.trim(),
     publicUrl: form.publicUrl.trim(),
-    upstream: form.upstream.trim(),
+    ...(form.servedBy === 'gatehouse' ? { upstream: form.upstream.trim() } : {}),
     policy: formToPolicy(form),
     publicPaths: parseLines(form.publicPaths),
     websockets: form.websockets,

@@ -1,6 +1,6 @@
 import type { ConfigReload } from '@gatehouse/contract';
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
-import { IconCircleCheck, IconRefresh } from '@tabler/icons-react';
+import { IconAlertTriangle, IconCircleCheck, IconInfoCircle, IconRefresh } from '@tabler/icons-react';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { useReloadConfig } from '../api/reloadConfig';
 
@@ -19,12 +19,38 @@ function summary({ changes, sessionsEnded }: ConfigReload): string[] {
   ];
 }
 
+interface Told {
+  title: string;
+  lines: string[];
+  /** Not a success to report: there was nothing to read. */
+  noFile?: boolean;
+}
+
+/** The title and sentences of a reload that applied nothing: the file says what is in force, or there is no file. */
+function unchanged({ config }: ConfigReload): Told {
+  if (config.file === null) {
+    return {
+      noFile: true,
+      title: 'No configuration file',
+      lines: [
+        'Gatehouse runs on its built-in development defaults, not on a file, so there is nothing to read again.',
+        'To change them, write a gatehouse.yaml and restart Gatehouse with it.',
+      ],
+    };
+  }
+  const name = config.file.split(/[\\/]/).pop() || config.file;
+  return { title: 'Nothing to reload', lines: [`${name} says what is already in force.`] };
+}
+
 /**
  * Reloads gatehouse.yaml without a restart, as SIGHUP does, and shows what changed or why the file was
- * refused (then nothing of it applies).
+ * refused (then nothing of it applies); then what deserves attention in what is now in force (a trust
+ * warning, a provider whose IdP did not answer), as check-config --online says it.
  */
 export function ReloadConfigCard() {
   const reload = useReloadConfig();
+  const result = reload.data;
+  const told: Told | undefined = result ? (result.outcome === 'applied' ? { title: 'Configuration reloaded', lines: summary(result) } : unchanged(result)) : undefined;
   return (
     <Stack gap="xs">
       <Group>
@@ -32,28 +58,39 @@ export function ReloadConfigCard() {
           Reload configuration
         </Button>
       </Group>
-      <div aria-live="polite">
+      <Stack gap="xs" aria-live="polite">
         {reload.isError && <ProblemAlert title="gatehouse.yaml was not applied" error={reload.error} />}
-        {reload.isSuccess && (
+        {reload.isSuccess && told && (
           <Alert
-            color="green"
+            color={told.noFile ? 'blue' : 'green'}
             variant="light"
-            icon={<IconCircleCheck aria-hidden />}
-            title={reload.data.outcome === 'applied' ? 'Configuration reloaded' : 'Nothing to reload'}
+            icon={told.noFile ? <IconInfoCircle aria-hidden /> : <IconCircleCheck aria-hidden />}
+            title={told.title}
             styles={{ title: { color: 'var(--mantine-color-text)' } }}
           >
-            {reload.data.outcome === 'applied' ? (
-              summary(reload.data).map((line) => (
-                <Text key={line} size="sm">
-                  {line}
-                </Text>
-              ))
-            ) : (
-              <Text size="sm">gatehouse.yaml says what is already in force.</Text>
-            )}
+            {told.lines.map((line) => (
+              <Text key={line} size="sm">
+                {line}
+              </Text>
+            ))}
           </Alert>
         )}
-      </div>
+        {reload.isSuccess && result && result.warnings.length > 0 && (
+          <Alert
+            color="yellow"
+            variant="light"
+            icon={<IconAlertTriangle aria-hidden />}
+            title={result.warnings.length === 1 ? 'One warning' : `${result.warnings.length} warnings`}
+            styles={{ title: { color: 'var(--mantine-color-text)' } }}
+          >
+            {result.warnings.map((warning) => (
+              <Text key={warning} size="sm" style={{ overflowWrap: 'anywhere' }}>
+                {warning}
+              </Text>
+            ))}
+          </Alert>
+        )}
+      </Stack>
     </Stack>
   );
 }

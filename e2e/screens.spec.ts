@@ -6,8 +6,8 @@ import { layoutProblems } from './support/layout.js';
  * Every screen a person or an admin meets, at the widths of the narrowest phones (320 px), common ones
  * (375, 414) and a laptop (1280), in the light and the dark scheme: nothing wider than the screen
  * (outside elements meant to scroll that say so), no text cut off or squeezed, the header holding its
- * content, and no serious or critical axe violation (AXE_WIDTHS). Each screen is written as a screenshot into the
- * test's output folder (`<width>/<screen>-<scheme>.png`), for people to look at.
+ * content, and no serious or critical axe violation (AXE_WIDTHS). Each screen is written as a
+ * screenshot into the test's output folder (`<width>/<screen>-<scheme>.png`), for people to look at.
  *
  * One signed-in browser per person and width (alice the admin, bob the member, and a visitor signed
  * out): the screens are visited in turn, each checked once it shows what it is for.
@@ -124,12 +124,31 @@ for (const width of WIDTHS) {
     await admin.visit('/admin/apps', 'apps', (page) => page.getByTestId('apps-table').getByRole('link', { name: 'Whoami', exact: true }));
     await admin.visit('/admin/apps/new', 'app-new', (page) => h1(page, 'New app'));
     await admin.visit('/admin/apps/whoami', 'app', (page) => h1(page, 'Whoami'));
+    // The header's "Admin" keeps its name when only its gear shows (below 360 px).
+    await expect(alice.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' })).toBeVisible();
     await admin.visit('/admin/providers', 'providers', (page) => page.getByTestId('providers-table').getByRole('link', { name: LONG_PROVIDER.name }));
+    // A provider never tested is on nobody's sign-in page, and the list says so rather than show a switch that is on.
+    const hiddenRow = alice.getByTestId('providers-table').locator(`tr[data-provider-id="${LONG_PROVIDER.id}"]`);
+    await expect(hiddenRow).toContainText('Not until tested');
+    await expect(hiddenRow.getByRole('switch')).toHaveCount(0);
     await admin.visit('/admin/providers/new', 'provider-kinds', (page) => page.getByRole('radiogroup', { name: 'Kind of provider' }));
     await admin.visit('/admin/providers/new?kind=google', 'provider-new-google', (page) => page.getByRole('region', { name: 'Google settings' }));
     await admin.visit('/admin/providers/dev', 'provider-config', (page) => page.getByTestId('config-summary'));
     await admin.visit(`/admin/providers/${LONG_PROVIDER.id}`, 'provider-hidden', (page) => page.getByTestId('provider-hidden'));
+    await expect(alice.getByRole('switch', { name: 'Offer on the sign-in page once tested' })).toBeChecked();
     await admin.visit('/admin/audit', 'audit', (page) => page.getByTestId('audit-table').locator('tbody tr').first());
+    if (width === 1280) {
+      // Between a phone and a laptop (a tablet beside the navigation) the log's columns need more room than
+      // there is: the table scrolls in its frame, says so, and the frame takes the keyboard.
+      await alice.setViewportSize({ width: 1024, height: 800 });
+      const frame = alice.getByRole('region', { name: 'Audit events' });
+      await expect(frame).toHaveAccessibleDescription('Scroll sideways to see every column.');
+      await expect(frame).toHaveAttribute('tabindex', '0');
+      expect(await layoutProblems(alice)).toEqual([]);
+      await alice.screenshot({ path: testInfo.outputPath('1024', 'audit-light.png'), fullPage: true });
+      await alice.setViewportSize({ width, height: 800 });
+      await expect(frame).toHaveCount(0);
+    }
     await admin.visit('/admin/no-such-page', 'console-not-found', (page) => h1(page, 'Page not found'));
     // A test sign-in with the Development IdP (alice's IdP session brings her straight back) and its result.
     await alice.goto(`${portalUrl()}/admin/providers/dev`);

@@ -35,9 +35,12 @@ test('alice adds Google from its preset, and a person signs in with it', async (
   await signInWith(page, 'Development IdP', 'alice@example.com', 'alice');
   await page.goto(`${portalUrl()}/admin/providers/new`);
 
-  // The kinds, as the server's presets list them: a radio group of cards, initials for logos.
+  // The kinds, as the server's presets list them: a radio group of cards, each with its logo.
   const kinds = page.getByRole('radiogroup', { name: 'Kind of provider' });
   await expect(kinds.getByRole('radio')).toHaveCount(8);
+  for (const kind of ['oidc', 'google', 'entra', 'okta', 'keycloak', 'auth0', 'gitlab', 'github']) {
+    await expect(kinds.locator(`[data-kind="${kind}"] svg[data-logo="${kind}"]`)).toHaveCount(1);
+  }
   for (const label of ['OpenID Connect', 'Google', 'Microsoft Entra ID', 'Okta', 'Keycloak', 'Auth0', 'GitLab', 'GitHub']) {
     await expect(kinds.getByRole('radio', { name: label })).toBeVisible();
   }

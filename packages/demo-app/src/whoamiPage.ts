@@ -16,6 +16,7 @@ tr.identity{background:var(--mark)}
 .ok{color:var(--ok);font-weight:600}.bad{color:var(--bad);font-weight:600}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
 pre{margin:.5rem 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
+@media (max-width:40rem){body{padding:1rem .75rem}section{padding:.75rem}th,td{display:block;width:auto}th{padding-bottom:0;border-bottom:0}}
 `;
 
 function value(raw: string | string[] | undefined): string {
@@ -40,7 +41,11 @@ function assertionSection(assertion: AssertionReport): string {
   }
 }
 
-/** The whoami page: method, URL, the assertion check, and every header, Gatehouse's first. */
+/**
+ * The whoami page: method, URL, the assertion check, and every header, Gatehouse's first. On a phone
+ * each header's name sits over its value (beside a 16rem name, a value had a few pixels and took a
+ * line per character).
+ */
 export function whoamiPage(report: WhoamiReport): string {
   // Node lower-cases request header names.
   const identityNames = new Set(IDENTITY_HEADERS.map((name) => name.toLowerCase()));

@@ -1,4 +1,6 @@
 import { formatIssues } from '@gatehouse/contract';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { providerPresets, providerSchema } from '../src/config/schema.js';
 
@@ -38,6 +40,14 @@ describe('provider kinds (config/providers/)', () => {
     for (const preset of providerPresets) {
       expect(preset.label.length).toBeGreaterThan(0);
       expect(preset.docs).toMatch(/^docs\//);
+    }
+  });
+
+  // Regression: the generic kind pointed at docs/configuration.md#providers, a heading that is not there.
+  it("every preset's docs page is in docs/providers/ and exists (the console shows it as the setup guide)", () => {
+    for (const preset of providerPresets) {
+      expect(preset.docs, preset.kind).toMatch(/^docs\/providers\/[A-Za-z0-9-]+\.md$/);
+      expect(existsSync(fileURLToPath(new URL(`../../../${preset.docs}`, import.meta.url))), preset.docs).toBe(true);
     }
   });
 });

@@ -34,8 +34,10 @@ function AdminLink() {
         leftSection={<IconSettings size={18} aria-hidden />}
         aria-current={here ? 'page' : undefined}
         className={classes.adminLink}
+        classNames={{ section: classes.adminIcon }}
       >
-        Admin
+        {/* On the narrowest phones the gear alone (its name stays "Admin"): the header keeps one row. */}
+        <span className={classes.adminLabel}>Admin</span>
       </Button>
     </nav>
   );
@@ -49,7 +51,10 @@ export function RootLayout() {
   const navigation = useNavigation();
   const wide = useMatches().some((match) => isWide(match.handle));
   return (
-    <AppShell header={{ height: 56 }} padding="md">
+    // No padding of the shell's own on a phone: the page's container has its margins, and two of them
+    // would leave 256 of 320 px for the page. ('0rem', not 0: the shell adds it to the header's height
+    // in a calc(), where a bare 0 is invalid and the page would start under the header.)
+    <AppShell header={{ height: 56 }} padding={{ base: '0rem', sm: 'md' }}>
       <a href={`#${MAIN_CONTENT_ID}`} className={classes.skipLink}>
         Skip to content
       </a>
@@ -59,7 +64,8 @@ export function RootLayout() {
           <div className={classes.progress} aria-hidden />
         )}
         <Container size={wide ? 'xl' : 'md'} h="100%">
-          <Group h="100%" justify="space-between">
+          {/* One row at any width: wrapping would put "Admin" and the menu below the header, over the page. */}
+          <Group h="100%" justify="space-between" wrap="nowrap" gap="xs">
             <Anchor component={Link} to={pages.home.href()} underline="never" c="inherit" className={classes.brand}>
               <Group gap={8} wrap="nowrap">
                 <IconShieldLock size={24} aria-hidden className={classes.brandIcon} />

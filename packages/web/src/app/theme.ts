@@ -1,4 +1,5 @@
-import { createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { Badge, Button, createTheme, DataList, Title, type CSSVariablesResolver } from '@mantine/core';
+import classes from './theme.module.css';
 
 /**
  * Mantine's defaults, adjusted for WCAG AA contrast (axe must find no serious violations):
@@ -12,14 +13,26 @@ import { createTheme, type CSSVariablesResolver } from '@mantine/core';
  * Modal headers are plain `div`s: Mantine's `<header>` reads as a second `banner` landmark in the
  * accessibility tree, beside the page's own header.
  * Fonts are the system stack: no web fonts, the machine may be offline and the CSP allows none.
+ * On a phone the page title is smaller (26 px at 320 px, the full 34 px from about 700 px up), so a
+ * name in it ("Welcome, Alice Example") takes two lines, not four; labelled lists put each label over
+ * its value. Badges, buttons and titles are never cut off: they wrap (theme.module.css).
  */
 export const theme = createTheme({
   primaryColor: 'blue',
   primaryShade: { light: 8, dark: 8 },
   defaultRadius: 'md',
   cursorType: 'pointer',
+  headings: {
+    sizes: {
+      h1: { fontSize: 'clamp(1.625rem, 1.2rem + 2.2vw, 2.125rem)' },
+    },
+  },
   components: {
     ModalHeader: { defaultProps: { component: 'div' } },
+    Badge: Badge.extend({ classNames: { root: classes.badge, label: classes.badgeLabel } }),
+    Button: Button.extend({ classNames: { root: classes.button, inner: classes.buttonInner, label: classes.buttonLabel } }),
+    Title: Title.extend({ classNames: { root: classes.title } }),
+    DataList: DataList.extend({ classNames: { item: classes.dataListItem, itemLabel: classes.dataListLabel } }),
   },
 });
 

@@ -1,14 +1,17 @@
 import { Anchor, Table, Text } from '@mantine/core';
 import type { CSSProperties, ReactNode } from 'react';
 import { Link } from 'react-router';
+import classes from './DataTable.module.css';
+import { SidewaysScroll } from './SidewaysScroll';
 
 /** One column of a `DataTable`: its header and what each row shows in it. */
 export interface DataTableColumn<Row> {
   /** Unique within the table (React's key for the header and the cells). */
   key: string;
-  header: ReactNode;
+  /** The column's name: its header, and the label of its value when rows show as cards. */
+  header: string;
   cell: (row: Row) => ReactNode;
-  /** Numbers are right-aligned, header and cells alike. */
+  /** Numbers are right-aligned, header and cells alike (in the table; cards keep them beside their label). */
   align?: 'right';
   /** Keeps the cells on one line (dates). */
   noWrap?: boolean;
@@ -20,10 +23,10 @@ export interface DataTableProps<Row> {
   getRowKey: (row: Row) => string;
   /** `data-*` attributes of a row, so a row can be found by what it shows (`data-app-id`). */
   getRowAttributes?: (row: Row) => Record<`data-${string}`, string>;
-  /** Below this width the table scrolls sideways instead of squeezing its columns. */
+  /** The width the columns need side by side: below it the table scrolls sideways and says so. */
   minWidth: number;
-  /** Names the table for screen readers when the page around it does not. */
-  label?: string;
+  /** Names the table (and its scrolling frame) for screen readers: "Users", "Audit events". */
+  label: string;
   testId?: string;
   /** Many short rows (a log): tighter rows, striped. */
   compact?: boolean;
@@ -31,40 +34,59 @@ export interface DataTableProps<Row> {
   empty?: ReactNode;
 }
 
-const noWrap: CSSProperties = { whiteSpace: 'nowrap' };
-
 /**
- * The console's lists: a header row of column names and a row per item, scrolling sideways on narrow
- * screens. Each table says only its columns; loading (`TableSkeleton`) and failure states stay with
- * whoever holds the query.
+ * The console's lists. Where the list has room for `minWidth` they are a table; with less room (down to
+ * a tablet beside the console's navigation) the table scrolls sideways, and says so above it and to
+ * screen readers, and its frame takes the keyboard's arrows; in a phone's width each row is a card with
+ * every value beside its column's name (DataTable.module.css). Each table says only its columns;
+ * loading (`TableSkeleton`) and failure states stay with whoever holds the query.
  */
 export function DataTable<Row>({ columns, rows, getRowKey, getRowAttributes, minWidth, label, testId, compact = false, empty }: DataTableProps<Row>) {
   if (rows.length === 0 && empty !== undefined) return <>{empty}</>;
   return (
-    <Table.ScrollContainer minWidth={minWidth}>
-      <Table verticalSpacing={compact ? 'xs' : 'sm'} striped={compact} highlightOnHover aria-label={label} data-testid={testId}>
-        <Table.Thead>
-          <Table.Tr>
-            {columns.map((column) => (
-              <Table.Th key={column.key} scope="col" ta={column.align}>
-                {column.header}
-              </Table.Th>
-            ))}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map((row) => (
-            <Table.Tr key={getRowKey(row)} {...getRowAttributes?.(row)}>
+    <div className={classes.frame}>
+      <SidewaysScroll label={label}>
+        <Table
+          className={classes.table}
+          style={{ '--data-table-min-width': `${minWidth}px` } as CSSProperties}
+          verticalSpacing={compact ? 'xs' : 'sm'}
+          striped={compact}
+          highlightOnHover
+          aria-label={label}
+          data-testid={testId}
+          // The roles are spelled out: as cards, `display` changes, and browsers then drop a table's own.
+          role="table"
+        >
+          <Table.Thead role="rowgroup">
+            <Table.Tr role="row">
               {columns.map((column) => (
-                <Table.Td key={column.key} ta={column.align} style={column.noWrap ? noWrap : undefined}>
-                  {column.cell(row)}
-                </Table.Td>
+                <Table.Th key={column.key} scope="col" role="columnheader" data-align={column.align}>
+                  {column.header}
+                </Table.Th>
               ))}
             </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+          </Table.Thead>
+          <Table.Tbody role="rowgroup">
+            {rows.map((row) => (
+              <Table.Tr key={getRowKey(row)} role="row" {...getRowAttributes?.(row)}>
+                {columns.map((column, index) => (
+                  <Table.Td
+                    key={column.key}
+                    role="cell"
+                    data-label={column.header}
+                    data-align={column.align}
+                    data-nowrap={column.noWrap || undefined}
+                    data-primary={index === 0 || undefined}
+                  >
+                    {column.cell(row)}
+                  </Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </SidewaysScroll>
+    </div>
   );
 }
 

@@ -18,7 +18,7 @@ export const oidcPreset: ProviderPreset = {
   protocol: 'oidc',
   label: 'OpenID Connect',
   description: 'Any OpenID Connect provider, found by its issuer URL (discovery).',
-  docs: 'docs/configuration.md#providers',
+  docs: 'docs/providers/README.md',
   fields: [{ name: 'issuer', label: 'Issuer URL', help: 'The URL its /.well-known/openid-configuration is under, exactly as the document names it.', type: 'url', required: true, placeholder: 'https://idp.example.com' }],
   defaults: { scopes: ['openid', 'email', 'profile'] },
 };

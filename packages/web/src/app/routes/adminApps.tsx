@@ -1,8 +1,9 @@
 import { pages } from '@gatehouse/contract';
-import { Button, Group, Stack, Text, Title } from '@mantine/core';
+import { Button, Stack } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { Link, type LoaderFunctionArgs } from 'react-router';
+import { PageHeader } from '../../components/PageHeader';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { TableSkeleton } from '../../components/TableSkeleton';
@@ -27,17 +28,15 @@ export default function AdminAppsRoute() {
   return (
     <Stack gap="lg">
       <PageTitle title="Apps" />
-      <Group justify="space-between" align="flex-end" gap="md">
-        <Stack gap={4}>
-          <Title order={1}>Apps</Title>
-          <Text c="dimmed" size="sm">
-            The apps Gatehouse protects. Apps from the configuration are shown read-only; change them there.
-          </Text>
-        </Stack>
-        <Button component={Link} to={pages.adminAppNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>
-          New app
-        </Button>
-      </Group>
+      <PageHeader
+        title="Apps"
+        description="The apps Gatehouse protects. Apps from the configuration are shown read-only; change them there."
+        actions={
+          <Button component={Link} to={pages.adminAppNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>
+            New app
+          </Button>
+        }
+      />
       {apps.isPending || isUnauthenticated(apps.error) ? (
         <TableSkeleton label="Loading apps" />
       ) : apps.isError ? (

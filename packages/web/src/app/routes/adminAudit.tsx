@@ -1,7 +1,8 @@
 import { toSearchParams } from '@gatehouse/contract';
-import { Group, Stack, Text, Title } from '@mantine/core';
+import { Stack } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { useSearchParams, type LoaderFunctionArgs } from 'react-router';
+import { PageHeader } from '../../components/PageHeader';
 import { PageTitle } from '../../components/PageTitle';
 import { auditLogQueryOptions, type AuditFilters } from '../../features/audit/api/getAuditLog';
 import { AuditFiltersBar } from '../../features/audit/components/AuditFiltersBar';
@@ -29,15 +30,11 @@ export default function AdminAuditRoute() {
   return (
     <Stack gap="lg">
       <PageTitle title="Audit log" />
-      <Group justify="space-between" align="flex-end" gap="md">
-        <Stack gap={4}>
-          <Title order={1}>Audit log</Title>
-          <Text c="dimmed" size="sm">
-            Every sign-in, sign-out, denial and admin action, newest first.
-          </Text>
-        </Stack>
-        <ExportCsvButton filters={filters} />
-      </Group>
+      <PageHeader
+        title="Audit log"
+        description="Every sign-in, sign-out, denial and admin action, newest first."
+        actions={<ExportCsvButton filters={filters} />}
+      />
       <AuditFiltersBar filters={filters} onChange={(next) => go(next, 1, true)} />
       <AuditLogResults
         query={query}

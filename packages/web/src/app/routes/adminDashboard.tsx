@@ -1,6 +1,7 @@
-import { Group, Stack, Text, Title } from '@mantine/core';
+import { Stack } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { useSearchParams, type LoaderFunctionArgs } from 'react-router';
+import { PageHeader } from '../../components/PageHeader';
 import { PageTitle } from '../../components/PageTitle';
 import { dashboardQueryOptions } from '../../features/dashboard/api/getDashboard';
 import { DashboardOverview } from '../../features/dashboard/components/DashboardOverview';
@@ -23,20 +24,16 @@ export default function AdminDashboardRoute() {
   return (
     <Stack gap="lg">
       <PageTitle title="Admin dashboard" />
-      <Group justify="space-between" align="flex-end" gap="md">
-        <Stack gap={4}>
-          <Title order={1}>Dashboard</Title>
-          <Text c="dimmed" size="sm">
-            How people are signing in, and where they are turned away.
-          </Text>
-        </Stack>
-        <RangeControl
-          value={range}
-          onChange={(next) =>
-            setSearch(next === DEFAULT_RANGE ? {} : { range: next }, { replace: true, preventScrollReset: true })
-          }
-        />
-      </Group>
+      <PageHeader
+        title="Dashboard"
+        description="How people are signing in, and where they are turned away."
+        actions={
+          <RangeControl
+            value={range}
+            onChange={(next) => setSearch(next === DEFAULT_RANGE ? {} : { range: next }, { replace: true, preventScrollReset: true })}
+          />
+        }
+      />
       <DashboardOverview range={range} />
     </Stack>
   );

@@ -24,6 +24,7 @@ import { isForbidden, isUnauthenticated } from '../../lib/apiClient';
 import { useConfigBadge } from '../../features/config/api/getConfigState';
 import { ConfigSummary } from '../../features/config/components/ConfigSummary';
 import { ensureSession } from '../ensureSession';
+import { BreakableUrl } from '../../components/BreakableUrl';
 
 const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
 
@@ -107,8 +108,8 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
             <ProviderStatusBadge provider={provider} />
             <PublicationBadge provider={provider} />
           </Group>
-          <Text c="dimmed" size="sm" style={{ overflowWrap: 'anywhere' }}>
-            {provider.id} · {provider.issuer} · {provider.linkedIdentities === 1 ? '1 linked identity' : `${provider.linkedIdentities} linked identities`}
+          <Text c="dimmed" size="sm">
+            {provider.id} · <BreakableUrl value={provider.issuer} /> · {provider.linkedIdentities === 1 ? '1 linked identity' : `${provider.linkedIdentities} linked identities`}
           </Text>
         </Stack>
         <Group gap="md" align="center">

@@ -1,8 +1,9 @@
 import { pages } from '@gatehouse/contract';
-import { Button, Group, Stack, Text, Title } from '@mantine/core';
+import { Button, Stack } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
 import { Link, type LoaderFunctionArgs } from 'react-router';
+import { PageHeader } from '../../components/PageHeader';
 import { PageTitle } from '../../components/PageTitle';
 import { ProblemAlert } from '../../components/ProblemAlert';
 import { TableSkeleton } from '../../components/TableSkeleton';
@@ -31,17 +32,15 @@ export default function AdminProvidersRoute() {
   return (
     <Stack gap="lg">
       <PageTitle title="Providers" />
-      <Group justify="space-between" align="flex-end" gap="md">
-        <Stack gap={4}>
-          <Title order={1}>Providers</Title>
-          <Text c="dimmed" size="sm">
-            The identity providers people sign in with. Providers from the configuration are shown read-only; change them in its file, then reload it.
-          </Text>
-        </Stack>
-        <Button component={Link} to={pages.adminProviderNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>
-          New provider
-        </Button>
-      </Group>
+      <PageHeader
+        title="Providers"
+        description="The identity providers people sign in with. Providers from the configuration are shown read-only; change them in its file, then reload it."
+        actions={
+          <Button component={Link} to={pages.adminProviderNew.href()} leftSection={<IconPlus size={16} aria-hidden />}>
+            New provider
+          </Button>
+        }
+      />
       <ReloadConfigCard />
       {providers.isPending || isUnauthenticated(providers.error) ? (
         <TableSkeleton label="Loading providers" />

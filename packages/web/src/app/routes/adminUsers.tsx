@@ -1,7 +1,8 @@
 import { toSearchParams } from '@gatehouse/contract';
-import { Stack, Text, Title } from '@mantine/core';
+import { Stack } from '@mantine/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { useSearchParams, type LoaderFunctionArgs } from 'react-router';
+import { PageHeader } from '../../components/PageHeader';
 import { PageTitle } from '../../components/PageTitle';
 import { usersQueryOptions } from '../../features/users/api/getUsers';
 import { UsersFilters } from '../../features/users/components/UsersFilters';
@@ -26,12 +27,10 @@ export default function AdminUsersRoute() {
   return (
     <Stack gap="lg">
       <PageTitle title={query.query ? `Users matching “${query.query}”` : 'Users'} />
-      <Stack gap={4}>
-        <Title order={1}>Users</Title>
-        <Text c="dimmed" size="sm">
-          Everyone who has signed in to Gatehouse. Open a user to suspend them, end their sessions or change their role.
-        </Text>
-      </Stack>
+      <PageHeader
+        title="Users"
+        description="Everyone who has signed in to Gatehouse. Open a user to suspend them, end their sessions or change their role."
+      />
       <UsersFilters
         query={query.query}
         status={query.status}

@@ -3,6 +3,7 @@ import { pages, type AdminApp } from '@gatehouse/contract';
 import { Anchor, Button, Text } from '@mantine/core';
 import { IconAppWindow } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { BreakableUrl } from '../../../components/BreakableUrl';
 import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
 import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
@@ -23,8 +24,8 @@ const columnsFor = (configLabel: string): DataTableColumn<AdminApp>[] => [
     key: 'publicUrl',
     header: 'Public URL',
     cell: (app) => (
-      <Anchor href={app.publicUrl} size="sm" target="_blank" rel="noreferrer" style={{ overflowWrap: 'anywhere' }}>
-        {app.publicUrl}
+      <Anchor href={app.publicUrl} size="sm" target="_blank" rel="noreferrer">
+        <BreakableUrl value={app.publicUrl} />
       </Anchor>
     ),
   },
@@ -37,8 +38,8 @@ const columnsFor = (configLabel: string): DataTableColumn<AdminApp>[] => [
           Its own proxy (forward-auth)
         </Text>
       ) : (
-        <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-          {app.upstream}
+        <Text size="sm" ff="monospace">
+          <BreakableUrl value={app.upstream} />
         </Text>
       ),
   },
@@ -56,6 +57,7 @@ export function AppsTable({ apps, configLabel }: { apps: AdminApp[]; configLabel
       getRowKey={(app) => app.id}
       getRowAttributes={(app) => ({ 'data-app-id': app.id })}
       minWidth={860}
+      label="Apps"
       testId="apps-table"
       empty={
         <EmptyList

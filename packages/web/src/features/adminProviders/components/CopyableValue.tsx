@@ -1,5 +1,6 @@
 import { ActionIcon, CopyButton, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
+import { BreakableUrl } from '../../../components/BreakableUrl';
 
 export interface CopyableValueProps {
   label: string;
@@ -20,8 +21,8 @@ export function CopyableValue({ label, value, description }: CopyableValueProps)
         </Text>
       )}
       <Group gap="xs" wrap="nowrap" align="center">
-        <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }} data-testid={`copy-${label.toLowerCase().replace(/\W+/g, '-')}`}>
-          {value}
+        <Text size="sm" ff="monospace" miw={0} data-testid={`copy-${label.toLowerCase().replace(/\W+/g, '-')}`}>
+          <BreakableUrl value={value} />
         </Text>
         <CopyButton value={value} timeout={2000}>
           {({ copied, copy }) => (

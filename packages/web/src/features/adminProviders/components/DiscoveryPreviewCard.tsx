@@ -3,6 +3,7 @@ import { Code, Group, Paper, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck, IconCircleX } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import classes from './DiscoveryPreviewCard.module.css';
+import { BreakableUrl } from '../../../components/BreakableUrl';
 
 type Tone = 'yes' | 'no' | 'maybe';
 
@@ -28,7 +29,7 @@ function Row({ term, children }: { term: string; children: ReactNode }) {
   );
 }
 
-const endpoint = (url: string | null) => (url ? <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>{url}</Code> : <Text span size="sm" c="dimmed">None</Text>);
+const endpoint = (url: string | null) => (url ? <Code style={{ whiteSpace: 'normal' }}><BreakableUrl value={url} /></Code> : <Text span size="sm" c="dimmed">None</Text>);
 
 /**
  * What the issuer's discovery document says, before anything is saved: whether it can do what

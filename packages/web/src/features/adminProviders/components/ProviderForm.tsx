@@ -190,8 +190,8 @@ export function ProviderForm({ values, onChange, stored, readOnly = false, savin
               />
               {isNew && (
                 <Switch
-                  label="Offer on the sign-in page"
-                  description="Off: only admins can try it (Test sign-in) until it is turned on."
+                  label="Offer on the sign-in page once tested"
+                  description="A new provider starts hidden: nobody sees it until a test sign-in with it passes (or you publish it untested). Off: it stays off the sign-in page even then, until you turn it on; admins can still test it."
                   {...toggle('enabled')}
                 />
               )}

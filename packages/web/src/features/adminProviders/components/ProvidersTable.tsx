@@ -1,12 +1,14 @@
 import { useMemo } from 'react';
 import { pages, type AdminProvider } from '@gatehouse/contract';
-import { Button, Group, Stack, Text } from '@mantine/core';
+import { Box, Button, Group, Stack, Text } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { BreakableUrl } from '../../../components/BreakableUrl';
 import { DataTable, RowLink, type DataTableColumn } from '../../../components/DataTable';
 import { EmptyList } from '../../../components/EmptyList';
 import { SourceBadge } from '../../../components/SourceBadge';
 import { ProviderEnabledSwitch } from './ProviderEnabledSwitch';
+import { ProviderLogo } from './ProviderLogo';
 import { ProviderStatusBadge } from './ProviderStatusBadge';
 import { PublicationBadge } from './PublicationBadge';
 
@@ -16,17 +18,24 @@ const columnsFor = (configLabel: string): DataTableColumn<AdminProvider>[] => [
     key: 'name',
     header: 'Name',
     cell: (provider) => (
-      <RowLink to={pages.adminProvider.href(provider.id)} detail={provider.id}>
-        {provider.name}
-      </RowLink>
+      <Group gap="sm" wrap="nowrap" align="flex-start">
+        <Box c="dimmed" mt={2} style={{ flex: 'none' }}>
+          <ProviderLogo kind={provider.kind} size={18} />
+        </Box>
+        <Box miw={0}>
+          <RowLink to={pages.adminProvider.href(provider.id)} detail={provider.id}>
+            {provider.name}
+          </RowLink>
+        </Box>
+      </Group>
     ),
   },
   {
     key: 'issuer',
     header: 'Issuer',
     cell: (provider) => (
-      <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-        {provider.issuer}
+      <Text size="sm" ff="monospace">
+        <BreakableUrl value={provider.issuer} />
       </Text>
     ),
   },
@@ -45,16 +54,12 @@ const columnsFor = (configLabel: string): DataTableColumn<AdminProvider>[] => [
       </Stack>
     ),
   },
-  { key: 'source', header: 'Source', cell: (provider) => <SourceBadge source={provider.source} configLabel={configLabel} /> },
+  { key: 'source', header: 'Source', noWrap: true, cell: (provider) => <SourceBadge source={provider.source} configLabel={configLabel} /> },
   { key: 'linkedIdentities', header: 'Linked identities', align: 'right', cell: (provider) => <Text size="sm">{provider.linkedIdentities}</Text> },
   {
     key: 'enabled',
     header: 'On sign-in page',
-    cell: (provider) => (
-      <Group gap="xs" wrap="nowrap">
-        <ProviderEnabledSwitch provider={provider} />
-      </Group>
-    ),
+    cell: (provider) => <ProviderEnabledSwitch provider={provider} />,
   },
 ];
 
@@ -68,6 +73,7 @@ export function ProvidersTable({ providers, configLabel }: { providers: AdminPro
       getRowKey={(provider) => provider.id}
       getRowAttributes={(provider) => ({ 'data-provider-id': provider.id })}
       minWidth={860}
+      label="Providers"
       testId="providers-table"
       empty={
         <EmptyList

@@ -7,6 +7,7 @@ import { useApps } from '../api/getApps';
 import { toAppLink, type AppLink } from '../utils/appLink';
 import classes from './AppLauncher.module.css';
 import { avatarColor } from '../../../lib/avatarColor';
+import { BreakableUrl } from '../../../components/BreakableUrl';
 
 /** One app: its initials, its name (the link, and so the card's accessible name) and its host. */
 function AppCard({ app }: { app: AppLink }) {
@@ -22,7 +23,7 @@ function AppCard({ app }: { app: AppLink }) {
             </a>
           </Text>
           <Text size="xs" c="dimmed" className={classes.host}>
-            {app.host}
+            <BreakableUrl value={app.host} />
           </Text>
         </Stack>
         <IconArrowUpRight size={18} aria-hidden className={classes.arrow} />

@@ -40,6 +40,8 @@ export function AuditFiltersBar({ filters, onChange }: AuditFiltersBarProps) {
       <SearchInput
         label="User"
         description="Email or ID"
+        // The hint under the box, so the boxes of a row line up (a hint above pushed this one lower).
+        inputWrapperOrder={['label', 'input', 'description', 'error']}
         placeholder="Any user"
         value={filters.userId}
         onSearch={(userId) => set({ userId })}

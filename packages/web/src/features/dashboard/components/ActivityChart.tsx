@@ -7,11 +7,36 @@ import { bucketLabel, summariseActivity } from '../utils/dashboardRange';
 import classes from './ActivityChart.module.css';
 
 const SERIES = [
-  { name: 'signIns', label: 'Sign-ins', color: 'blue.6' },
+  { name: 'signIns', label: 'Sign-ins', color: 'blue.6', strokeDasharray: undefined },
   // Dashes as well as colours, so the lines differ for people who don't tell the colours apart.
   { name: 'failures', label: 'Failed sign-ins', color: 'orange.6', strokeDasharray: '6 4' },
   { name: 'denials', label: 'Access denials', color: 'red.7', strokeDasharray: '2 3' },
 ] as const;
+
+/** A Mantine colour ("orange.6") as its CSS variable. */
+const cssColor = (color: string) => `var(--mantine-color-${color.replace('.', '-')})`;
+
+/**
+ * The chart's key, in the page's flow rather than inside the drawing: it wraps onto as many lines as
+ * the width needs (the chart's own legend has a fixed height, and a phone cut its second line off).
+ * Each line is drawn as the chart draws it, colour and dashes.
+ */
+function Legend() {
+  return (
+    <ul className={classes.legend}>
+      {SERIES.map((series) => (
+        <li key={series.name} className={classes.legendItem}>
+          <svg width="24" height="8" aria-hidden>
+            <line x1="0" y1="4" x2="24" y2="4" stroke={cssColor(series.color)} strokeWidth="2" strokeDasharray={series.strokeDasharray} />
+          </svg>
+          <Text component="span" size="sm">
+            {series.label}
+          </Text>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 /**
  * Sign-ins, failures and denials per hour (24 h) or per day (7 days) as a line chart inside a
@@ -35,13 +60,11 @@ export function ActivityChart({ dashboard }: { dashboard: Dashboard }) {
       </Text>
       <div aria-hidden data-testid="activity-chart">
         <LineChart
-          h={280}
+          h={240}
           data={data}
           dataKey="label"
-          series={SERIES.map((series) => ({ ...series }))}
+          series={SERIES.map(({ strokeDasharray, ...series }) => ({ ...series, ...(strokeDasharray ? { strokeDasharray } : {}) }))}
           curveType="linear"
-          withLegend
-          legendProps={{ verticalAlign: 'bottom', height: 40 }}
           yAxisProps={{ allowDecimals: false, width: 40 }}
           tickLine="y"
           gridAxis="x"
@@ -49,6 +72,7 @@ export function ActivityChart({ dashboard }: { dashboard: Dashboard }) {
           // The chart is not the accessible version (the table below is): no keyboard layer of its own.
           lineChartProps={{ accessibilityLayer: false }}
         />
+        <Legend />
       </div>
       <VisuallyHidden>
         <Table>

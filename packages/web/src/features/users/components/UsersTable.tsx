@@ -47,6 +47,7 @@ export function UsersTable({ data, query, filtered, onClearFilters }: UsersTable
       getRowKey={(user) => user.id}
       getRowAttributes={(user) => ({ 'data-user-id': user.id })}
       minWidth={760}
+      label="Users"
       testId="users-table"
       empty={
         <NoResults

@@ -79,9 +79,8 @@ export const activityEventSchema = z.object({
   id: z.string(),
   time: instant,
   /**
-   * What happened, as the audit log names it: `sign_in`, `sign_in_failed`, `sign_out`, `session_revoked`,
-   * `identity_linked`, `identity_unlinked`, `backchannel_logout`, `access_denied`, `user_suspended`,
-   * `user_reactivated`, `admin_granted`, `admin_revoked`, or one a later version adds.
+   * What happened, as the audit log names it (`auditEventTypes`): the types about a person's own account,
+   * `sign_in` to `access_denied`, and the administrators' changes to it (`user_suspended`, `admin_granted`, …).
    */
   type: z.string(),
   outcome: z.enum(outcomes),

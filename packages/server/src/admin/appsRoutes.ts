@@ -1,8 +1,7 @@
-import { parseEmail, routes } from '@gatehouse/contract';
+import { parseEmail, routes, type AuditEventType } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identityClaims } from '../accounts/accountStore.js';
 import { identityGroups } from '../accounts/effectiveGroups.js';
-import type { AuditType } from '../audit/auditLog.js';
 import { evaluatePolicy, policySubject, type PolicyDecision, type PolicySubject } from '../authorize/policy.js';
 import { LOOPBACK_PROXIES, type AppConfig, type Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
@@ -66,7 +65,7 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
     },
   });
 
-  async function recordAppChange(request: FastifyRequest, actor: CurrentSession, type: AuditType, appId: string, change: { before: unknown; after: unknown }) {
+  async function recordAppChange(request: FastifyRequest, actor: CurrentSession, type: AuditEventType, appId: string, change: { before: unknown; after: unknown }) {
     await audit.record({ type, actorUserId: actor.user.id, sessionId: actor.session.id, appId, request, details: change });
   }
 

@@ -1,6 +1,5 @@
-import { routes } from '@gatehouse/contract';
+import { routes, type AuditEventType } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuditType } from '../audit/auditLog.js';
 import { previewDiscovery } from '../authenticate/discoveryPreview.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
@@ -117,7 +116,7 @@ export async function providersRoutes(instance: FastifyInstance, { admin }: { ad
     },
   });
 
-  async function recordChange(request: FastifyRequest, actor: CurrentSession, type: AuditType, provider: ProviderConfig, details: Record<string, unknown>) {
+  async function recordChange(request: FastifyRequest, actor: CurrentSession, type: AuditEventType, provider: ProviderConfig, details: Record<string, unknown>) {
     await audit.record({
       type,
       actorUserId: actor.user.id,

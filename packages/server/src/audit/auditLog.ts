@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditEventType } from '@gatehouse/contract';
 import { sql } from 'kysely';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Db } from '../storage/database.js';
@@ -6,37 +7,9 @@ import { inCodePointOrder } from '../storage/dialect.js';
 import type { AuditEventRow } from '../storage/schema.js';
 import { storableText } from '../storage/text.js';
 
-/** What happened. Names are stable: the admin console filters on them and exports them. */
-export type AuditType =
-  | 'access_denied'
-  | 'user_suspended'
-  | 'user_reactivated'
-  | 'admin_granted'
-  | 'admin_revoked'
-  | 'app_created'
-  | 'app_updated'
-  | 'app_deleted'
-  /** Written by the 0011 migration: a console app on a host an older one had, kept aside (storage/schema.ts). */
-  | 'app_set_aside'
-  | 'provider_created'
-  | 'provider_updated'
-  | 'provider_deleted'
-  | 'provider_enabled'
-  | 'provider_published'
-  | 'provider_disabled'
-  | 'provider_tested'
-  | 'sign_in_settings_updated'
-  | 'config_reloaded'
-  | 'sign_in'
-  | 'sign_in_failed'
-  | 'sign_out'
-  | 'session_revoked'
-  | 'identity_linked'
-  | 'identity_unlinked'
-  | 'backchannel_logout';
-
 export interface AuditEvent {
-  type: AuditType;
+  /** One of the contract's `auditEventTypes`: recording another name does not compile. */
+  type: AuditEventType;
   outcome?: 'success' | 'failure';
   actorUserId?: string | null | undefined;
   targetUserId?: string | null | undefined;
@@ -56,7 +29,7 @@ export interface RequestContext {
 }
 
 export interface AuditFilter {
-  type?: string | undefined;
+  type?: AuditEventType | undefined;
   outcome?: 'success' | 'failure' | undefined;
   userId?: string | undefined;
   appId?: string | undefined;
@@ -136,7 +109,7 @@ export class AuditLog {
   }
 
   /** Counts per time bucket of the given types since `from` (bucket = floor(time / size)). */
-  async countsByBucket(types: readonly string[], from: number, bucketMs: number): Promise<Array<{ bucket: number; type: string; n: number }>> {
+  async countsByBucket(types: readonly AuditEventType[], from: number, bucketMs: number): Promise<Array<{ bucket: number; type: string; n: number }>> {
     // An integer on both databases (SQLite divides by a bound number as a real), grouped by its alias:
     // PostgreSQL does not see the select's and the group by's parameters as one expression.
     const bucket = sql<number>`cast(time / ${bucketMs} as bigint)`;

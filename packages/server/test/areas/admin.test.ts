@@ -117,6 +117,25 @@ describe('the admin area, alone', () => {
     expect(body.liveSessions).toBeGreaterThanOrEqual(2);
   });
 
+  // Threat: a made-up filter value answered as if it meant something (an empty page that reads as "it never
+  // happened"). The type filter takes only the types the server records (the contract's `auditEventTypes`).
+  it('filters the audit log by a type the contract names, and refuses any other as a bad request', async () => {
+    await harness.audit.record({ type: 'sign_out', actorUserId: bob.userId, targetUserId: bob.userId });
+    const signOuts = await harness.app.inject({ method: 'GET', url: '/api/admin/audit?type=sign_out', headers: { cookie: admin.cookie } });
+    expect(signOuts.statusCode).toBe(200);
+    expect(signOuts.json().events.length).toBeGreaterThan(0);
+    expect(signOuts.json().events.every((event: { type: string }) => event.type === 'sign_out')).toBe(true);
+    // Empty is any type, as an absent filter is.
+    const any = await harness.app.inject({ method: 'GET', url: '/api/admin/audit?type=', headers: { cookie: admin.cookie } });
+    expect(any.statusCode).toBe(200);
+    expect(any.json().total).toBeGreaterThan(signOuts.json().total);
+    for (const url of ['/api/admin/audit?type=no_such_type', '/api/admin/audit?type=SIGN_OUT', '/api/admin/audit.csv?type=sign_out%20']) {
+      const refused = await harness.app.inject({ method: 'GET', url, headers: { cookie: admin.cookie } });
+      expect(refused.statusCode, url).toBe(400);
+      expect(refused.json(), url).toMatchObject({ code: 'bad_request' });
+    }
+  });
+
   it('creates an app nginx or Caddy serves, with no upstream, and tells where a proxy reaches Gatehouse and whom it believes', async () => {
     const created = await harness.app.inject({
       method: 'POST',

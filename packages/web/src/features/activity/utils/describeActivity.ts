@@ -1,4 +1,4 @@
-import type { ActivityEvent } from '@gatehouse/contract';
+import { isAuditEventType, type ActivityEvent, type AuditEventType } from '@gatehouse/contract';
 import { deviceLabel } from '../../../lib/deviceLabel';
 
 /** Which picture goes with an event. */
@@ -15,7 +15,8 @@ export interface ActivityDescription {
   failed: boolean;
 }
 
-const KINDS: Record<string, ActivityKind> = {
+/** The pictures of the types a person sees most; the others get the generic one. */
+const KINDS: Partial<Record<AuditEventType, ActivityKind>> = {
   sign_in: 'sign-in',
   sign_in_failed: 'sign-in',
   sign_out: 'sign-out',
@@ -35,7 +36,7 @@ const KINDS: Record<string, ActivityKind> = {
 export function describeActivity(event: Pick<ActivityEvent, 'type' | 'outcome' | 'summary' | 'detail' | 'ip' | 'device'>): ActivityDescription {
   const description: ActivityDescription = {
     title: event.summary.trim() || 'Account activity',
-    kind: (Object.hasOwn(KINDS, event.type) ? KINDS[event.type] : undefined) ?? 'other',
+    kind: (isAuditEventType(event.type) ? KINDS[event.type] : undefined) ?? 'other',
     failed: event.outcome === 'failure',
   };
   const detail = event.detail?.trim();

@@ -1,4 +1,4 @@
-import { routes, type AuditEvent } from '@gatehouse/contract';
+import { routes, type AuditEvent, type AuditEventType } from '@gatehouse/contract';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
@@ -7,7 +7,7 @@ export type AuditOutcome = AuditEvent['outcome'];
 
 /** What the audit log is narrowed to; '' means "any". The names are the API's query parameters. */
 export interface AuditFilters {
-  type: string;
+  type: AuditEventType | '';
   userId: string;
   outcome: AuditOutcome | '';
   /** ISO 8601, inclusive bounds. */

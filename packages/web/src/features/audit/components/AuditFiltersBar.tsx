@@ -1,9 +1,9 @@
+import { isAuditEventType } from '@gatehouse/contract';
 import { Button, Group, Select, SimpleGrid, TextInput } from '@mantine/core';
 import { IconFilterOff } from '@tabler/icons-react';
 import { SearchInput } from '../../../components/SearchInput';
 import type { AuditFilters } from '../api/getAuditLog';
 import { AUDIT_EVENT_TYPES, OUTCOME_OPTIONS, fromDateTimeLocal, hasAuditFilters, toDateTimeLocal } from '../utils/auditFilters';
-import { eventTypeLabel } from '../utils/describeAuditEvent';
 
 export interface AuditFiltersBarProps {
   filters: AuditFilters;
@@ -14,18 +14,14 @@ export interface AuditFiltersBarProps {
 /** Narrow the audit log by type, outcome, user and time; each change applies at once. */
 export function AuditFiltersBar({ filters, onChange }: AuditFiltersBarProps) {
   const set = (patch: Partial<AuditFilters>) => onChange({ ...filters, ...patch });
-  // A type from the address that this version does not list still shows as chosen.
-  const types = AUDIT_EVENT_TYPES.some((type) => type.value === filters.type) || !filters.type
-    ? AUDIT_EVENT_TYPES
-    : [...AUDIT_EVENT_TYPES, { value: filters.type, label: eventTypeLabel(filters.type) }];
   return (
     <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md" verticalSpacing="sm" role="search" aria-label="Audit log">
       <Select
         label="Event type"
         placeholder="Any type"
-        data={types.map((type) => ({ ...type }))}
+        data={AUDIT_EVENT_TYPES.map((type) => ({ ...type }))}
         value={filters.type || null}
-        onChange={(type) => set({ type: type ?? '' })}
+        onChange={(type) => set({ type: type && isAuditEventType(type) ? type : '' })}
         clearable
         clearButtonProps={{ 'aria-label': 'Any type' }}
         searchable

@@ -1,5 +1,6 @@
+import { auditEventTypes } from '@gatehouse/contract';
 import { describe, expect, it } from 'vitest';
-import { auditCsvHref, fromDateTimeLocal, hasAuditFilters, readAuditQuery, toDateTimeLocal, EMPTY_AUDIT_FILTERS } from './auditFilters';
+import { AUDIT_EVENT_TYPES, auditCsvHref, fromDateTimeLocal, hasAuditFilters, readAuditQuery, toDateTimeLocal, EMPTY_AUDIT_FILTERS } from './auditFilters';
 
 describe('readAuditQuery', () => {
   it('reads every filter and the page', () => {
@@ -23,6 +24,19 @@ describe('readAuditQuery', () => {
       page: 1,
       pageSize: 50,
     });
+  });
+});
+
+describe('the event type filter', () => {
+  it('offers every type the server records, each in words', () => {
+    expect(AUDIT_EVENT_TYPES.map((type) => type.value)).toEqual([...auditEventTypes]);
+    for (const type of AUDIT_EVENT_TYPES) expect(type.label, type.value).not.toMatch(/_/);
+  });
+
+  // Threat: a crafted or stale link naming a type the server does not record (the API would refuse it,
+  // 400): it is dropped like any other value the page cannot use, and the log shows every type.
+  it.each(['policy_changed', 'SIGN_IN', 'sign_in_', '__proto__', 'constructor'])('drops the type %j from the address', (type) => {
+    expect(readAuditQuery(new URLSearchParams({ type })).type).toBe('');
   });
 });
 

@@ -1,36 +1,11 @@
-import { routes, urlOf, type QueryOf } from '@gatehouse/contract';
+import { auditEventTypes, isAuditEventType, routes, urlOf, type AuditEventType, type QueryOf } from '@gatehouse/contract';
 import type { AuditFilters, AuditQuery } from '../api/getAuditLog';
+import { AUDIT_EVENT_LABELS } from './describeAuditEvent';
 
 export const AUDIT_PAGE_SIZE = 50;
 
-/** The event types the server writes today, in the words the filter offers. */
-export const AUDIT_EVENT_TYPES: ReadonlyArray<{ value: string; label: string }> = [
-  { value: 'sign_in', label: 'Sign-in' },
-  { value: 'sign_in_failed', label: 'Failed sign-in' },
-  { value: 'sign_out', label: 'Sign-out' },
-  { value: 'session_revoked', label: 'Session revoked' },
-  { value: 'identity_linked', label: 'Identity linked' },
-  { value: 'identity_unlinked', label: 'Identity unlinked' },
-  { value: 'backchannel_logout', label: 'Back-channel logout' },
-  { value: 'access_denied', label: 'Access denied' },
-  { value: 'user_suspended', label: 'User suspended' },
-  { value: 'user_reactivated', label: 'User reactivated' },
-  { value: 'admin_granted', label: 'Admin role granted' },
-  { value: 'admin_revoked', label: 'Admin role removed' },
-  { value: 'app_created', label: 'App created' },
-  { value: 'app_updated', label: 'App changed' },
-  { value: 'app_deleted', label: 'App deleted' },
-  { value: 'app_set_aside', label: 'App set aside (host taken)' },
-  { value: 'provider_created', label: 'Provider added' },
-  { value: 'provider_updated', label: 'Provider changed' },
-  { value: 'provider_enabled', label: 'Provider turned on' },
-  { value: 'provider_disabled', label: 'Provider turned off' },
-  { value: 'provider_deleted', label: 'Provider deleted' },
-  { value: 'provider_tested', label: 'Provider tested' },
-  { value: 'provider_published', label: 'Provider published' },
-  { value: 'sign_in_settings_updated', label: 'Sign-in settings changed' },
-  { value: 'config_reloaded', label: 'Configuration reloaded' },
-];
+/** The filter's choices: every type the server records, in the contract's order, in the console's words. */
+export const AUDIT_EVENT_TYPES: ReadonlyArray<{ value: AuditEventType; label: string }> = auditEventTypes.map((value) => ({ value, label: AUDIT_EVENT_LABELS[value] }));
 
 export const OUTCOME_OPTIONS: ReadonlyArray<{ value: AuditFilters['outcome']; label: string }> = [
   { value: '', label: 'Any outcome' },
@@ -56,8 +31,8 @@ export function readAuditQuery(search: URLSearchParams): AuditQuery {
   const from = search.get('from') ?? '';
   const to = search.get('to') ?? '';
   return {
-    // A type this version does not know may still be asked for (the server may have new ones).
-    type: /^[a-z0-9_.:-]{1,64}$/i.test(type) ? type : '',
+    // Only a type the server records: the API refuses any other name (as it would a made-up outcome).
+    type: isAuditEventType(type) ? type : '',
     // An id or an email (the server looks the email up).
     userId: (search.get('userId') ?? '').trim().slice(0, 254),
     outcome: outcome === 'success' || outcome === 'failure' ? outcome : '',

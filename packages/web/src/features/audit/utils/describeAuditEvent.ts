@@ -1,10 +1,39 @@
-import type { AuditEvent } from '@gatehouse/contract';
-import { AUDIT_EVENT_TYPES } from './auditFilters';
+import { isAuditEventType, type AuditEvent, type AuditEventType } from '@gatehouse/contract';
 import { signInRefusalLabel } from '../../../lib/signInRefusals';
 
 type Details = Record<string, unknown>;
 
-const LABELS = new Map(AUDIT_EVENT_TYPES.map((type) => [type.value, type.label]));
+/**
+ * Each type the server records, in the console's words (the audit table, the filter's choices): a type
+ * added to the contract without words here does not compile.
+ */
+export const AUDIT_EVENT_LABELS: Record<AuditEventType, string> = {
+  sign_in: 'Sign-in',
+  sign_in_failed: 'Failed sign-in',
+  sign_out: 'Sign-out',
+  session_revoked: 'Session revoked',
+  identity_linked: 'Identity linked',
+  identity_unlinked: 'Identity unlinked',
+  backchannel_logout: 'Back-channel logout',
+  access_denied: 'Access denied',
+  user_suspended: 'User suspended',
+  user_reactivated: 'User reactivated',
+  admin_granted: 'Admin role granted',
+  admin_revoked: 'Admin role removed',
+  app_created: 'App created',
+  app_updated: 'App changed',
+  app_deleted: 'App deleted',
+  app_set_aside: 'App set aside (host taken)',
+  provider_created: 'Provider added',
+  provider_updated: 'Provider changed',
+  provider_enabled: 'Provider turned on',
+  provider_disabled: 'Provider turned off',
+  provider_deleted: 'Provider deleted',
+  provider_tested: 'Provider tested',
+  provider_published: 'Provider published',
+  sign_in_settings_updated: 'Sign-in settings changed',
+  config_reloaded: 'Configuration reloaded',
+};
 
 function text(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim() || undefined;
@@ -27,10 +56,12 @@ function words(code: string): string {
     .trim();
 }
 
-/** An event type as a label: "Failed sign-in"; types this version does not know as words ("Policy changed"). */
+/**
+ * An event type as a label: "Failed sign-in". A stored row may name a type this version does not record
+ * (one a version rolled back from wrote): shown as words ("Policy changed").
+ */
 export function eventTypeLabel(type: string): string {
-  const known = LABELS.get(type);
-  if (known) return known;
+  if (isAuditEventType(type)) return AUDIT_EVENT_LABELS[type];
   const plain = words(type);
   return plain ? plain.charAt(0).toUpperCase() + plain.slice(1) : 'Event';
 }

@@ -6,6 +6,9 @@
  */
 import { fillPath } from './route.js';
 
+/** The sign-in page's `?error=` codes, with its addresses (no zod either). */
+export * from './definitions/signInErrors.js';
+
 /**
  * The id of a provider or an app: lowercase letters, digits and dashes, at most 63, starting with a
  * letter or digit. It appears in URLs (`/.gatehouse/callback/<provider>`, `/.gatehouse/auth/<app>`),

@@ -1,3 +1,4 @@
+import { signInErrorCodes } from '@gatehouse/contract/paths';
 import { describe, expect, it } from 'vitest';
 import { describeSignInError, providersToOffer, readSignInFailure, sanitizeReference } from './signInErrors';
 
@@ -18,6 +19,14 @@ describe('describeSignInError', () => {
     expect(described.code).toBe(code);
     expect(described.message).toBe(message);
     expect(described.title.length).toBeGreaterThan(0);
+  });
+
+  it('has words of its own for every code the contract lists', () => {
+    for (const code of signInErrorCodes) {
+      const described = describeSignInError(code);
+      expect(described.code, code).toBe(code);
+      expect(described.title, code).not.toBe('Sign-in did not complete');
+    }
   });
 
   it('words an unlinked session identity as a notice, not a failure', () => {

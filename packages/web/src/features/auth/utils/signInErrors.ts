@@ -1,9 +1,9 @@
-import { ID_PATTERN } from '@gatehouse/contract/paths';
+import { ID_PATTERN, isSignInErrorCode, isSignInNotice, type SignInErrorCode } from '@gatehouse/contract/paths';
 
 /**
- * What a person reads when a sign-in attempt failed. The server ends a failed attempt on
- * `/sign-in?error=<code>&ref=<reference>` (optionally `&provider=<id>`); the codes and sentences follow
- * the error catalogue (PRODUCT.md, `packages/server/src/errors.ts`).
+ * What a person reads when a sign-in attempt ends on `/sign-in?error=<code>&ref=<reference>` (optionally
+ * `&provider=<id>`). The codes are the contract's (`signInErrorCodes`: the error catalogue's codes a
+ * sign-in can end with, and the notices); the words are this page's, one entry per code.
  *
  * Threat: content injection. Anyone can craft a link to `/sign-in?error=...`, so nothing from the URL is
  * shown as prose: the code picks one of our sentences, the provider id is shown only as the name of a
@@ -16,7 +16,8 @@ export interface SignInErrorParams {
 }
 
 export interface SignInErrorDescription {
-  code: string;
+  /** The code explained, or `unknown` for one the page does not know (the generic sentence). */
+  code: SignInErrorCode | 'unknown';
   title: string;
   message: string;
   /** Not a failure but what the person did themselves: shown as information, not as an error. */
@@ -26,13 +27,13 @@ export interface SignInErrorDescription {
 interface CatalogueEntry {
   title: string;
   message: (params: SignInErrorParams) => string;
-  notice?: boolean;
 }
 
 const theProvider = (params: SignInErrorParams) => params.provider ?? 'the sign-in provider';
 const TheProvider = (params: SignInErrorParams) => params.provider ?? 'The sign-in provider';
 
-const catalogue: Record<string, CatalogueEntry> = {
+/** Every code has its words: a code the contract adds without them here does not compile. */
+const catalogue: Record<SignInErrorCode, CatalogueEntry> = {
   provider_unavailable: {
     title: 'Sign-in provider unavailable',
     message: (p) => `We couldn't reach ${theProvider(p)}. Try again in a minute.`,
@@ -64,7 +65,6 @@ const catalogue: Record<string, CatalogueEntry> = {
   identity_unlinked: {
     title: 'You unlinked the identity you signed in with',
     message: (p) => `${TheProvider(p)} no longer signs in to your account, so that session ended. Sign in with one of your other providers.`,
-    notice: true,
   },
   identity_conflict: {
     title: 'Account already exists',
@@ -101,10 +101,11 @@ const UNKNOWN: CatalogueEntry = {
   message: () => 'Something stopped the sign-in. Try again, and quote the reference if it keeps happening.',
 };
 
+/** The words for a code from the address; one the page does not know (anyone can write a link) gets the generic ones. */
 export function describeSignInError(code: string, params: SignInErrorParams = {}): SignInErrorDescription {
-  const entry = Object.hasOwn(catalogue, code) ? catalogue[code] : undefined;
-  const { title, message, notice = false } = entry ?? UNKNOWN;
-  return { code: entry ? code : 'unknown', title, message: message(params), notice };
+  if (!isSignInErrorCode(code)) return { code: 'unknown', title: UNKNOWN.title, message: UNKNOWN.message(params), notice: false };
+  const { title, message } = catalogue[code];
+  return { code, title, message: message(params), notice: isSignInNotice(code) };
 }
 
 /** The reference id as the server makes them (hex today); anything else is not shown. */

@@ -1,10 +1,11 @@
-import { pages } from '@gatehouse/contract';
+import { pages, type SignInErrorCode } from '@gatehouse/contract';
 
 /**
  * Where someone goes after unlinking the identity their session signed in with (the server ended that
  * session): the sign-in page, which says what happened and offers the other providers.
  */
 export function signInAfterUnlinkHref(providerId: string): string {
-  const query = new URLSearchParams({ error: 'identity_unlinked', provider: providerId });
+  const code: SignInErrorCode = 'identity_unlinked';
+  const query = new URLSearchParams({ error: code, provider: providerId });
   return `${pages.signIn.href()}?${query.toString()}`;
 }

@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint';
  */
 const SERVER = 'packages/server/src';
 const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts'].map((file) => `${SERVER}/${file}`);
-const AREAS = ['accounts', 'admin', 'api', 'audit', 'authenticate', 'authorize', 'config', 'http', 'proxy', 'sessions', 'storage'];
+const AREAS = ['accounts', 'admin', 'api', 'audit', 'authenticate', 'authorize', 'config', 'events', 'http', 'proxy', 'sessions', 'storage'];
 
 /** An import of `area/` from a file one level below src/. */
 const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
@@ -23,6 +23,7 @@ const ABOVE = 'is above it: the layers (docs/architecture.md, "Walls") only impo
 const OWN = {
   config: [{ regex: '^\\.\\./', message: 'config/ is at the bottom: it imports nothing from the rest of the server.' }],
   storage: [{ regex: '^\\.\\./(?!config/)', message: 'storage/ knows no feature: it imports only config/.' }],
+  events: [{ regex: '^\\.\\./(?!config/|storage/)', message: 'events/ carries changes and knows no feature: it imports only config/ and storage/.' }],
   http: [{ regex: into('accounts', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} http/ is infrastructure: take what a route needs as a dependency.` }],
   accounts: [{ regex: into('audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
   audit: [{ regex: into('accounts', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],

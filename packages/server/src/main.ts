@@ -20,9 +20,9 @@ import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError, secretProblems } from './secrets.js';
 import { createServices } from './services.js';
 import { configFromPrimary, localReload, primaryReload, readConfigFrom, workerReload, type Reload } from './reload.js';
-import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
+import { relayChangesBetweenWorkers, workerChangeTransport } from './events/clusterChanges.js';
 import { countLimitsForWorkers } from './http/clusterLimits.js';
-import { announceChange } from './storage/pgChanges.js';
+import { announceChange } from './events/pgChanges.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { describeDatabase, openDatabase } from './storage/database.js';
 import { migrateToLatest, SchemaTooNewError } from './storage/migrate.js';
@@ -279,7 +279,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     devServices = config.mode === 'development' && cluster.isPrimary ? await startDevServices(config, log) : undefined;
     services = await createServices(config, log, { node: cluster.isWorker ? process.env.GATEHOUSE_NODE_ID : undefined, file });
     // Every change this worker makes reaches its siblings at once, and theirs reach it
-    // (storage/clusterChanges.ts); the other nodes' come through PostgreSQL (storage/pgChanges.ts).
+    // (events/clusterChanges.ts); the other nodes' come through PostgreSQL (events/pgChanges.ts).
     if (cluster.isWorker) services.changes.attach(workerChangeTransport(process, { log }));
   } catch (error) {
     return failedToStart(error, log, devServices);

@@ -27,9 +27,9 @@ import { reviewAdmissionTwice, type ReviewCause, type ReviewScope } from './sess
 import { SessionResolver } from './sessions/sessionResolver.js';
 import { SessionStore } from './sessions/sessionStore.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
-import { ChangeFeed } from './storage/changes.js';
+import { ChangeFeed } from './events/changes.js';
 import { openDatabase, type DatabaseHandle } from './storage/database.js';
-import { notifyThrough, postgresChangeTransport } from './storage/pgChanges.js';
+import { notifyThrough, postgresChangeTransport } from './events/pgChanges.js';
 
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
 export interface Services {
@@ -68,7 +68,7 @@ export interface Services {
   sharedLimits: SharedLimits | undefined;
   /** Without Redis, in a worker of several: the sign-in rate limit counted by the node's primary. */
   nodeLimits: NodeLimits | undefined;
-  /** Changes to shared state, published by the stores and heard by every cache (storage/changes.ts). */
+  /** Changes to shared state, published by the stores and heard by every cache (events/changes.ts). */
   changes: ChangeFeed;
   /** What is recorded for Prometheus (NO_METRICS when `metrics:` is not configured). */
   metrics: Metrics;
@@ -114,7 +114,7 @@ function reloader(log: FastifyBaseLogger) {
 }
 
 export interface ServiceOptions {
-  /** The node this process is a worker of (`workers:`), shared by its workers; see storage/pgChanges.ts. */
+  /** The node this process is a worker of (`workers:`), shared by its workers; see events/pgChanges.ts. */
   node?: string;
   /** The file the configuration was read from (undefined: the built-in defaults), read again by a reload. */
   file?: string | undefined;
@@ -132,7 +132,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const portalOrigin = new URL(config.publicUrl).origin;
   const secureCookies = portalOrigin.startsWith('https:');
   const cipher = createTokenCipher(secrets);
-  // What changed, here or on another worker or node (storage/changes.ts): the stores publish, caches listen.
+  // What changed, here or on another worker or node (events/changes.ts): the stores publish, caches listen.
   const changes = new ChangeFeed((error, change) => log.error({ err: error, change: change.type }, 'a listener failed on a change'));
   // On PostgreSQL every process (each worker of each node) LISTENs on a connection of its own for the
   // other nodes' changes; the workers of one node hear each other over cluster messaging (main.ts).

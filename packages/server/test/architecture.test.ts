@@ -44,6 +44,7 @@ const areaOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexO
 const LAYERS: readonly (readonly string[])[] = [
   ['config'],
   ['storage', 'errors.ts', 'logger.ts'],
+  ['events'],
   ['secrets.ts'],
   ['http'],
   ['accounts', 'audit'],
@@ -63,6 +64,7 @@ function forbidden(from: string, to: string): string | undefined {
   if ((b === 'admin' || b === 'api') && !COMPOSITION_ROOT.has(from)) return 'admin/ and api/ are imported by the composition root only';
   if (a === 'config') return 'config/ is at the bottom';
   if (a === 'storage' && b !== 'config') return 'storage/ imports only config/';
+  if (a === 'events' && b !== 'config' && b !== 'storage') return 'events/ imports only config/ and storage/';
   if ((a === 'authorize' || a === 'proxy' || a === 'sessions') && b === 'authenticate') return `${a}/ never imports authenticate/`;
   if (COMPOSITION_ROOT.has(from)) return undefined;
   if (layerOf(a) === -1 || layerOf(b) === -1) return 'every area has a layer: add it to LAYERS (and to docs/architecture.md)';
@@ -136,5 +138,8 @@ describe('the server’s import graph', () => {
     expect(forbidden('accounts/admins.ts', 'authorize/policy.ts')).toBeDefined();
     expect(forbidden('http/spa.ts', 'accounts/admins.ts')).toBeDefined();
     expect(forbidden('proxy/appHost.ts', 'authorize/checkAccess.ts')).toBeUndefined();
+    expect(forbidden('storage/database.ts', 'events/changes.ts')).toBeDefined();
+    expect(forbidden('events/pgChanges.ts', 'errors.ts')).toBeDefined();
+    expect(forbidden('events/pgChanges.ts', 'storage/database.ts')).toBeUndefined();
   });
 });

@@ -15,7 +15,7 @@ import { signedIn } from '../sessions/guard.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { ReviewCause, ReviewScope } from '../sessions/admissionReview.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
-import type { ChangeFeed } from '../storage/changes.js';
+import type { ChangeFeed } from '../events/changes.js';
 import { iso, isoOrNull } from '../http/isoTime.js';
 
 /** What the admin console's API takes: the stores it reads and changes, and the portal's origin. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { TokenCipher } from '../sessions/tokenCipher.js';
-import type { ChangeFeed } from '../storage/changes.js';
+import type { ChangeFeed } from '../events/changes.js';
 import type { Db } from '../storage/database.js';
 import { inCodePointOrder, serializeOn } from '../storage/dialect.js';
 

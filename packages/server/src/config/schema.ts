@@ -246,7 +246,7 @@ export const configSchema = z
     trustedProxies: z.array(z.string().min(1)).optional(),
     /**
      * Worker processes of this node: one per core (`auto`) or a number. They share the listening
-     * sockets (node:cluster) and tell each other every change (storage/changes.ts). 1: one process.
+     * sockets (node:cluster) and tell each other every change (events/changes.ts). 1: one process.
      */
     workers: z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default(1),
     forwardAuth: z

@@ -1,6 +1,6 @@
 import { routes, type ConfigState, type DiscoveryStatus, type ProviderAvailability, type Readiness, type ReadinessChecks } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ChangeFeed } from '../storage/changes.js';
+import type { ChangeFeed } from '../events/changes.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { contractRoute, typed } from './contract.js';
 

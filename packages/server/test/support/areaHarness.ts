@@ -22,7 +22,7 @@ import { sessionsArea } from '../../src/sessions/index.js';
 import { SessionResolver, type CurrentSession } from '../../src/sessions/sessionResolver.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
-import { ChangeFeed } from '../../src/storage/changes.js';
+import { ChangeFeed } from '../../src/events/changes.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import type { ApiDeps } from '../../src/api/deps.js';
 import { policySubject } from '../../src/authorize/policy.js';

@@ -7,8 +7,8 @@ import { parseConfig } from '../../src/config/load.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { loadSecrets } from '../../src/secrets.js';
-import type { Change } from '../../src/storage/changes.js';
-import { announceChange, envelopesOf, parseEnvelope } from '../../src/storage/pgChanges.js';
+import type { Change } from '../../src/events/changes.js';
+import { announceChange, envelopesOf, parseEnvelope } from '../../src/events/pgChanges.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
 describe('change notifications: the payload', () => {

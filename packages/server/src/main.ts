@@ -27,7 +27,7 @@ import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { describeDatabase, openDatabase } from './storage/database.js';
 import { migrateToLatest, SchemaTooNewError } from './storage/migrate.js';
 import { copyDatabase, CopyRefusedError, describeLocation, parseDatabaseLocation, type CopySummary, type DatabaseLocation } from './storage/copyDatabase.js';
-import { SigningKeys } from './authorize/signingKeys.js';
+import { SigningKeys } from './keys/signingKeys.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
 
 const USAGE = `Usage: gatehouse [command] [--config <file>]

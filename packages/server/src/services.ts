@@ -10,7 +10,7 @@ import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
 import { LogoutTokenStore } from './authenticate/logoutTokenStore.js';
 import { AppRegistry } from './authorize/appRegistry.js';
 import { AssertionSigner } from './authorize/assertion.js';
-import { SigningKeys } from './authorize/signingKeys.js';
+import { SigningKeys } from './keys/signingKeys.js';
 import { ProviderRegistry } from './authenticate/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import { RunningConfig } from './config/running.js';

@@ -45,7 +45,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['config'],
   ['storage', 'errors.ts', 'logger.ts'],
   ['events'],
-  ['secrets.ts'],
+  ['keys', 'secrets.ts'],
   ['http'],
   ['accounts', 'audit'],
   ['sessions'],
@@ -141,5 +141,7 @@ describe('the server’s import graph', () => {
     expect(forbidden('storage/database.ts', 'events/changes.ts')).toBeDefined();
     expect(forbidden('events/pgChanges.ts', 'errors.ts')).toBeDefined();
     expect(forbidden('events/pgChanges.ts', 'storage/database.ts')).toBeUndefined();
+    expect(forbidden('keys/signingKeys.ts', 'sessions/tokenCipher.ts')).toBeDefined();
+    expect(forbidden('authorize/assertion.ts', 'keys/signingKeys.ts')).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/schema.js';
 import { contractRoute, typed } from '../http/contract.js';
 import { appAuthorize, appComplete, appStart, type HandshakeDeps } from './appHandshake.js';
 import { forwardAuthRoutes, type ForwardAuthDeps } from './forwardAuth.js';
-import { jwks, type JwksDeps } from './jwks.js';
+import { jwks, type JwksDeps } from '../keys/jwks.js';
 
 /** Everything the authorize area takes; the composition root (app.ts) hands it in. */
 export type AuthorizeDeps = ForwardAuthDeps & HandshakeDeps & JwksDeps;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SigningKeys } from '../../src/authorize/signingKeys.js';
+import { SigningKeys } from '../../src/keys/signingKeys.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';

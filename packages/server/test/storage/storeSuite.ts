@@ -14,7 +14,7 @@ import { ProviderStore } from '../../src/authenticate/providerStore.js';
 import { SignInAttempts } from '../../src/authenticate/signInAttempts.js';
 import { AppRegistry } from '../../src/authorize/appRegistry.js';
 import { AppStore } from '../../src/authorize/appStore.js';
-import { SigningKeys } from '../../src/authorize/signingKeys.js';
+import { SigningKeys } from '../../src/keys/signingKeys.js';
 import type { Config } from '../../src/config/schema.js';
 import { AppError } from '../../src/errors.js';
 import { AppSessions } from '../../src/sessions/appSessions.js';

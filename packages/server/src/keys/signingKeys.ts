@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { TokenCipher } from '../sessions/tokenCipher.js';
 import type { ChangeFeed } from '../events/changes.js';
 import type { Db } from '../storage/database.js';
 import { inCodePointOrder, serializeOn } from '../storage/dialect.js';
@@ -8,6 +7,17 @@ import { inCodePointOrder, serializeOn } from '../storage/dialect.js';
 export const ASSERTION_ALG = 'ES256';
 /** A retired key stays published this long, so assertions signed just before a rotation still verify. */
 export const RETIRED_KEY_OVERLAP_MS = 24 * 3_600_000;
+
+/**
+ * What seals the private halves at rest: the server's encryption keys (sessions/tokenCipher.ts, handed
+ * in by the composition root), taken as an interface so this area stays below sessions/. A sealed key
+ * is bound to its kid (the context), so a row's ciphertext copied into another row does not open.
+ */
+export interface KeyCipher {
+  encrypt(plaintext: string, context: string): string;
+  /** Undefined for anything that does not decrypt. */
+  decrypt(sealed: string, context: string): string | undefined;
+}
 
 export interface ActiveKey {
   kid: string;
@@ -25,7 +35,7 @@ export class SigningKeys {
 
   constructor(
     private readonly db: Db,
-    private readonly cipher: TokenCipher,
+    private readonly cipher: KeyCipher,
     private readonly now: () => number = Date.now,
     /** Told of a rotation, for the other workers and nodes (they load the keys again). */
     private readonly changes?: Pick<ChangeFeed, 'publish'>,

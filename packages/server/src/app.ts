@@ -14,7 +14,7 @@ import { authenticateArea } from './authenticate/index.js';
 import { idpLogoutUrl, signedOutReturn } from './authenticate/signOut.js';
 import { forwardAuthEndpoint } from './authorize/forwardAuth.js';
 import { authorizeArea } from './authorize/index.js';
-import { portalReturnToPolicy } from './authorize/returnTo.js';
+import { portalReturnToPolicy } from './apps/returnTo.js';
 import { newReference } from './errors.js';
 import { requireContract, useZodSchemas } from './http/contract.js';
 import { canonicalHost } from './http/canonicalHost.js';

@@ -47,7 +47,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['events'],
   ['keys', 'secrets.ts'],
   ['http'],
-  ['accounts', 'audit'],
+  ['accounts', 'apps', 'audit'],
   ['sessions'],
   ['authorize'],
   ['authenticate', 'proxy'],
@@ -143,5 +143,8 @@ describe('the server’s import graph', () => {
     expect(forbidden('events/pgChanges.ts', 'storage/database.ts')).toBeUndefined();
     expect(forbidden('keys/signingKeys.ts', 'sessions/tokenCipher.ts')).toBeDefined();
     expect(forbidden('authorize/assertion.ts', 'keys/signingKeys.ts')).toBeUndefined();
+    expect(forbidden('apps/appStore.ts', 'accounts/admins.ts')).toBeDefined();
+    expect(forbidden('apps/appStore.ts', 'events/changes.ts')).toBeUndefined();
+    expect(forbidden('proxy/hotPath.ts', 'apps/appRegistry.ts')).toBeUndefined();
   });
 });

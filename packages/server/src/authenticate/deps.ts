@@ -2,7 +2,7 @@ import type { CookieNames } from '../sessions/cookies.js';
 import type { AccountStore } from '../accounts/accountStore.js';
 import type { SignInSettingsStore } from '../accounts/signInSettings.js';
 import type { AuditLog } from '../audit/auditLog.js';
-import type { AppRegistry } from '../authorize/appRegistry.js';
+import type { AppRegistry } from '../apps/appRegistry.js';
 import type { Config } from '../config/schema.js';
 import type { NodeLimits } from '../http/clusterLimits.js';
 import type { Metrics } from '../http/metrics.js';

@@ -5,7 +5,7 @@ import type { AppConfig, Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
-import { originOf, type AppRegistry } from './appRegistry.js';
+import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
 import { requestLogsAtLeast } from '../http/requestLogging.js';
 import { checkAccess, checkAccessNow, type AccessDeps, type AccessRequest, type AccessResult } from './checkAccess.js';

@@ -3,7 +3,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
+import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { checkAccess } from '../authorize/checkAccess.js';
 import { appCsrfToken, sendDeniedPage } from '../authorize/deniedResponse.js';
 import { isBrowserNavigation } from '../authorize/forwardAuth.js';

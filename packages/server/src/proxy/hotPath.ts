@@ -1,7 +1,7 @@
 import { RESERVED_PREFIX } from '@gatehouse/contract';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
+import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from '../authorize/checkAccess.js';
 import {
   forwardAuthCheck,

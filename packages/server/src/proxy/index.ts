@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import type { AppRegistry } from '../authorize/appRegistry.js';
+import type { AppRegistry } from '../apps/appRegistry.js';
 import { AppError, toAppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
 import { NO_METRICS } from '../http/metrics.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
+import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { checkAccess, type AccessDeps, type AccessResult } from '../authorize/checkAccess.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { clientAddressOfPeer } from '../http/trustedProxies.js';

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket, WebSocketServer } from 'ws';
 import { checkAccess, type AccessDeps } from '../authorize/checkAccess.js';
 import type { AppConfig, Config } from '../config/schema.js';
-import { originOf } from '../authorize/appRegistry.js';
+import { originOf } from '../apps/appRegistry.js';
 import { AppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
 import { NO_METRICS, type Metrics } from '../http/metrics.js';

@@ -11,10 +11,10 @@ import { configWarnings, providerWarnings } from './config/schema.js';
 import { ONLINE_CHECK_TIMEOUT_MS, unreachableMessage, unreachableProviders } from './authenticate/reachability.js';
 import { startDevServices, type DevServices } from './devServices.js';
 import { listen } from './http/listen.js';
-import { clusterRegistry } from './http/metrics.js';
-import { listenMetrics, type MetricsListener, type MetricsSource } from './http/metricsListener.js';
-import { answerReadinessQuestions, workersReadiness } from './http/clusterReadiness.js';
-import { readinessReport, type FullReadiness } from './http/health.js';
+import { clusterRegistry } from './operations/metrics.js';
+import { listenMetrics, type MetricsListener, type MetricsSource } from './operations/metricsListener.js';
+import { answerReadinessQuestions, workersReadiness } from './operations/clusterReadiness.js';
+import { readinessReport, type FullReadiness } from './operations/health.js';
 import { keepTickObjectShape } from './http/tickObjectShape.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError, secretProblems } from './secrets.js';
@@ -285,7 +285,7 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     return failedToStart(error, log, devServices);
   }
   const ready = services;
-  // The metrics listener's /readyz is the primary's; the report is this worker's (http/clusterReadiness.ts).
+  // The metrics listener's /readyz is the primary's; the report is this worker's (operations/clusterReadiness.ts).
   if (cluster.isWorker) answerReadinessQuestions(() => readinessReport(ready));
 
   const reloadHere = cluster.isWorker ? workerReload(services, log) : localReload(services, readConfigFrom(file), log);

@@ -16,8 +16,8 @@ import { SignInAttempts } from './authenticate/signInAttempts.js';
 import { RunningConfig } from './config/running.js';
 import type { Config } from './config/schema.js';
 import { workerLimits, type NodeLimits } from './http/clusterLimits.js';
-import { createAccessLog, type AccessLog } from './http/accessLog.js';
-import { createMetrics, idpFetch, NO_METRICS, type Metrics, type MetricsRegistry } from './http/metrics.js';
+import { createAccessLog, type AccessLog } from './operations/accessLog.js';
+import { createMetrics, idpFetch, NO_METRICS, type Metrics, type MetricsRegistry } from './operations/metrics.js';
 import { connect } from './authenticate/providers/index.js';
 import { openSharedLimits, type SharedLimits } from './http/sharedLimits.js';
 import { loadSecrets, type Secrets } from './secrets.js';
@@ -74,7 +74,7 @@ export interface Services {
   metrics: Metrics;
   /** The registry behind `metrics`, for the metrics listener (main.ts); undefined when off. */
   metricsRegistry: MetricsRegistry | undefined;
-  /** One line per proxied or forward-auth request (http/accessLog.ts); undefined when off. */
+  /** One line per proxied or forward-auth request (operations/accessLog.ts); undefined when off. */
   accessLog: AccessLog | undefined;
   /**
    * Judges the live sessions of these providers (or all) against the rules of who may sign in as they

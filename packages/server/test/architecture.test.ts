@@ -47,6 +47,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['events'],
   ['keys', 'secrets.ts'],
   ['http'],
+  ['operations'],
   ['accounts', 'apps', 'audit'],
   ['sessions'],
   ['authorize'],
@@ -146,5 +147,7 @@ describe('the server’s import graph', () => {
     expect(forbidden('apps/appStore.ts', 'accounts/admins.ts')).toBeDefined();
     expect(forbidden('apps/appStore.ts', 'events/changes.ts')).toBeUndefined();
     expect(forbidden('proxy/hotPath.ts', 'apps/appRegistry.ts')).toBeUndefined();
+    expect(forbidden('http/errorHandler.ts', 'operations/metrics.ts')).toBeDefined();
+    expect(forbidden('operations/metrics.ts', 'sessions/guard.ts')).toBeDefined();
   });
 });

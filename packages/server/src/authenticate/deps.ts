@@ -5,7 +5,7 @@ import type { AuditLog } from '../audit/auditLog.js';
 import type { AppRegistry } from '../apps/appRegistry.js';
 import type { Config } from '../config/schema.js';
 import type { NodeLimits } from '../http/clusterLimits.js';
-import type { Metrics } from '../http/metrics.js';
+import type { Metrics } from '../operations/metrics.js';
 import type { SharedLimits } from '../http/sharedLimits.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { SessionStore } from '../sessions/sessionStore.js';

@@ -7,7 +7,7 @@ import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
 import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
-import { requestLogsAtLeast } from '../http/requestLogging.js';
+import { requestLogsAtLeast } from '../operations/requestLogging.js';
 import { checkAccess, checkAccessNow, type AccessDeps, type AccessRequest, type AccessResult } from './checkAccess.js';
 import { sendDeniedPage, type DeniedPageDeps } from './deniedResponse.js';
 import { canonicalHeaderName, identityHeaders } from './identityHeaders.js';

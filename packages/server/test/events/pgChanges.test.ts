@@ -184,7 +184,7 @@ describe('change notifications between two nodes on PostgreSQL', () => {
   it('readiness reports the listener', async () => {
     const { buildApp } = await import('../../src/app.js');
     // The report an admin and the metrics listener's /readyz are shown; strangers get the status alone.
-    const { readinessReport } = await import('../../src/http/health.js');
+    const { readinessReport } = await import('../../src/operations/health.js');
     const app = await buildApp(b, { loggerInstance: log });
     try {
       expect(await readinessReport(b)).toMatchObject({ status: 'ready', checks: { database: 'ok', changes: 'listening' } });

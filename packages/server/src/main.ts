@@ -21,7 +21,7 @@ import { loadSecrets, SecretError, secretProblems } from './secrets.js';
 import { createServices } from './services.js';
 import { configFromPrimary, localReload, primaryReload, readConfigFrom, workerReload, type Reload } from './reload.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from './events/clusterChanges.js';
-import { countLimitsForWorkers } from './http/clusterLimits.js';
+import { countLimitsForWorkers } from './limits/clusterLimits.js';
 import { announceChange } from './events/pgChanges.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { describeDatabase, openDatabase } from './storage/database.js';

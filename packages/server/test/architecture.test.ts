@@ -47,7 +47,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['events'],
   ['keys', 'secrets.ts'],
   ['http'],
-  ['operations'],
+  ['operations', 'limits'],
   ['accounts', 'apps', 'audit'],
   ['sessions'],
   ['authorize'],
@@ -149,5 +149,7 @@ describe('the server’s import graph', () => {
     expect(forbidden('proxy/hotPath.ts', 'apps/appRegistry.ts')).toBeUndefined();
     expect(forbidden('http/errorHandler.ts', 'operations/metrics.ts')).toBeDefined();
     expect(forbidden('operations/metrics.ts', 'sessions/guard.ts')).toBeDefined();
+    expect(forbidden('limits/sharedLimits.ts', 'operations/metrics.ts')).toBeDefined();
+    expect(forbidden('authenticate/deps.ts', 'limits/sharedLimits.ts')).toBeUndefined();
   });
 });

@@ -12,8 +12,8 @@ import { adminArea } from './admin/index.js';
 import { apiArea } from './api/index.js';
 import { authenticateArea } from './authenticate/index.js';
 import { idpLogoutUrl, signedOutReturn } from './authenticate/signOut.js';
-import { forwardAuthEndpoint } from './authorize/forwardAuth.js';
-import { authorizeArea } from './authorize/index.js';
+import { forwardAuthEndpoint } from './proxy/forwardAuth.js';
+import { proxyEndpoints } from './proxy/endpoints.js';
 import { portalReturnToPolicy } from './apps/returnTo.js';
 import { newReference } from './errors.js';
 import { requireContract, useZodSchemas } from './http/contract.js';
@@ -206,7 +206,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     running: services.running,
     proxying: services.config,
   });
-  await app.register(authorizeArea, { deps: services });
+  await app.register(proxyEndpoints, { deps: services });
   await app.register(docsRoutes, { root: DEFAULT_DOCS_ROOT });
   await app.register(spaRoutes, {
     webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,

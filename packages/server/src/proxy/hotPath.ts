@@ -9,7 +9,7 @@ import {
   type ForwardAuthAnswer,
   type ForwardAuthDeps,
   type ForwardAuthMode,
-} from '../authorize/forwardAuth.js';
+} from './forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';

@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint';
  */
 const SERVER = 'packages/server/src';
 const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts'].map((file) => `${SERVER}/${file}`);
-const AREAS = ['accounts', 'admin', 'api', 'audit', 'authenticate', 'authorize', 'config', 'http', 'proxy', 'sessions', 'storage'];
+const AREAS = ['accounts', 'admin', 'api', 'apps', 'audit', 'authenticate', 'authorize', 'config', 'events', 'http', 'keys', 'limits', 'operations', 'proxy', 'sessions', 'storage'];
 
 /** An import of `area/` from a file one level below src/. */
 const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
@@ -23,9 +23,14 @@ const ABOVE = 'is above it: the layers (docs/architecture.md, "Walls") only impo
 const OWN = {
   config: [{ regex: '^\\.\\./', message: 'config/ is at the bottom: it imports nothing from the rest of the server.' }],
   storage: [{ regex: '^\\.\\./(?!config/)', message: 'storage/ knows no feature: it imports only config/.' }],
-  http: [{ regex: into('accounts', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} http/ is infrastructure: take what a route needs as a dependency.` }],
-  accounts: [{ regex: into('audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
-  audit: [{ regex: into('accounts', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
+  events: [{ regex: '^\\.\\./(?!config/|storage/)', message: 'events/ carries changes and knows no feature: it imports only config/ and storage/.' }],
+  keys: [{ regex: '^\\.\\./(?!config/|storage/|events/)', message: 'keys/ knows no feature: it imports only config/, storage/ and events/ (take anything else as an interface).' }],
+  http: [{ regex: into('limits', 'operations', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} http/ is infrastructure: take what a route needs as a dependency.` }],
+  operations: [{ regex: into('limits', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} operations/ is infrastructure: take what it observes as a dependency.` }],
+  limits: [{ regex: into('operations', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} limits/ is infrastructure: it counts, whoever asks.` }],
+  accounts: [{ regex: into('apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
+  apps: [{ regex: into('accounts', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
+  audit: [{ regex: into('accounts', 'apps', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
   sessions: [
     { regex: into('authenticate'), message: `sessions/ ${NOT_AUTHENTICATE}` },
     { regex: into('authorize', 'proxy'), message: `That area ${ABOVE}` },
@@ -62,7 +67,7 @@ const STORES = [
   `${SERVER}/audit/auditLog.ts`,
   `${SERVER}/accounts/signInSettings.ts`,
   `${SERVER}/authenticate/signInAttempts.ts`,
-  `${SERVER}/authorize/signingKeys.ts`,
+  `${SERVER}/keys/signingKeys.ts`,
   `${SERVER}/sessions/appSessions.ts`,
   `${SERVER}/accounts/userDirectory.ts`,
 ];

@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createAccessLog } from '../packages/server/dist/http/accessLog.js';
-import { createMetrics, NO_METRICS } from '../packages/server/dist/http/metrics.js';
-import { requestObserver, type RequestObserver } from '../packages/server/dist/http/observe.js';
+import { createAccessLog } from '../packages/server/dist/operations/accessLog.js';
+import { createMetrics, NO_METRICS } from '../packages/server/dist/operations/metrics.js';
+import { requestObserver, type RequestObserver } from '../packages/server/dist/operations/observe.js';
 import { median } from './lib/stats.js';
 
 const execFileAsync = promisify(execFile);

@@ -12,16 +12,16 @@ import { adminArea } from './admin/index.js';
 import { apiArea } from './api/index.js';
 import { authenticateArea } from './authenticate/index.js';
 import { idpLogoutUrl, signedOutReturn } from './authenticate/signOut.js';
-import { forwardAuthEndpoint } from './authorize/forwardAuth.js';
-import { authorizeArea } from './authorize/index.js';
-import { portalReturnToPolicy } from './authorize/returnTo.js';
+import { forwardAuthEndpoint } from './proxy/forwardAuth.js';
+import { proxyEndpoints } from './proxy/endpoints.js';
+import { portalReturnToPolicy } from './apps/returnTo.js';
 import { newReference } from './errors.js';
 import { requireContract, useZodSchemas } from './http/contract.js';
 import { canonicalHost } from './http/canonicalHost.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errorHandler.js';
-import { healthRoutes } from './http/health.js';
-import { requestObserver } from './http/observe.js';
-import { DebugRequestLogging } from './http/requestLogging.js';
+import { healthRoutes } from './operations/health.js';
+import { requestObserver } from './operations/observe.js';
+import { DebugRequestLogging } from './operations/requestLogging.js';
 import { spaRoutes } from './http/spa.js';
 import { docsRoutes } from './http/docs.js';
 import type { Services } from './services.js';
@@ -62,7 +62,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     // The request id (reqId in the log) doubles as the reference id people see on error pages.
     // With the access log on, a request has its id from its arrival: the log's line and the error page agree.
     genReqId: observer ? (raw) => observer.of(raw)?.id || newReference() : () => newReference(),
-    // One line per request only at debug: the access log is the record of requests (http/requestLogging.ts).
+    // One line per request only at debug: the access log is the record of requests (operations/requestLogging.ts).
     logController: new DebugRequestLogging(),
     // Requests Node's parser refuses get a catalogue answer too, not Fastify's default JSON.
     clientErrorHandler: clientErrorHandler(proxy.log),
@@ -206,7 +206,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     running: services.running,
     proxying: services.config,
   });
-  await app.register(authorizeArea, { deps: services });
+  await app.register(proxyEndpoints, { deps: services });
   await app.register(docsRoutes, { root: DEFAULT_DOCS_ROOT });
   await app.register(spaRoutes, {
     webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,

@@ -11,23 +11,23 @@ import { configWarnings, providerWarnings } from './config/schema.js';
 import { ONLINE_CHECK_TIMEOUT_MS, unreachableMessage, unreachableProviders } from './authenticate/reachability.js';
 import { startDevServices, type DevServices } from './devServices.js';
 import { listen } from './http/listen.js';
-import { clusterRegistry } from './http/metrics.js';
-import { listenMetrics, type MetricsListener, type MetricsSource } from './http/metricsListener.js';
-import { answerReadinessQuestions, workersReadiness } from './http/clusterReadiness.js';
-import { readinessReport, type FullReadiness } from './http/health.js';
+import { clusterRegistry } from './operations/metrics.js';
+import { listenMetrics, type MetricsListener, type MetricsSource } from './operations/metricsListener.js';
+import { answerReadinessQuestions, workersReadiness } from './operations/clusterReadiness.js';
+import { readinessReport, type FullReadiness } from './operations/health.js';
 import { keepTickObjectShape } from './http/tickObjectShape.js';
 import { loggerOptions } from './logger.js';
 import { loadSecrets, SecretError, secretProblems } from './secrets.js';
 import { createServices } from './services.js';
 import { configFromPrimary, localReload, primaryReload, readConfigFrom, workerReload, type Reload } from './reload.js';
-import { relayChangesBetweenWorkers, workerChangeTransport } from './storage/clusterChanges.js';
-import { countLimitsForWorkers } from './http/clusterLimits.js';
-import { announceChange } from './storage/pgChanges.js';
+import { relayChangesBetweenWorkers, workerChangeTransport } from './events/clusterChanges.js';
+import { countLimitsForWorkers } from './limits/clusterLimits.js';
+import { announceChange } from './events/pgChanges.js';
 import { purgeLogoutTokenJtis } from './storage/purge.js';
 import { describeDatabase, openDatabase } from './storage/database.js';
 import { migrateToLatest, SchemaTooNewError } from './storage/migrate.js';
 import { copyDatabase, CopyRefusedError, describeLocation, parseDatabaseLocation, type CopySummary, type DatabaseLocation } from './storage/copyDatabase.js';
-import { SigningKeys } from './authorize/signingKeys.js';
+import { SigningKeys } from './keys/signingKeys.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
 
 const USAGE = `Usage: gatehouse [command] [--config <file>]
@@ -279,13 +279,13 @@ async function start({ config, file }: LoadedConfig): Promise<number> {
     devServices = config.mode === 'development' && cluster.isPrimary ? await startDevServices(config, log) : undefined;
     services = await createServices(config, log, { node: cluster.isWorker ? process.env.GATEHOUSE_NODE_ID : undefined, file });
     // Every change this worker makes reaches its siblings at once, and theirs reach it
-    // (storage/clusterChanges.ts); the other nodes' come through PostgreSQL (storage/pgChanges.ts).
+    // (events/clusterChanges.ts); the other nodes' come through PostgreSQL (events/pgChanges.ts).
     if (cluster.isWorker) services.changes.attach(workerChangeTransport(process, { log }));
   } catch (error) {
     return failedToStart(error, log, devServices);
   }
   const ready = services;
-  // The metrics listener's /readyz is the primary's; the report is this worker's (http/clusterReadiness.ts).
+  // The metrics listener's /readyz is the primary's; the report is this worker's (operations/clusterReadiness.ts).
   if (cluster.isWorker) answerReadinessQuestions(() => readinessReport(ready));
 
   const reloadHere = cluster.isWorker ? workerReload(services, log) : localReload(services, readConfigFrom(file), log);

@@ -3,23 +3,23 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AccountStore } from './accounts/accountStore.js';
 import { SignInSettingsStore } from './accounts/signInSettings.js';
 import { UserDirectory } from './accounts/userDirectory.js';
-import { AppStore } from './authorize/appStore.js';
+import { AppStore } from './apps/appStore.js';
 import { ProviderStore } from './authenticate/providerStore.js';
 import { AuditLog } from './audit/auditLog.js';
 import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
 import { LogoutTokenStore } from './authenticate/logoutTokenStore.js';
-import { AppRegistry } from './authorize/appRegistry.js';
+import { AppRegistry } from './apps/appRegistry.js';
 import { AssertionSigner } from './authorize/assertion.js';
-import { SigningKeys } from './authorize/signingKeys.js';
+import { SigningKeys } from './keys/signingKeys.js';
 import { ProviderRegistry } from './authenticate/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import { RunningConfig } from './config/running.js';
 import type { Config } from './config/schema.js';
-import { workerLimits, type NodeLimits } from './http/clusterLimits.js';
-import { createAccessLog, type AccessLog } from './http/accessLog.js';
-import { createMetrics, idpFetch, NO_METRICS, type Metrics, type MetricsRegistry } from './http/metrics.js';
+import { workerLimits, type NodeLimits } from './limits/clusterLimits.js';
+import { createAccessLog, type AccessLog } from './operations/accessLog.js';
+import { createMetrics, idpFetch, NO_METRICS, type Metrics, type MetricsRegistry } from './operations/metrics.js';
 import { connect } from './authenticate/providers/index.js';
-import { openSharedLimits, type SharedLimits } from './http/sharedLimits.js';
+import { openSharedLimits, type SharedLimits } from './limits/sharedLimits.js';
 import { loadSecrets, type Secrets } from './secrets.js';
 import { cookieNames, type CookieNames } from './sessions/cookies.js';
 import { AppSessions } from './sessions/appSessions.js';
@@ -27,9 +27,9 @@ import { reviewAdmissionTwice, type ReviewCause, type ReviewScope } from './sess
 import { SessionResolver } from './sessions/sessionResolver.js';
 import { SessionStore } from './sessions/sessionStore.js';
 import { createTokenCipher } from './sessions/tokenCipher.js';
-import { ChangeFeed } from './storage/changes.js';
+import { ChangeFeed } from './events/changes.js';
 import { openDatabase, type DatabaseHandle } from './storage/database.js';
-import { notifyThrough, postgresChangeTransport } from './storage/pgChanges.js';
+import { notifyThrough, postgresChangeTransport } from './events/pgChanges.js';
 
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
 export interface Services {
@@ -68,13 +68,13 @@ export interface Services {
   sharedLimits: SharedLimits | undefined;
   /** Without Redis, in a worker of several: the sign-in rate limit counted by the node's primary. */
   nodeLimits: NodeLimits | undefined;
-  /** Changes to shared state, published by the stores and heard by every cache (storage/changes.ts). */
+  /** Changes to shared state, published by the stores and heard by every cache (events/changes.ts). */
   changes: ChangeFeed;
   /** What is recorded for Prometheus (NO_METRICS when `metrics:` is not configured). */
   metrics: Metrics;
   /** The registry behind `metrics`, for the metrics listener (main.ts); undefined when off. */
   metricsRegistry: MetricsRegistry | undefined;
-  /** One line per proxied or forward-auth request (http/accessLog.ts); undefined when off. */
+  /** One line per proxied or forward-auth request (operations/accessLog.ts); undefined when off. */
   accessLog: AccessLog | undefined;
   /**
    * Judges the live sessions of these providers (or all) against the rules of who may sign in as they
@@ -114,7 +114,7 @@ function reloader(log: FastifyBaseLogger) {
 }
 
 export interface ServiceOptions {
-  /** The node this process is a worker of (`workers:`), shared by its workers; see storage/pgChanges.ts. */
+  /** The node this process is a worker of (`workers:`), shared by its workers; see events/pgChanges.ts. */
   node?: string;
   /** The file the configuration was read from (undefined: the built-in defaults), read again by a reload. */
   file?: string | undefined;
@@ -132,7 +132,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const portalOrigin = new URL(config.publicUrl).origin;
   const secureCookies = portalOrigin.startsWith('https:');
   const cipher = createTokenCipher(secrets);
-  // What changed, here or on another worker or node (storage/changes.ts): the stores publish, caches listen.
+  // What changed, here or on another worker or node (events/changes.ts): the stores publish, caches listen.
   const changes = new ChangeFeed((error, change) => log.error({ err: error, change: change.type }, 'a listener failed on a change'));
   // On PostgreSQL every process (each worker of each node) LISTENs on a connection of its own for the
   // other nodes' changes; the workers of one node hear each other over cluster messaging (main.ts).

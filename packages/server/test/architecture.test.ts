@@ -44,9 +44,11 @@ const areaOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexO
 const LAYERS: readonly (readonly string[])[] = [
   ['config'],
   ['storage', 'errors.ts', 'logger.ts'],
-  ['secrets.ts'],
+  ['events'],
+  ['keys', 'secrets.ts'],
   ['http'],
-  ['accounts', 'audit'],
+  ['operations', 'limits'],
+  ['accounts', 'apps', 'audit'],
   ['sessions'],
   ['authorize'],
   ['authenticate', 'proxy'],
@@ -63,6 +65,7 @@ function forbidden(from: string, to: string): string | undefined {
   if ((b === 'admin' || b === 'api') && !COMPOSITION_ROOT.has(from)) return 'admin/ and api/ are imported by the composition root only';
   if (a === 'config') return 'config/ is at the bottom';
   if (a === 'storage' && b !== 'config') return 'storage/ imports only config/';
+  if (a === 'events' && b !== 'config' && b !== 'storage') return 'events/ imports only config/ and storage/';
   if ((a === 'authorize' || a === 'proxy' || a === 'sessions') && b === 'authenticate') return `${a}/ never imports authenticate/`;
   if (COMPOSITION_ROOT.has(from)) return undefined;
   if (layerOf(a) === -1 || layerOf(b) === -1) return 'every area has a layer: add it to LAYERS (and to docs/architecture.md)';
@@ -136,5 +139,17 @@ describe('the server’s import graph', () => {
     expect(forbidden('accounts/admins.ts', 'authorize/policy.ts')).toBeDefined();
     expect(forbidden('http/spa.ts', 'accounts/admins.ts')).toBeDefined();
     expect(forbidden('proxy/appHost.ts', 'authorize/checkAccess.ts')).toBeUndefined();
+    expect(forbidden('storage/database.ts', 'events/changes.ts')).toBeDefined();
+    expect(forbidden('events/pgChanges.ts', 'errors.ts')).toBeDefined();
+    expect(forbidden('events/pgChanges.ts', 'storage/database.ts')).toBeUndefined();
+    expect(forbidden('keys/signingKeys.ts', 'sessions/tokenCipher.ts')).toBeDefined();
+    expect(forbidden('authorize/assertion.ts', 'keys/signingKeys.ts')).toBeUndefined();
+    expect(forbidden('apps/appStore.ts', 'accounts/admins.ts')).toBeDefined();
+    expect(forbidden('apps/appStore.ts', 'events/changes.ts')).toBeUndefined();
+    expect(forbidden('proxy/hotPath.ts', 'apps/appRegistry.ts')).toBeUndefined();
+    expect(forbidden('http/errorHandler.ts', 'operations/metrics.ts')).toBeDefined();
+    expect(forbidden('operations/metrics.ts', 'sessions/guard.ts')).toBeDefined();
+    expect(forbidden('limits/sharedLimits.ts', 'operations/metrics.ts')).toBeDefined();
+    expect(forbidden('authenticate/deps.ts', 'limits/sharedLimits.ts')).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { type ConfigError, parseConfig } from '../src/config/load.js';
-import { forwardedRequest } from '../src/authorize/forwardAuth.js';
+import { forwardedRequest } from '../src/proxy/forwardAuth.js';
 import { encodeHeaderValue, identityHeaders, isIdentityHeader } from '../src/authorize/identityHeaders.js';
 import { policySchema } from '@gatehouse/contract';
 import { evaluatePolicy, type PolicySubject } from '../src/authorize/policy.js';

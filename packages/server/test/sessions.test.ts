@@ -6,7 +6,6 @@ import { hashSecret, isWellFormedSecret, newPublicId, newSecret } from '../src/s
 import { SessionStore } from '../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../src/sessions/tokenCipher.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
-import { SigningKeys } from '../src/authorize/signingKeys.js';
 import type { Database } from '../src/storage/schema.js';
 
 const key = Buffer.alloc(32, 7);
@@ -160,28 +159,5 @@ describe('same-origin check', () => {
     [{ origin: 'null' }, false],
   ])('%j → %s', (headers, expected) => {
     expect(isSameOrigin(request(headers), 'http://localhost:4180')).toBe(expected);
-  });
-});
-
-describe('assertion signing keys', () => {
-  it('rotate with an overlap: the old key stays published, the new one signs', async () => {
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
-    await migrateToLatest(db);
-    let now = 1_700_000_000_000;
-    const keys = new SigningKeys(db, cipher, () => now);
-    await keys.load();
-    const first = keys.current().kid;
-    expect(keys.publicJwks().keys.map((key) => key.kid)).toEqual([first]);
-    expect(JSON.stringify(keys.publicJwks())).not.toMatch(/"d"/); // never the private half
-    const stored = await db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
-    expect(stored.private_jwk_enc).toMatch(/^v1\./);
-    now += 1000;
-    const second = await keys.rotate();
-    expect(keys.current().kid).toBe(second);
-    expect(keys.publicJwks().keys.map((key) => key.kid)).toEqual([second, first]);
-    now += 25 * 3_600_000;
-    await keys.load();
-    expect(keys.publicJwks().keys.map((key) => key.kid)).toEqual([second]);
-    await db.destroy();
   });
 });

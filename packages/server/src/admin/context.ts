@@ -5,8 +5,8 @@ import type { UserDirectory, UserSummary } from '../accounts/userDirectory.js';
 import type { AuditEntry, AuditLog } from '../audit/auditLog.js';
 import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
 import type { ProviderStore } from '../authenticate/providerStore.js';
-import type { AppRegistry } from '../authorize/appRegistry.js';
-import type { AppStore } from '../authorize/appStore.js';
+import type { AppRegistry } from '../apps/appRegistry.js';
+import type { AppStore } from '../apps/appStore.js';
 import type { ReloadRequest, ReloadResult } from '../config/reloadable.js';
 import type { RunningConfig } from '../config/running.js';
 import type { Config } from '../config/schema.js';
@@ -15,7 +15,7 @@ import { signedIn } from '../sessions/guard.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { ReviewCause, ReviewScope } from '../sessions/admissionReview.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
-import type { ChangeFeed } from '../storage/changes.js';
+import type { ChangeFeed } from '../events/changes.js';
 import { iso, isoOrNull } from '../http/isoTime.js';
 
 /** What the admin console's API takes: the stores it reads and changes, and the portal's origin. */

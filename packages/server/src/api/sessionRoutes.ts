@@ -1,6 +1,6 @@
 import { endpoints, routes, type ReturnTo } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { validateReturnTo } from '../authorize/returnTo.js';
+import { validateReturnTo } from '../apps/returnTo.js';
 import { AppError } from '../errors.js';
 import { contractRoute, typed } from '../http/contract.js';
 import { sendError } from '../http/errorHandler.js';

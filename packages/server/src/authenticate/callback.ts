@@ -8,7 +8,7 @@ import type { AttemptMissing, SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import type { NewSession } from '../sessions/sessionStore.js';
 import type { VerifiedSignIn } from './providers/index.js';
-import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
+import { portalReturnToPolicy, validateReturnTo } from '../apps/returnTo.js';
 import { completeTest } from './testSignIn.js';
 
 /** Why a callback found no attempt, in words for the operator reading the log. */

@@ -6,7 +6,7 @@ import type { AuditLog, RequestContext } from '../audit/auditLog.js';
 import { AppError } from '../errors.js';
 import type { Identity } from '../storage/schema.js';
 import { SessionStore, type Session } from '../sessions/sessionStore.js';
-import type { AppRegistry } from '../authorize/appRegistry.js';
+import type { AppRegistry } from '../apps/appRegistry.js';
 import { keptAccessToken } from './callback.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 

@@ -28,8 +28,8 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
   // Sign-in start and callback share one budget per client address (PRODUCT.md: 30 a minute), so the
   // limit holds whichever of the two endpoints is hammered. With `cache.url` the budget is counted in
   // Redis, across every node; without it, each node counts on its own — in its primary process when it
-  // runs several workers (http/clusterLimits.ts), so the budget is the node's, not each worker's. When
-  // Redis or the primary fails, each process's own count decides (http/limitFallback.ts): never off.
+  // runs several workers (limits/clusterLimits.ts), so the budget is the node's, not each worker's. When
+  // Redis or the primary fails, each process's own count decides (limits/limitFallback.ts): never off.
   const counted = deps.sharedLimits ?? deps.nodeLimits;
   await app.register(async (signIn) => {
     await signIn.register(rateLimit, {

@@ -9,7 +9,7 @@ import { providerSchema, testOnlySettings, type ProviderConfig } from '../config
 import { githubDefinition } from '../config/providers/github.js';
 import { AppError } from '../errors.js';
 import type { TokenCipher } from '../sessions/tokenCipher.js';
-import type { ChangeFeed } from '../storage/changes.js';
+import type { ChangeFeed } from '../events/changes.js';
 import type { Db } from '../storage/database.js';
 import { inCodePointOrder } from '../storage/dialect.js';
 

@@ -5,7 +5,7 @@ import { AppError } from '../errors.js';
 import type { AuthenticateDeps } from './deps.js';
 import { redirectToProvider } from './authorizationRequest.js';
 import type { ProviderRegistry } from './providerRegistry.js';
-import { portalReturnToPolicy, validateReturnTo } from '../authorize/returnTo.js';
+import { portalReturnToPolicy, validateReturnTo } from '../apps/returnTo.js';
 import { cookieOptions } from '../sessions/cookies.js';
 
 interface StartRequest {

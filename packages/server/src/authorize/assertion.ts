@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { ASSERTION_ALG, type SigningKeys } from './signingKeys.js';
+import { ASSERTION_ALG, type SigningKeys } from '../keys/signingKeys.js';
 
 export interface AssertionSubject {
   sessionId: string;

@@ -246,7 +246,7 @@ export const configSchema = z
     trustedProxies: z.array(z.string().min(1)).optional(),
     /**
      * Worker processes of this node: one per core (`auto`) or a number. They share the listening
-     * sockets (node:cluster) and tell each other every change (storage/changes.ts). 1: one process.
+     * sockets (node:cluster) and tell each other every change (events/changes.ts). 1: one process.
      */
     workers: z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default(1),
     forwardAuth: z
@@ -267,7 +267,7 @@ export const configSchema = z
       .strict()
       .prefault({}),
     /**
-     * Prometheus metrics (http/metrics.ts) on a listener of their own, never the public one. Off
+     * Prometheus metrics (operations/metrics.ts) on a listener of their own, never the public one. Off
      * unless configured. The listener has no authentication: keep it on loopback or a private network.
      */
     metrics: z
@@ -295,7 +295,7 @@ export const configSchema = z
       .strict()
       .optional(),
     /**
-     * One JSON line per proxied or forward-auth request (http/accessLog.ts). On by default in
+     * One JSON line per proxied or forward-auth request (operations/accessLog.ts). On by default in
      * production, off in development.
      */
     accessLog: z

@@ -10,7 +10,7 @@ export interface CanonicalHostOptions {
   portalOrigin: string;
   /** The port Gatehouse listens on: on loopback, its addresses there are the portal too. */
   listenPort: number;
-  /** Forward-auth's endpoints (authorize/forwardAuth.ts): a proxy asks them under any name. */
+  /** Forward-auth's endpoints (proxy/forwardAuth.ts): a proxy asks them under any name. */
   isForwardAuth: (url: string) => boolean;
 }
 

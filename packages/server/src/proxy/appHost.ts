@@ -3,11 +3,11 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
+import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { checkAccess } from '../authorize/checkAccess.js';
-import { appCsrfToken, sendDeniedPage } from '../authorize/deniedResponse.js';
-import { isBrowserNavigation } from '../authorize/forwardAuth.js';
-import { authorizeArea, type AuthorizeDeps } from '../authorize/index.js';
+import { appCsrfToken, sendDeniedPage } from './deniedResponse.js';
+import { isBrowserNavigation } from './forwardAuth.js';
+import { proxyEndpoints, type ProxyEndpointsDeps } from './endpoints.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, newReference } from '../errors.js';
 import { requireContract, useZodSchemas } from '../http/contract.js';
@@ -28,10 +28,10 @@ declare module 'fastify' {
 }
 
 /**
- * What the app hosts take: the authorize area's endpoints and access check, ending a session (without
- * the IdP's part, which is handed in), and the apps by host.
+ * What the app hosts take: the guarding endpoints (endpoints.ts) and the access check, ending a session
+ * (without the IdP's part, which is handed in), and the apps by host.
  */
-export type AppHostDeps = AuthorizeDeps &
+export type AppHostDeps = ProxyEndpointsDeps &
   Omit<EndSessionDeps, 'logoutUrl'> & {
     resolver: Pick<SessionResolver, 'app' | 'cachedApp'>;
     apps: Pick<AppRegistry, 'forHost'>;
@@ -93,7 +93,7 @@ export async function buildAppHost(
     await own.register(formbody, { bodyLimit: 4096 });
     // The handshake's app side, the JWKS, and forward-auth: proxies that keep the app's Host on the auth
     // subrequest (Caddy's forward_auth does) reach it here.
-    await own.register(authorizeArea, { deps: services, appOf: (request) => request.gatehouseApp });
+    await own.register(proxyEndpoints, { deps: services, appOf: (request) => request.gatehouseApp });
     // Signing out of the app host: its own session and CSRF token (the denied page's form), not the portal's.
     installGuard(own, {
       sessionOf: (request) => services.resolver.app(request.cookies[services.cookies.appSession], originOf(request.gatehouseApp), request),

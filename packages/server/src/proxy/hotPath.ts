@@ -1,7 +1,7 @@
 import { RESERVED_PREFIX } from '@gatehouse/contract';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
+import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from '../authorize/checkAccess.js';
 import {
   forwardAuthCheck,
@@ -9,14 +9,14 @@ import {
   type ForwardAuthAnswer,
   type ForwardAuthDeps,
   type ForwardAuthMode,
-} from '../authorize/forwardAuth.js';
+} from './forwardAuth.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError, toAppError } from '../errors.js';
 import { sendRawError } from '../http/errorHandler.js';
 import { hostHeaderProblem } from '../http/hostHeader.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
-import type { Decision } from '../http/metrics.js';
-import { NO_APP, type Exchange, type RequestObserver } from '../http/observe.js';
+import type { Decision } from '../operations/metrics.js';
+import { NO_APP, type Exchange, type RequestObserver } from '../operations/observe.js';
 import { clientAddressOf } from '../http/trustedProxies.js';
 import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';

@@ -4,11 +4,11 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import type { AppRegistry } from '../authorize/appRegistry.js';
+import type { AppRegistry } from '../apps/appRegistry.js';
 import { AppError, toAppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
-import { NO_METRICS } from '../http/metrics.js';
-import type { RequestObserver } from '../http/observe.js';
+import { NO_METRICS } from '../operations/metrics.js';
+import type { RequestObserver } from '../operations/observe.js';
 import type { IdpLogoutUrl } from '../sessions/endSession.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import { buildAppHost, type AppHostDeps } from './appHost.js';
@@ -32,7 +32,7 @@ export interface ProxyOptions {
   /** The IdP's end-session URL, for the app host's sign-out (authenticate/ builds it). */
   logoutUrl: IdpLogoutUrl;
   loggerInstance?: FastifyBaseLogger | undefined;
-  /** Metrics and the access log, when either is on (http/observe.ts). */
+  /** Metrics and the access log, when either is on (operations/observe.ts). */
   observer?: RequestObserver | undefined;
 }
 

@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
+import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { checkAccess, type AccessDeps, type AccessResult } from '../authorize/checkAccess.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { clientAddressOfPeer } from '../http/trustedProxies.js';
 import { cookieValue, type CookieNames } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
-import type { ChangeFeed } from '../storage/changes.js';
+import type { ChangeFeed } from '../events/changes.js';
 
 /** Why a live answer is ended, as WebSocket close codes (RFC 6455 §7.4.1). */
 export const LIVE_END = {

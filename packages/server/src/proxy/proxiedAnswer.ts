@@ -1,7 +1,7 @@
 import { endpoints } from '@gatehouse/contract';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessResult } from '../authorize/checkAccess.js';
-import { isBrowserNavigation } from '../authorize/forwardAuth.js';
+import { isBrowserNavigation } from './forwardAuth.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { PAGE_SECURITY_HEADERS } from '../http/html.js';
 import { clientAddressOf, forwardedForOf } from '../http/trustedProxies.js';

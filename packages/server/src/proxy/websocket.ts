@@ -4,10 +4,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket, WebSocketServer } from 'ws';
 import { checkAccess, type AccessDeps } from '../authorize/checkAccess.js';
 import type { AppConfig, Config } from '../config/schema.js';
-import { originOf } from '../authorize/appRegistry.js';
+import { originOf } from '../apps/appRegistry.js';
 import { AppError } from '../errors.js';
 import { refuseUpgrade } from '../http/errorHandler.js';
-import { NO_METRICS, type Metrics } from '../http/metrics.js';
+import { NO_METRICS, type Metrics } from '../operations/metrics.js';
 import { forwardedForOf } from '../http/trustedProxies.js';
 import { describeDecision } from './hotPath.js';
 import type { LiveAccess } from './liveAccess.js';
@@ -38,7 +38,7 @@ export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, 
 
   return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
     const appOrigin = originOf(app);
-    // Counted like every other access decision of the proxy (http/metrics.ts): an upgrade refused before
+    // Counted like every other access decision of the proxy (operations/metrics.ts): an upgrade refused before
     // its policy is asked (WebSockets off for the app, a foreign origin) is `refused`.
     if (!app.websockets) {
       metrics.decision('proxy', app.id, 'refused', 'none');

@@ -4,7 +4,7 @@ import { identityClaims, type AccountStore, type IdentityClaims } from '../accou
 import type { Identity, User } from '../storage/schema.js';
 import type { AppSessions } from './appSessions.js';
 import type { ClaimsCheck } from './claimsCheck.js';
-import type { ChangeFeed } from '../storage/changes.js';
+import type { ChangeFeed } from '../events/changes.js';
 import { SessionCache } from './sessionCache.js';
 import { isActive, type Session, type SessionStore } from './sessionStore.js';
 import { hashSecret, isWellFormedSecret, SECRET_LENGTH } from './sessionToken.js';

@@ -303,7 +303,7 @@ export class SessionStore {
   /**
    * Called with every batch of revoked sessions (caches, open WebSockets). A revocation returns once
    * every listener has settled: one that announces it to the other workers waits for them
-   * (storage/clusterChanges.ts), so that whoever revoked is answered only when no worker still lets
+   * (events/clusterChanges.ts), so that whoever revoked is answered only when no worker still lets
    * the session in.
    */
   onRevoke(listener: (sessions: readonly Session[]) => unknown): void {

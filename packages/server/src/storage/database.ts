@@ -17,7 +17,7 @@ export interface DatabaseHandle {
   ping(): Promise<boolean>;
   /**
    * On PostgreSQL: a new connection of its own, outside the pool, configured like the pool's (for the
-   * change notifications' LISTEN, storage/pgChanges.ts). Undefined on SQLite.
+   * change notifications' LISTEN, events/pgChanges.ts). Undefined on SQLite.
    */
   newClient?: () => pg.Client;
   /** For metrics, read when scraped: the pool (PostgreSQL) and the queries that failed so far. */

@@ -76,9 +76,11 @@ export interface SettingsTable {
   updated_at: number;
 }
 
-/** Keys that sign the identity assertions sent to apps (published at /.gatehouse/jwks.json). */
+/** Signing keys, each for one purpose: the identity assertions sent to apps (published at /.gatehouse/jwks.json). */
 export interface SigningKeysTable {
   kid: string;
+  /** What the key signs (keys/signingKeys.ts, `KeyPurpose`): 'assertion'. */
+  purpose: string;
   alg: string;
   public_jwk: string;
   /** The private JWK, AES-GCM encrypted like the IdP tokens. */

@@ -4,7 +4,7 @@ import { UserDirectory } from '../../src/accounts/userDirectory.js';
 import { reviewAdmission } from '../../src/sessions/admissionReview.js';
 import { adminArea } from '../../src/admin/index.js';
 import { ProviderStore } from '../../src/authenticate/providerStore.js';
-import { AppStore } from '../../src/authorize/appStore.js';
+import { AppStore } from '../../src/apps/appStore.js';
 import { RunningConfig } from '../../src/config/running.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { loadSecrets } from '../../src/secrets.js';

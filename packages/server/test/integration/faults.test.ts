@@ -362,7 +362,7 @@ describe('two nodes whose notification connections go silent', () => {
 
   // Threat: a listening connection that died without a word looks open while notifications no longer
   // arrive; a node that went on trusting its cache would let a revoked session in for as long as the
-  // silence lasts. (Until a heartbeat goes unanswered — its interval plus a second, storage/pgChanges.ts
+  // silence lasts. (Until a heartbeat goes unanswered — its interval plus a second, events/pgChanges.ts
   // — the other node still answers from its cache: that window, about 2 s, is the bound, not zero.)
   it('is found dead by the heartbeat: caches flushed and bypassed, a session revoked meanwhile refused, listening again once it answers', async () => {
     const admin = await mustSignIn('alice@example.com', 'alice', 'a');

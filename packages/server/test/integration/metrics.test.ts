@@ -421,7 +421,7 @@ describe('the metrics listener of the real process', () => {
       // One series, not one per worker, and not their sum.
       expect(samples.filter((sample) => sample.name === 'gatehouse_sessions_active')).toEqual([{ name: 'gatehouse_sessions_active', labels: {}, value: 0 }]);
 
-      // The operator's readiness report: the primary asks a ready worker for its own over IPC (http/clusterReadiness.ts).
+      // The operator's readiness report: the primary asks a ready worker for its own over IPC (operations/clusterReadiness.ts).
       for (let index = 0; index < 3; index++) {
         const ready = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
         expect(ready.status).toBe(200);

@@ -2,8 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { listenMetrics, type MetricsListener } from '../../src/http/metricsListener.js';
-import type { FullReadiness } from '../../src/http/health.js';
+import { listenMetrics, type MetricsListener } from '../../src/operations/metricsListener.js';
+import type { FullReadiness } from '../../src/operations/health.js';
 
 /**
  * Threat: DNS rebinding. The metrics listener has no authentication and sits on loopback (or a private

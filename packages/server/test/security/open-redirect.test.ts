@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { checkReturnTo, portalReturnToPolicy, validateReturnTo, type ReturnToPolicy } from '../../src/authorize/returnTo.js';
+import { checkReturnTo, portalReturnToPolicy, validateReturnTo, type ReturnToPolicy } from '../../src/apps/returnTo.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createServices, type Services } from '../../src/services.js';
 
@@ -108,7 +108,7 @@ const HOSTILE: Array<[string, string]> = [
   ['relative path', 'evil.com'],
 ];
 
-describe('return-to check (authorize/returnTo.ts)', () => {
+describe('return-to check (apps/returnTo.ts)', () => {
   it.each(HOSTILE)('refuses %s', (_label, value) => {
     expect(checkReturnTo(value, policy)).toBeUndefined();
     expect(validateReturnTo(value, policy)).toBe('/account');

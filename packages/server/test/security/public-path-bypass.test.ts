@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { forwardedRequest, rewriteHeaderOf } from '../../src/authorize/forwardAuth.js';
+import { forwardedRequest, rewriteHeaderOf } from '../../src/proxy/forwardAuth.js';
 import { isPublicPath, normalisePath } from '../../src/authorize/publicPaths.js';
 
 /**

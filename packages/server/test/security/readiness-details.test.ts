@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunningConfig } from '../../src/config/running.js';
-import { healthRoutes } from '../../src/http/health.js';
+import { healthRoutes } from '../../src/operations/health.js';
 import { areaHarness, type AreaHarness, type Person } from '../support/areaHarness.js';
 
 /**

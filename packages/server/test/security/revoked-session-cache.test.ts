@@ -8,7 +8,7 @@ import { createServices, type Services } from '../../src/services.js';
 import { SessionResolver } from '../../src/sessions/sessionResolver.js';
 import { SessionStore, type Session } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
-import { ChangeFeed } from '../../src/storage/changes.js';
+import { ChangeFeed } from '../../src/events/changes.js';
 
 // Threat: a revocation (sign-out, an admin's revoke, back-channel logout, suspension) that lands while
 // the session cache is loading that very session is lost: the load read the row before the revocation,

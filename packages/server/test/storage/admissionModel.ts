@@ -11,7 +11,7 @@ import { AuditLog } from '../../src/audit/auditLog.js';
 import { ClaimsRefresher } from '../../src/authenticate/claimsRefresher.js';
 import type { ProviderRegistry } from '../../src/authenticate/providerRegistry.js';
 import type { VerifiedSignIn } from '../../src/authenticate/providers/index.js';
-import type { AppRegistry } from '../../src/authorize/appRegistry.js';
+import type { AppRegistry } from '../../src/apps/appRegistry.js';
 import { CONSUMER_TENANT } from '../../src/config/providers/entra.js';
 import { AppError } from '../../src/errors.js';
 import { reviewAdmission } from '../../src/sessions/admissionReview.js';

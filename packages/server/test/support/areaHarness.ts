@@ -8,7 +8,7 @@ import { sessionGroups } from '../../src/accounts/effectiveGroups.js';
 import { SignInSettingsStore } from '../../src/accounts/signInSettings.js';
 import { AuditLog } from '../../src/audit/auditLog.js';
 import { ProviderRegistry } from '../../src/authenticate/providerRegistry.js';
-import { AppRegistry } from '../../src/authorize/appRegistry.js';
+import { AppRegistry } from '../../src/apps/appRegistry.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config, ConfigInput } from '../../src/config/schema.js';
 import { requireContract, useZodSchemas } from '../../src/http/contract.js';
@@ -22,11 +22,11 @@ import { sessionsArea } from '../../src/sessions/index.js';
 import { SessionResolver, type CurrentSession } from '../../src/sessions/sessionResolver.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
-import { ChangeFeed } from '../../src/storage/changes.js';
+import { ChangeFeed } from '../../src/events/changes.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import type { ApiDeps } from '../../src/api/deps.js';
 import { policySubject } from '../../src/authorize/policy.js';
-import { portalReturnToPolicy } from '../../src/authorize/returnTo.js';
+import { portalReturnToPolicy } from '../../src/apps/returnTo.js';
 
 export const PORTAL = 'http://localhost:4180';
 

@@ -96,7 +96,7 @@ export interface BackchannelLogoutKeys {
   algorithms: string[];
 }
 
-/** How a provider's every HTTP call to its IdP is made: Node's fetch, or one that measures (http/metrics.ts). */
+/** How a provider's every HTTP call to its IdP is made: Node's fetch, or one that measures (operations/metrics.ts). */
 export type IdpFetch = (url: string, init: RequestInit) => Promise<Response>;
 
 export interface ConnectOptions {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signInStartHref } from './returnTo';
 
-// Which return-to is accepted is the server's decision alone (authorize/returnTo.ts and its tests in
+// Which return-to is accepted is the server's decision alone (packages/server/src/apps/returnTo.ts and its tests in
 // packages/server/test/security/open-redirect.test.ts); the page only carries the verdict onward.
 describe('signInStartHref', () => {
   it('appends the encoded return-to to the provider start URL', () => {

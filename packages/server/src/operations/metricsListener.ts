@@ -18,7 +18,7 @@ export interface MetricsListener {
 export interface MetricsListenerOptions {
   /** Host names it answers to besides IP literals and `localhost` (`metrics.hosts`), lower case. */
   hosts?: readonly string[];
-  /** The full readiness report for `GET /readyz` here (http/health.ts; in a primary, a worker's). */
+  /** The full readiness report for `GET /readyz` here (operations/health.ts; in a primary, a worker's). */
   readiness?: () => Promise<FullReadiness>;
 }
 

@@ -1,11 +1,11 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { FastCounter, FastHistogram } from '../src/http/fastMetrics.js';
+import { FastCounter, FastHistogram } from '../../src/operations/fastMetrics.js';
 
 const BUCKETS = [0.001, 0.01, 0.1, 1];
 
 /**
- * The hot paths record into series of their own (http/fastMetrics.ts); a scrape must read exactly what
+ * The hot paths record into series of their own (operations/fastMetrics.ts); a scrape must read exactly what
  * prom-client's own Counter and Histogram would have exposed for the same observations, or dashboards
  * and alerts would read something else.
  */

@@ -1,8 +1,8 @@
 import { routes, type ConfigState, type DiscoveryStatus, type ProviderAvailability, type Readiness, type ReadinessChecks } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ChangeFeed } from '../storage/changes.js';
+import type { ChangeFeed } from '../events/changes.js';
 import type { DatabaseHandle } from '../storage/database.js';
-import { contractRoute, typed } from './contract.js';
+import { contractRoute, typed } from '../http/contract.js';
 
 /** What readiness reports on: the database, the change listener, and each provider's discovery and availability (authenticate/providerRegistry.ts). */
 export interface ReadinessDeps {
@@ -51,7 +51,7 @@ async function fromAdmin(request: FastifyRequest, deps: Pick<HealthDeps, 'fromAd
  * orchestrator's probe, on any Host) gets the status and its HTTP status, nothing else. The checks name
  * the configuration file, a refused reload's problems and the IdPs' errors, which name internal hosts:
  * they are for a signed-in admin of the portal, and for the metrics listener's own `/readyz`
- * (http/metricsListener.ts), which only operators reach.
+ * (operations/metricsListener.ts), which only operators reach.
  */
 export async function healthRoutes(instance: FastifyInstance, deps: HealthDeps) {
   const app = typed(instance);

@@ -8,7 +8,7 @@ export interface JwksDeps {
 /**
  * `GET /.gatehouse/jwks.json`: the public keys apps verify the assertion (X-Gatehouse-Assertion) with,
  * on the portal and on every app host alike. Cached for five minutes (a retired key stays published
- * for longer than that: authorize/signingKeys.ts).
+ * for longer than that: keys/signingKeys.ts).
  */
 export function jwks({ signingKeys }: JwksDeps) {
   return async function handler(_request: FastifyRequest, reply: FastifyReply) {

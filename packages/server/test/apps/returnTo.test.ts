@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkReturnTo, validateReturnTo } from '../src/authorize/returnTo.js';
+import { checkReturnTo, validateReturnTo } from '../../src/apps/returnTo.js';
 
 // Threat: open redirect. After sign-in Gatehouse redirects to a URL the request chose; an attacker who
 // can pick it sends a freshly signed-in person to a look-alike site. Only the portal and configured

@@ -1,9 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AppError } from '../src/errors.js';
-import { installErrorHandling } from '../src/http/errorHandler.js';
-import { DebugRequestLogging, requestLogsAtLeast } from '../src/http/requestLogging.js';
+import { AppError } from '../../src/errors.js';
+import { installErrorHandling } from '../../src/http/errorHandler.js';
+import { DebugRequestLogging, requestLogsAtLeast } from '../../src/operations/requestLogging.js';
 
 /**
  * Request loggers and `log.level`: the root logger's level is what a reload changes (reload.ts), and

@@ -4,7 +4,7 @@ import type { AppRegistry } from './appRegistry.js';
 import { appSetIssues } from '../config/appSetIssues.js';
 import type { AppConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import type { ChangeFeed } from '../storage/changes.js';
+import type { ChangeFeed } from '../events/changes.js';
 import type { Db } from '../storage/database.js';
 import { inCodePointOrder, isUniqueViolation } from '../storage/dialect.js';
 

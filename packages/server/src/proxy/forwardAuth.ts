@@ -5,12 +5,12 @@ import type { AppConfig, Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { cookieValue } from '../sessions/cookies.js';
 import type { ResolveContext } from '../sessions/sessionResolver.js';
-import { originOf, type AppRegistry } from './appRegistry.js';
+import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { trustedProxyCheck } from '../http/trustedProxies.js';
-import { requestLogsAtLeast } from '../http/requestLogging.js';
-import { checkAccess, checkAccessNow, type AccessDeps, type AccessRequest, type AccessResult } from './checkAccess.js';
+import { requestLogsAtLeast } from '../operations/requestLogging.js';
+import { checkAccess, checkAccessNow, type AccessDeps, type AccessRequest, type AccessResult } from '../authorize/checkAccess.js';
 import { sendDeniedPage, type DeniedPageDeps } from './deniedResponse.js';
-import { canonicalHeaderName, identityHeaders } from './identityHeaders.js';
+import { canonicalHeaderName, identityHeaders } from '../authorize/identityHeaders.js';
 
 export type ForwardAuthMode = 'auth_request' | 'redirect';
 

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SigningKeys } from '../../src/authorize/signingKeys.js';
+import { SigningKeys } from '../../src/keys/signingKeys.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { loadSecrets } from '../../src/secrets.js';
-import type { Change } from '../../src/storage/changes.js';
-import { announceChange, envelopesOf, parseEnvelope } from '../../src/storage/pgChanges.js';
+import type { Change } from '../../src/events/changes.js';
+import { announceChange, envelopesOf, parseEnvelope } from '../../src/events/pgChanges.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
 describe('change notifications: the payload', () => {
@@ -184,7 +184,7 @@ describe('change notifications between two nodes on PostgreSQL', () => {
   it('readiness reports the listener', async () => {
     const { buildApp } = await import('../../src/app.js');
     // The report an admin and the metrics listener's /readyz are shown; strangers get the status alone.
-    const { readinessReport } = await import('../../src/http/health.js');
+    const { readinessReport } = await import('../../src/operations/health.js');
     const app = await buildApp(b, { loggerInstance: log });
     try {
       expect(await readinessReport(b)).toMatchObject({ status: 'ready', checks: { database: 'ok', changes: 'listening' } });

@@ -2,7 +2,7 @@ import { LogController, type FastifyInstance, type FastifyReply, type FastifyReq
 
 /**
  * Fastify's per-request lines ("incoming request", "request completed") at debug instead of info: at
- * info they were nearly every line of the log, and the access log (http/accessLog.ts) is the record of
+ * info they were nearly every line of the log, and the access log (operations/accessLog.ts) is the record of
  * requests an operator turns on. A request that fails is still logged at error, and the catalogue's
  * answers keep their own lines (http/errorHandler.ts).
  */

@@ -1,13 +1,13 @@
 import { endpoints, pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { checkReturnTo } from './returnTo.js';
+import { checkReturnTo } from '../apps/returnTo.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { AppSessions } from '../sessions/appSessions.js';
 import { cookieOptions, type CookieNames } from '../sessions/cookies.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import { isWellFormedSecret, newSecret } from '../sessions/sessionToken.js';
-import type { AppRegistry } from './appRegistry.js';
+import type { AppRegistry } from '../apps/appRegistry.js';
 
 /**
  * Carrying a portal session to an app on another host without a shared parent domain and without a
@@ -36,7 +36,7 @@ export interface HandshakeDeps {
 
 /**
  * Where on this app a person may be sent back to: the app's own origin only, by the one return-to rule
- * (authorize/returnTo.ts). The result is always absolute on the app's origin: the rule never answers
+ * (apps/returnTo.ts). The result is always absolute on the app's origin: the rule never answers
  * a path starting with "//", so `${origin}${target}` cannot name another host.
  */
 function appReturnTo(app: AppConfig, rd: unknown): string {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import type { Change, ChangeTransport } from './changes.js';
-import type { Db } from './database.js';
+import type { Db } from '../storage/database.js';
 
 /** The channel every Gatehouse node on one database listens on. */
 export const CHANGES_CHANNEL = 'gatehouse_changes';
@@ -38,7 +38,7 @@ type Log = {
 export interface PostgresChangesOptions {
   /**
    * The node this process is a worker of. Notifications from the same node are not delivered: its
-   * workers hear each other at once over cluster messaging (storage/clusterChanges.ts). Without it, a
+   * workers hear each other at once over cluster messaging (events/clusterChanges.ts). Without it, a
    * node of its own.
    */
   node?: string;
@@ -60,7 +60,7 @@ interface Envelope {
  * dedicated connection LISTENs for the other nodes' (this node's workers hear each other over IPC).
  *
  * A notification sent while the listening connection is down is lost. So the moment it drops, the feed
- * is told it is out of sync (caches of revocable state are bypassed, storage/changes.ts) and everything
+ * is told it is out of sync (caches of revocable state are bypassed, events/changes.ts) and everything
  * cached is dropped; it reconnects with backoff, and once it LISTENs again, everything is read afresh.
  * A missed notification therefore costs a reload, never a stale allow.
  */

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAccessLog, type AccessLogEntry } from '../src/http/accessLog.js';
+import { createAccessLog, type AccessLogEntry } from '../../src/operations/accessLog.js';
 
 /**
- * The access log gathers lines and writes them in blocks (http/accessLog.ts): what a stop closes must be
+ * The access log gathers lines and writes them in blocks (operations/accessLog.ts): what a stop closes must be
  * written whole, in order, one JSON object per line with the documented fields, and nothing it must
  * leave out (docs/operations/metrics.md, "Access log").
  */

@@ -8,7 +8,7 @@ import { LocalStore, WithLocalFallback, type CountingRule } from './limitFallbac
  * would otherwise count alone, and a node of eight workers would allow eight times the limit. The
  * workers ask their primary over the cluster's IPC channel; the primary counts in @fastify/rate-limit's
  * own local store, so the windows and limits are exactly those of a single process. A primary that
- * does not answer within ANSWER_TIMEOUT leaves the worker's own count to decide (http/limitFallback.ts:
+ * does not answer within ANSWER_TIMEOUT leaves the worker's own count to decide (limits/limitFallback.ts:
  * the limit is never off, at worst each worker counts alone), logged at most once a minute.
  */
 

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/load.js';
-import { createServices, type Services } from '../src/services.js';
-import { ChangeFeed, type Change, type ChangeTransport } from '../src/storage/changes.js';
+import { parseConfig } from '../../src/config/load.js';
+import { createServices, type Services } from '../../src/services.js';
+import { ChangeFeed, type Change, type ChangeTransport } from '../../src/events/changes.js';
 
 /** Two feeds joined as two nodes would be by a real transport: what one publishes, the other receives. */
 function joined(): [ChangeTransport, ChangeTransport] {

@@ -4,13 +4,13 @@ import type { AppConfig } from '../config/schema.js';
 import { contractRoute, typed } from '../http/contract.js';
 import { appAuthorize, appComplete, appStart, type HandshakeDeps } from './appHandshake.js';
 import { forwardAuthRoutes, type ForwardAuthDeps } from './forwardAuth.js';
-import { jwks, type JwksDeps } from './jwks.js';
+import { jwks, type JwksDeps } from '../keys/jwks.js';
 
-/** Everything the authorize area takes; the composition root (app.ts) hands it in. */
-export type AuthorizeDeps = ForwardAuthDeps & HandshakeDeps & JwksDeps;
+/** Everything these endpoints take; the composition root (app.ts) hands it in. */
+export type ProxyEndpointsDeps = ForwardAuthDeps & HandshakeDeps & JwksDeps;
 
-export interface AuthorizeOptions {
-  deps: AuthorizeDeps;
+export interface ProxyEndpointsOptions {
+  deps: ProxyEndpointsDeps;
   /**
    * On an app host: the protected app a request's Host belongs to. Given, this is an app host's set
    * (the handshake's start and complete); absent, the portal's (the handshake's app-authorize).
@@ -19,11 +19,11 @@ export interface AuthorizeOptions {
 }
 
 /**
- * The authorize area's Gatehouse endpoints, registered on the portal and on the app-host instance:
+ * The Gatehouse endpoints of guarding apps, registered on the portal and on the app-host instance:
  * forward-auth (both), the JWKS (both), and the app-host handshake's side for that host. Deciding
  * access for proxied requests is `checkAccess`, which the proxy calls itself.
  */
-export async function authorizeArea(app: FastifyInstance, { deps, appOf }: AuthorizeOptions) {
+export async function proxyEndpoints(app: FastifyInstance, { deps, appOf }: ProxyEndpointsOptions) {
   await app.register(forwardAuthRoutes, { services: deps });
   typed(app).route({ ...contractRoute(routes.operations.getJwks), handler: jwks(deps) });
   if (!appOf) {

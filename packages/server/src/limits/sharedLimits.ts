@@ -9,7 +9,7 @@ import { WithLocalFallback, type CountingRule } from './limitFallback.js';
  * The Redis client rate limits count in when several nodes must share them (`cache.url`). Only the
  * sign-in rate limit uses it, and it must never hold a sign-in up: a command is refused at once while
  * the connection is down (no offline queue) and given up after COMMAND_TIMEOUT when Redis stops
- * answering. The limit is never off meanwhile: each process's own count decides (http/limitFallback.ts),
+ * answering. The limit is never off meanwhile: each process's own count decides (limits/limitFallback.ts),
  * and the log says so.
  */
 export interface SharedLimits {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { appFormErrors } from '../features/adminApps/utils/appProblems';
 import { ApiError, toProblem } from './apiClient';
 import { conflictOn, fieldProblems } from './validationProblems';
 
@@ -16,10 +15,6 @@ describe('fieldProblems', () => {
     expect(fieldProblems(conflict('publicUrl', 'Another app ("wiki") already uses wiki.example.com. Choose another.'))).toEqual([
       'publicUrl: Another app ("wiki") already uses wiki.example.com. Choose another.',
     ]);
-    // Beside the field in the app form, in the server's words.
-    expect(appFormErrors(fieldProblems(conflict('id', 'Another app already has the id "wiki". Choose another.'))).fields).toEqual({
-      id: 'Another app already has the id "wiki". Choose another.',
-    });
   });
 
   it('has nothing to place for other failures, which are shown whole', () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError, toProblem } from '../../../lib/apiClient';
+import { fieldProblems } from '../../../lib/validationProblems';
 import { appFormErrors, formProblems, hasAppFormErrors } from './appProblems';
 import { emptyAppForm, formToApp, newRule } from './policyForm';
 
@@ -41,5 +43,12 @@ describe('appFormErrors', () => {
     expect(errors.fields).toEqual({});
     expect(errors.other).toEqual(['Unrecognized key: "extra".', 'The app is not valid']);
     expect(hasAppFormErrors(appFormErrors([]))).toBe(false);
+  });
+
+  it('puts a taken id (409 conflict) beside the id field, in the server’s words', () => {
+    const taken = new ApiError(
+      toProblem(409, { type: 'urn:gatehouse:error:conflict', title: 'Already in use', status: 409, detail: 'Another app already has the id "wiki". Choose another.', code: 'conflict', reference: 'abc', field: 'id' }),
+    );
+    expect(appFormErrors(fieldProblems(taken)).fields).toEqual({ id: 'Another app already has the id "wiki". Choose another.' });
   });
 });

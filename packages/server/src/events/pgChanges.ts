@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type pg from 'pg';
 import type { Change, ChangeTransport } from './changes.js';
 import type { Db } from '../storage/database.js';
+import { sendNotification } from './notificationStore.js';
 
 /** The channel every Gatehouse node on one database listens on. */
 export const CHANGES_CHANNEL = 'gatehouse_changes';
@@ -193,11 +193,9 @@ export function postgresChangeTransport(options: PostgresChangesOptions): Change
   };
 }
 
-/** Sends a notification on one of the pool's connections (`pg_notify`: the channel and payload are values, not SQL). */
+/** Sends a notification on one of the pool's connections (its statement is the store's: notificationStore.ts). */
 export function notifyThrough(db: Db): PostgresChangesOptions['notify'] {
-  return async (channel, payload) => {
-    await sql`select pg_notify(${channel}, ${payload})`.execute(db);
-  };
+  return (channel, payload) => sendNotification(db, channel, payload);
 }
 
 /**

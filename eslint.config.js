@@ -2,65 +2,30 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CONTRACT, SERVER, WEB, contractZones, serverZones, webZones } from './walls.js';
+
+/** The repository's root: the walls' paths are from here, whatever folder ESLint is run from. */
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
 
 /**
- * The server's walls (docs/architecture.md, "Walls"): a wrong import is a lint error. Each
- * area's files get one no-restricted-imports entry — a later block would replace an earlier one's rule,
- * not add to it — made of the arrows nobody may draw plus the area's own. The composition root (app.ts,
- * services.ts, main.ts, devServices.ts, reload.ts) sees every part. packages/server/test/architecture.test.ts
- * draws the same walls from the import graph, and also refuses cycles.
+ * The walls (walls.js holds them as data, docs/architecture.md "Walls" says why): eslint-plugin-import-x's
+ * `no-restricted-paths` judges the file an import resolves to, so a wall holds at any depth
+ * (`../../accounts/x.js` from a sub-folder is judged like `../accounts/x.js`). The resolver maps the
+ * server's `.js` specifiers to their `.ts` sources, as TypeScript's NodeNext resolution does, and finds
+ * the web's extensionless ones.
  */
-const SERVER = 'packages/server/src';
-const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts'].map((file) => `${SERVER}/${file}`);
-const AREAS = ['accounts', 'admin', 'api', 'apps', 'audit', 'authenticate', 'authorize', 'config', 'events', 'http', 'keys', 'limits', 'operations', 'proxy', 'sessions', 'storage'];
+const RESOLVER = createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'], extensionAlias: { '.js': ['.ts', '.tsx', '.js'] } });
+const WALLED = [`${SERVER}/**/*.ts`, `${WEB}/**/*.{ts,tsx}`, `${CONTRACT}/**/*.ts`];
 
-/** An import of `area/` from a file one level below src/. */
-const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
-const ONLY_THE_ROOT = 'Only the composition root (app.ts, services.ts, main.ts, devServices.ts) sees Services: declare the dependencies this module takes.';
-const EDGES = 'admin/ and api/ are the edges: only the composition root registers them.';
-const NOT_AUTHENTICATE = 'takes what it needs of authenticate/ (the code that talks to IdPs) as an interface it defines, and never imports it.';
-const ABOVE = 'is above it: the layers (docs/architecture.md, "Walls") only import downwards.';
-const OWN = {
-  config: [{ regex: '^\\.\\./', message: 'config/ is at the bottom: it imports nothing from the rest of the server.' }],
-  storage: [{ regex: '^\\.\\./(?!config/)', message: 'storage/ knows no feature: it imports only config/.' }],
-  events: [{ regex: '^\\.\\./(?!config/|storage/)', message: 'events/ carries changes and knows no feature: it imports only config/ and storage/.' }],
-  keys: [{ regex: '^\\.\\./(?!config/|storage/|events/)', message: 'keys/ knows no feature: it imports only config/, storage/ and events/ (take anything else as an interface).' }],
-  http: [{ regex: into('limits', 'operations', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} http/ is infrastructure: take what a route needs as a dependency.` }],
-  operations: [{ regex: into('limits', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} operations/ is infrastructure: take what it observes as a dependency.` }],
-  limits: [{ regex: into('operations', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} limits/ is infrastructure: it counts, whoever asks.` }],
-  accounts: [{ regex: into('apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
-  apps: [{ regex: into('accounts', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
-  audit: [{ regex: into('accounts', 'apps', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE}` }],
-  sessions: [
-    { regex: into('authenticate'), message: `sessions/ ${NOT_AUTHENTICATE}` },
-    { regex: into('authorize', 'proxy'), message: `That area ${ABOVE}` },
-  ],
-  authorize: [
-    { regex: into('authenticate'), message: `Deciding ${NOT_AUTHENTICATE}` },
-    { regex: into('proxy'), message: `proxy/ ${ABOVE}` },
-  ],
-  proxy: [{ regex: into('authenticate'), message: `Forwarding ${NOT_AUTHENTICATE}` }],
-  authenticate: [{ regex: into('proxy'), message: 'authenticate/ and proxy/ are peers: neither imports the other.' }],
-};
-
-/** One area's walls: nobody but the root imports services.ts, admin/ or api/ (each may import its own files), plus its own. */
-const zone = (area) => ({
-  files: [`${SERVER}/${area}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        patterns: [
-          { regex: '^\\.\\./services\\.js$', message: ONLY_THE_ROOT },
-          { regex: into(...['admin', 'api'].filter((edge) => edge !== area)), message: EDGES },
-          ...(OWN[area] ?? []),
-        ],
-      },
-    ],
-  },
-});
-
-/** No query outside a store: Kysely's query builders are called only in the files that own a table. */
+/**
+ * No query outside a store: Kysely's query builders, its `sql` templates (sql`...`, sql<T>`...`) and
+ * `sql`'s helpers (sql.raw, sql.ref, sql.lit, sql.join, ...) are used only in the files that own a table,
+ * listed here one by one: the `*Store.ts` files, storage/ (the database itself, its migrations, the
+ * copy between databases), and the stores named before that habit.
+ */
 const STORES = [
   `${SERVER}/**/*Store.ts`,
   `${SERVER}/storage/**`,
@@ -71,7 +36,10 @@ const STORES = [
   `${SERVER}/sessions/appSessions.ts`,
   `${SERVER}/accounts/userDirectory.ts`,
 ];
-const QUERY = "CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom)$/]";
+const QUERY = 'CallExpression[callee.property.name=/^(selectFrom|selectNoFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto|executeQuery)$/]';
+const SQL_TEMPLATE = "TaggedTemplateExpression[tag.type='Identifier'][tag.name='sql']";
+const SQL_HELPER = "MemberExpression[object.type='Identifier'][object.name='sql']";
+const QUERY_MESSAGE = 'Only stores query the database: move this query into the store that owns the table.';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'test-results/**', 'playwright-report/**', '**/*.tsbuildinfo'] },
@@ -86,29 +54,38 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
-  ...AREAS.map(zone),
   {
-    // The provider kinds' schemas (config/providers/) may import the rest of config/, nothing above it.
-    files: [`${SERVER}/config/providers/**/*.ts`],
-    rules: { 'no-restricted-imports': ['error', { patterns: OWN.config.map((wall) => ({ ...wall, regex: '^\\.\\./\\.\\./' })) }] },
-  },
-  {
-    files: [`${SERVER}/*.ts`],
-    ignores: COMPOSITION_ROOT,
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./(services\\.js$|admin/|api/)', message: ONLY_THE_ROOT }] }] },
+    files: WALLED,
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [RESOLVER] },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones: [...serverZones(), ...webZones(ROOT), ...contractZones()] }],
+      // A relative import the resolver cannot find would pass every wall unjudged: refuse it instead (the
+      // web's `?raw` imports of docs/ are Vite's, and bare specifiers are packages).
+      'import-x/no-unresolved': ['error', { ignore: ['^[^.]', '\\?raw$'] }],
+    },
   },
   {
     files: [`${SERVER}/**/*.ts`],
     ignores: STORES,
-    rules: { 'no-restricted-syntax': ['error', { selector: QUERY, message: 'Only stores query the database: move this query into the store that owns the table.' }] },
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: QUERY, message: QUERY_MESSAGE },
+        { selector: SQL_TEMPLATE, message: QUERY_MESSAGE },
+        { selector: SQL_HELPER, message: QUERY_MESSAGE },
+      ],
+      'no-restricted-imports': ['error', { paths: [{ name: 'kysely', importNames: ['sql'], message: QUERY_MESSAGE }] }],
+    },
   },
   {
-    // The contract runs in the server and in the browser: nothing of either, and nothing Node-only.
-    files: ['packages/contract/src/**/*.ts'],
+    // The contract runs in the server and in the browser: nothing of either, and nothing Node-only (its
+    // relative imports stay in its own files: walls.js, contractZones).
+    files: [`${CONTRACT}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(node:|@gatehouse/|\\.\\./\\.\\./)', message: 'The contract is shared by the server and the front end: it imports only zod and its own files.' }] },
+        { patterns: [{ regex: '^(node:|@gatehouse/)', message: 'The contract is shared by the server and the front end: it imports only zod and its own files.' }] },
       ],
     },
   },

@@ -3,14 +3,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { refusal as forbidden } from '../../../walls.js';
 
 /**
  * The server's structure drawn from its own imports (ts.preProcessFile, type-only imports included):
- * no import cycle, and none of the arrows docs/architecture.md ("Walls") forbids. eslint.config.js
- * refuses the same arrows as they are written; this sees the whole graph.
+ * no import cycle, and none of the arrows docs/architecture.md ("Walls") forbids. The walls are walls.js's,
+ * the same data eslint.config.js refuses each import by (test/walls.test.ts shows the two agree); this
+ * sees the whole graph at once.
  */
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
-const COMPOSITION_ROOT = new Set(['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts']);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -33,44 +34,6 @@ function importGraph(): Map<string, string[]> {
     graph.set(from, imports);
   }
   return graph;
-}
-
-const areaOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : file);
-
-/**
- * The layers, bottom first (docs/architecture.md, "Walls"): a file imports only from its own area or
- * from a lower layer; areas of one layer never import each other.
- */
-const LAYERS: readonly (readonly string[])[] = [
-  ['config'],
-  ['storage', 'errors.ts', 'logger.ts'],
-  ['events'],
-  ['keys', 'secrets.ts'],
-  ['http'],
-  ['operations', 'limits'],
-  ['accounts', 'apps', 'audit'],
-  ['sessions'],
-  ['authorize'],
-  ['authenticate', 'proxy'],
-  ['admin', 'api'],
-  ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts'],
-];
-const layerOf = (area: string) => LAYERS.findIndex((layer) => layer.includes(area));
-
-/** Why an import is not allowed, or undefined. */
-function forbidden(from: string, to: string): string | undefined {
-  const [a, b] = [areaOf(from), areaOf(to)];
-  if (a === b) return undefined;
-  if (to === 'services.ts' && !COMPOSITION_ROOT.has(from)) return 'only the composition root sees Services';
-  if ((b === 'admin' || b === 'api') && !COMPOSITION_ROOT.has(from)) return 'admin/ and api/ are imported by the composition root only';
-  if (a === 'config') return 'config/ is at the bottom';
-  if (a === 'storage' && b !== 'config') return 'storage/ imports only config/';
-  if (a === 'events' && b !== 'config' && b !== 'storage') return 'events/ imports only config/ and storage/';
-  if ((a === 'authorize' || a === 'proxy' || a === 'sessions') && b === 'authenticate') return `${a}/ never imports authenticate/`;
-  if (COMPOSITION_ROOT.has(from)) return undefined;
-  if (layerOf(a) === -1 || layerOf(b) === -1) return 'every area has a layer: add it to LAYERS (and to docs/architecture.md)';
-  if (layerOf(b) >= layerOf(a)) return `${b} is not below ${a}`;
-  return undefined;
 }
 
 /** Every import cycle (Tarjan's strongly connected components with more than one file, or a self-import). */
@@ -151,5 +114,14 @@ describe('the server’s import graph', () => {
     expect(forbidden('operations/metrics.ts', 'sessions/guard.ts')).toBeDefined();
     expect(forbidden('limits/sharedLimits.ts', 'operations/metrics.ts')).toBeDefined();
     expect(forbidden('authenticate/deps.ts', 'limits/sharedLimits.ts')).toBeUndefined();
+    expect(forbidden('config/providers/oidc.ts', 'accounts/admins.ts')).toBeDefined();
+    expect(forbidden('storage/migrations/0001_initial.ts', 'events/changes.ts')).toBeDefined();
+    expect(forbidden('keys/signingKeys.ts', 'errors.ts')).toBeDefined();
+    expect(forbidden('cli/start.ts', 'services.ts')).toBeUndefined();
+    expect(forbidden('main.ts', 'cli/start.ts')).toBeUndefined();
+    expect(forbidden('app.ts', 'cli/start.ts')).toBeDefined();
+    expect(forbidden('authorize/checkAccess.ts', 'cli/start.ts')).toBeDefined();
+    expect(forbidden('unplaced/x.ts', 'config/schema.ts')).toBeDefined();
+    expect(forbidden('accounts/admins.ts', 'unplaced/x.ts')).toBeDefined();
   });
 });

@@ -30,7 +30,7 @@ export async function redirectToProvider(
   reply: FastifyReply,
   { provider, returnTo, purpose, userId, sessionId, chooseAccount }: AuthorizationIntent,
 ): Promise<FastifyReply> {
-  const { providers, attempts, cookies, secureCookies, portalOrigin, config } = deps;
+  const { providers, attempts, cookies, secureCookies, portalOrigin, running } = deps;
   const connection = await providers.connection(provider.id);
 
   // One binding secret per browser serves parallel attempts in several tabs.
@@ -55,7 +55,7 @@ export async function redirectToProvider(
   // "Switch account" asks once: the sign-in after this one is a plain one again.
   if (chooseAccount) reply.clearCookie(cookies.chooseAccount, cookieOptions(secureCookies));
   return reply
-    .setCookie(cookies.signInBinding, bindingSecret, cookieOptions(secureCookies, Math.ceil(config.signIn.attemptLifetime / 1000)))
+    .setCookie(cookies.signInBinding, bindingSecret, cookieOptions(secureCookies, Math.ceil(running.current.signIn.attemptLifetime / 1000)))
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
     .redirect(authorizationUrl.href, 303);

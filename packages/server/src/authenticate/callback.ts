@@ -34,7 +34,7 @@ interface CallbackRequest {
  * (signature, iss, aud, exp, nonce) and userinfo `sub`.
  */
 export function callback(deps: AuthenticateDeps) {
-  const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, config, signInSettings } = deps;
+  const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, running, signInSettings } = deps;
 
   return async function handler(request: FastifyRequest<CallbackRequest>, reply: FastifyReply) {
     const provider = providers.find(request.params.providerId);
@@ -123,7 +123,7 @@ export function callback(deps: AuthenticateDeps) {
       expectedState: currentUrl.searchParams.get('state') ?? '',
       nonce: attempt.nonce,
       codeVerifier: attempt.code_verifier,
-      clockSkewSeconds: config.signIn.clockSkew / 1000,
+      clockSkewSeconds: running.current.signIn.clockSkew / 1000,
     });
     return { ...verified.profile, idToken: verified.idToken, refreshToken: verified.refreshToken, accessToken: keptAccessToken(deps, verified.accessToken, connection.recheck !== undefined) };
   }
@@ -155,7 +155,7 @@ export function callback(deps: AuthenticateDeps) {
       details: { provider: { id: provider.id, name: provider.name } },
     });
     request.log.info({ provider: provider.id, userId: user.id, sessionId: session.id }, 'signed in');
-    reply.setCookie(cookies.session, secret, cookieOptions(secureCookies, Math.floor(config.session.absoluteLifetime / 1000)));
+    reply.setCookie(cookies.session, secret, cookieOptions(secureCookies, Math.floor(running.current.session.absoluteLifetime / 1000)));
     return finish(reply, attempt.return_to);
   }
 

@@ -36,7 +36,7 @@ export function switchAccount(deps: AuthenticateDeps) {
     const returnTo = validateReturnTo(request.query.rd, portalReturnToPolicy(deps));
     return reply
       .header('cache-control', 'no-store')
-      .setCookie(deps.cookies.chooseAccount, '1', cookieOptions(deps.secureCookies, Math.ceil(deps.config.signIn.attemptLifetime / 1000)))
+      .setCookie(deps.cookies.chooseAccount, '1', cookieOptions(deps.secureCookies, Math.ceil(deps.running.current.signIn.attemptLifetime / 1000)))
       .redirect(pages.signIn.href(returnTo), 303);
   };
 }

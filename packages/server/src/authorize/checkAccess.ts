@@ -1,5 +1,6 @@
 import { sessionGroups, type GroupTrust, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
 import type { AuditLog } from '../audit/auditLog.js';
+import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import type { CurrentSession, ResolveContext, SessionResolver } from '../sessions/sessionResolver.js';
 import type { AssertionSigner } from './assertion.js';
@@ -29,7 +30,7 @@ export interface AccessRequest {
 export interface AccessDeps {
   resolver: Pick<SessionResolver, 'app' | 'cachedApp'>;
   providers: GroupTrustLookup;
-  config: Pick<Config, 'admins'>;
+  running: InForce<Pick<Config, 'admins'>>;
   assertions: Pick<AssertionSigner, 'assertion'>;
   audit: Pick<AuditLog, 'record'>;
 }
@@ -105,7 +106,7 @@ async function decide(services: AccessDeps, current: CurrentSession, access: Acc
   const { user, session } = current;
   // Only the groups and claims that count from the session's provider (trusted, or prefixed) decide and go upstream.
   const groups = sessionGroups(services.providers, current);
-  const decision = evaluatePolicy(access.app.policy, policySubject(services.config.admins, user, groups));
+  const decision = evaluatePolicy(access.app.policy, policySubject(services.running.current.admins, user, groups));
   let result: Decided;
   if (!decision.allow) {
     result = { kind: 'denied', current, decision, headers: NO_IDENTITY };

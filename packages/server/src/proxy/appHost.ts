@@ -52,14 +52,16 @@ export async function buildAppHost(
   log: FastifyBaseLogger | undefined,
   logoutUrl: IdpLogoutUrl,
 ): Promise<FastifyInstance> {
-  const { apps, config } = services;
+  const { apps } = services;
+  // Whom to believe as a proxy is fixed at start (only a restart changes trustedProxies).
+  const { trustedProxies } = services.running.current;
   const ending: EndSessionDeps = { sessions: services.sessions, audit: services.audit, portalOrigin: services.portalOrigin, logoutUrl };
   const app = Fastify({
     ...(log ? { loggerInstance: log } : { logger: false }),
     genReqId: () => newReference(),
     // One log line per request here would cost more than answering it; errors still log.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    trustProxy: trustedProxies.length > 0 ? trustedProxies : false,
     bodyLimit: 64 * 1024,
     // A path its router cannot decode ("/%", "/.gatehouse/%zz") gets the catalogue's 400, as on the portal.
     frameworkErrors,

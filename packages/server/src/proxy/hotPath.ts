@@ -106,7 +106,7 @@ export function recordDecision(observer: RequestObserver, exchange: Exchange, re
  */
 export function hotPath({ services, answer, log, portal, appHost, observer }: HotPathOptions): Handler {
   const { apps, cookies } = services;
-  const clientAddress = clientAddressOf(services.config.trustedProxies);
+  const clientAddress = clientAddressOf(services.running.current.trustedProxies);
   const checker = forwardAuthCheck(services, log);
 
   const contextOf = (request: IncomingMessage): ResolveContext => ({

@@ -58,7 +58,7 @@ export async function buildProxy({ deps, logoutUrl, loggerInstance, observer }: 
   const forwarder = new UpstreamForwarder(deps.sessions, log, live, deps.metrics ?? NO_METRICS, observer);
   deps.apps.onChange(() => forwarder.retain(new Set(deps.apps.all().flatMap((app) => (app.upstream === undefined ? [] : [app.upstream])))));
   // One writer of the proxy's answer for both the hot path and the app-host instance.
-  const answer = proxiedAnswer(forwarder, deps.config.trustedProxies);
+  const answer = proxiedAnswer(forwarder, deps.running.current.trustedProxies);
   const appHost = await buildAppHost(deps, answer, loggerInstance, logoutUrl);
   const upgradeToApp = webSocketProxy(deps, appHost.log, live);
 

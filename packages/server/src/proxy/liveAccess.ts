@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { originOf, type AppRegistry } from '../authorize/appRegistry.js';
 import { checkAccess, type AccessDeps, type AccessResult } from '../authorize/checkAccess.js';
+import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { clientAddressOfPeer } from '../http/trustedProxies.js';
 import { cookieValue, type CookieNames } from '../sessions/cookies.js';
@@ -20,7 +21,7 @@ export const LIVE_END = {
 
 /** What keeping answers to their access takes: the access check, and what tells of revocations and app changes. */
 export interface LiveAccessDeps extends AccessDeps {
-  config: Pick<Config, 'admins' | 'trustedProxies'> & { session: Pick<Config['session'], 'touchInterval'> };
+  running: InForce<Pick<Config, 'admins' | 'trustedProxies'> & { session: Pick<Config['session'], 'touchInterval'> }>;
   cookies: Pick<CookieNames, 'appSession'>;
   /** Sessions ended or changed, here or on another worker or node. */
   changes: Pick<ChangeFeed, 'subscribe'>;
@@ -68,7 +69,7 @@ export class LiveAccess {
     private readonly services: LiveAccessDeps,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.clientAddress = clientAddressOfPeer(services.config.trustedProxies);
+    this.clientAddress = clientAddressOfPeer(services.running.current.trustedProxies);
     services.changes.subscribe((change) => {
       if (change.type === 'sessions-ended') {
         for (const id of change.sessionIds) for (const live of [...(this.bySession.get(id) ?? [])]) this.end(live, LIVE_END.policy, 'session ended');
@@ -83,7 +84,7 @@ export class LiveAccess {
       if (this.checking || this.all.size === 0) return;
       this.checking = true;
       void this.recheckAll().finally(() => (this.checking = false));
-    }, services.config.session.touchInterval);
+    }, services.running.current.session.touchInterval);
     this.timer.unref();
   }
 

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket, WebSocketServer } from 'ws';
 import { checkAccess, type AccessDeps } from '../authorize/checkAccess.js';
+import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { originOf } from '../authorize/appRegistry.js';
 import { AppError } from '../errors.js';
@@ -26,14 +27,14 @@ export const CLOSE_GRACE_MS = 5_000;
  */
 /** What bridging a WebSocket takes: the access check, and which proxies to believe for X-Forwarded-For. */
 export interface WebSocketDeps extends AccessDeps {
-  config: Pick<Config, 'admins' | 'trustedProxies'>;
+  running: InForce<Pick<Config, 'admins' | 'trustedProxies'>>;
   /** WebSockets open by app, and upstreams that could not be reached. */
   metrics?: Metrics;
 }
 
 export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, live: LiveAccess) {
   const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
-  const forwardedFor = forwardedForOf(services.config.trustedProxies);
+  const forwardedFor = forwardedForOf(services.running.current.trustedProxies);
   const metrics = services.metrics ?? NO_METRICS;
 
   return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {

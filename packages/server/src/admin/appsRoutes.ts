@@ -15,7 +15,7 @@ const result = (decision: PolicyDecision) => ({ allow: decision.allow, reason: d
 const subjectView = (subject: PolicySubject) => ({ email: subject.email, groups: [...subject.groups], roles: [...subject.roles], claims: { ...subject.claims } });
 
 /** Apps and their policies (apps from gatehouse.yaml are read-only), and the policy tester. */
-export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'running' | 'audit' | 'apps' | 'appStore' | 'accounts' | 'providers' | 'actorOf'> }) {
   const app = typed(instance);
   const { running, audit, apps, appStore, accounts, providers } = admin;
   const { actorOf } = admin;

@@ -10,7 +10,7 @@ import { SessionStore } from '../sessions/sessionStore.js';
 import type { ApiDeps } from './deps.js';
 
 /** Who is signed in, the CSRF token, and what the sign-in page offers. */
-export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
+export async function sessionRoutes(instance: FastifyInstance, deps: Pick<ApiDeps, 'providers' | 'returnToPolicy' | 'organizationName' | 'apps' | 'groupsOf' | 'isAdmin' | 'cookieKey'>) {
   const app = typed(instance);
   const { providers } = deps;
 

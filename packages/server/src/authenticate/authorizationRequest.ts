@@ -24,8 +24,11 @@ export interface AuthorizationIntent {
  * the authorization endpoint — through a pushed authorization request (RFC 9126) where the IdP offers
  * one. Used by sign-in, by linking another provider, and by the console's test sign-in.
  */
+/** What sending the browser to the IdP takes. */
+export type RedirectDeps = Pick<AuthenticateDeps, 'providers' | 'attempts' | 'cookies' | 'secureCookies' | 'portalOrigin' | 'running'>;
+
 export async function redirectToProvider(
-  deps: AuthenticateDeps,
+  deps: RedirectDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   { provider, returnTo, purpose, userId, sessionId, chooseAccount }: AuthorizationIntent,

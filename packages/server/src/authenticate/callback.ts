@@ -33,7 +33,10 @@ interface CallbackRequest {
  * response (state, RFC 9207 iss), redeems the code with the PKCE verifier and checks the ID token
  * (signature, iss, aud, exp, nonce) and userinfo `sub`.
  */
-export function callback(deps: AuthenticateDeps) {
+/** What completing a sign-in, a link or a test sign-in takes: all of the area but its rate limit and logout tokens. */
+export type CallbackDeps = Omit<AuthenticateDeps, 'sharedLimits' | 'nodeLimits' | 'logoutTokens'>;
+
+export function callback(deps: CallbackDeps) {
   const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, running, signInSettings } = deps;
 
   return async function handler(request: FastifyRequest<CallbackRequest>, reply: FastifyReply) {

@@ -65,7 +65,7 @@ export async function buildProxy({ deps, logoutUrl, loggerInstance, observer }: 
   return {
     log: appHost.log,
     createServer(portal) {
-      const dispatch = hotPath({ services: deps, answer, log: appHost.log, portal, appHost: appHost.routing, observer });
+      const dispatch = hotPath({ deps, answer, log: appHost.log, portal, appHost: appHost.routing, observer });
       // The hot path answers a missing (or repeated) Host itself, with a catalogue answer (http/hostHeader.ts).
       const server = createServer({ requireHostHeader: false }, dispatch);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -32,10 +32,10 @@ export interface WebSocketDeps extends AccessDeps {
   metrics?: Metrics;
 }
 
-export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, live: LiveAccess) {
+export function webSocketProxy(deps: WebSocketDeps, log: FastifyBaseLogger, live: LiveAccess) {
   const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
-  const forwardedFor = forwardedForOf(services.running.current.trustedProxies);
-  const metrics = services.metrics ?? NO_METRICS;
+  const forwardedFor = forwardedForOf(deps.running.current.trustedProxies);
+  const metrics = deps.metrics ?? NO_METRICS;
 
   return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
     const appOrigin = originOf(app);
@@ -51,7 +51,7 @@ export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, 
       return refuseUpgrade(socket, new AppError('csrf_failed', { cause: new Error(`WebSocket upgrade from origin ${JSON.stringify(foreign)}, not ${appOrigin}`) }), log);
     }
     const { token, context } = live.accessOf(request);
-    const result = await checkAccess(services, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false });
+    const result = await checkAccess(deps, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false });
     const { decision, rule } = describeDecision(result);
     metrics.decision('proxy', app.id, decision, rule);
     if (result.kind === 'unauthenticated') return refuseUpgrade(socket, new AppError('unauthenticated'), log);

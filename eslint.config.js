@@ -7,16 +7,17 @@ import tseslint from 'typescript-eslint';
  * The server's walls (docs/architecture.md, "Walls"): a wrong import is a lint error. Each
  * area's files get one no-restricted-imports entry — a later block would replace an earlier one's rule,
  * not add to it — made of the arrows nobody may draw plus the area's own. The composition root (app.ts,
- * services.ts, main.ts, devServices.ts, reload.ts) sees every part. packages/server/test/architecture.test.ts
+ * services.ts, main.ts, devServices.ts, reload.ts, and cli/, a file per command of main.ts) sees every part. packages/server/test/architecture.test.ts
  * draws the same walls from the import graph, and also refuses cycles.
  */
 const SERVER = 'packages/server/src';
-const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts'].map((file) => `${SERVER}/${file}`);
+const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts', 'cli/**'].map((file) => `${SERVER}/${file}`);
 const AREAS = ['accounts', 'admin', 'api', 'apps', 'audit', 'authenticate', 'authorize', 'config', 'events', 'http', 'keys', 'limits', 'operations', 'proxy', 'sessions', 'storage'];
 
 /** An import of `area/` from a file one level below src/. */
 const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
-const ONLY_THE_ROOT = 'Only the composition root (app.ts, services.ts, main.ts, devServices.ts) sees Services: declare the dependencies this module takes.';
+const ONLY_THE_ROOT = 'Only the composition root (app.ts, services.ts, main.ts, devServices.ts, reload.ts, cli/) sees Services: declare the dependencies this module takes.';
+const COMMANDS = 'cli/ holds the commands main.ts runs: nothing else imports them.';
 const EDGES = 'admin/ and api/ are the edges: only the composition root registers them.';
 const NOT_AUTHENTICATE = 'takes what it needs of authenticate/ (the code that talks to IdPs) as an interface it defines, and never imports it.';
 const ABOVE = 'is above it: the layers (docs/architecture.md, "Walls") only import downwards.';
@@ -53,6 +54,7 @@ const zone = (area) => ({
         patterns: [
           { regex: '^\\.\\./services\\.js$', message: ONLY_THE_ROOT },
           { regex: into(...['admin', 'api'].filter((edge) => edge !== area)), message: EDGES },
+          { regex: into('cli'), message: COMMANDS },
           ...(OWN[area] ?? []),
         ],
       },
@@ -95,7 +97,17 @@ export default tseslint.config(
   {
     files: [`${SERVER}/*.ts`],
     ignores: COMPOSITION_ROOT,
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./(services\\.js$|admin/|api/)', message: ONLY_THE_ROOT }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\./(services\\.js$|admin/|api/)', message: ONLY_THE_ROOT },
+            { regex: '^\\./cli/', message: COMMANDS },
+          ],
+        },
+      ],
+    },
   },
   {
     files: [`${SERVER}/**/*.ts`],

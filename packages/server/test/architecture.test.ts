@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
  */
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
 const COMPOSITION_ROOT = new Set(['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts']);
+/** The root's own files, and cli/ (one file per command main.ts runs). */
+const inRoot = (file: string) => COMPOSITION_ROOT.has(file) || file.startsWith('cli/');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -53,7 +55,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['authorize'],
   ['authenticate', 'proxy'],
   ['admin', 'api'],
-  ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts'],
+  ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts', 'cli'],
 ];
 const layerOf = (area: string) => LAYERS.findIndex((layer) => layer.includes(area));
 
@@ -61,13 +63,14 @@ const layerOf = (area: string) => LAYERS.findIndex((layer) => layer.includes(are
 function forbidden(from: string, to: string): string | undefined {
   const [a, b] = [areaOf(from), areaOf(to)];
   if (a === b) return undefined;
-  if (to === 'services.ts' && !COMPOSITION_ROOT.has(from)) return 'only the composition root sees Services';
-  if ((b === 'admin' || b === 'api') && !COMPOSITION_ROOT.has(from)) return 'admin/ and api/ are imported by the composition root only';
+  if (to === 'services.ts' && !inRoot(from)) return 'only the composition root sees Services';
+  if ((b === 'admin' || b === 'api') && !inRoot(from)) return 'admin/ and api/ are imported by the composition root only';
+  if (b === 'cli' && from !== 'main.ts') return 'cli/ holds the commands main.ts runs: only main.ts imports it';
   if (a === 'config') return 'config/ is at the bottom';
   if (a === 'storage' && b !== 'config') return 'storage/ imports only config/';
   if (a === 'events' && b !== 'config' && b !== 'storage') return 'events/ imports only config/ and storage/';
   if ((a === 'authorize' || a === 'proxy' || a === 'sessions') && b === 'authenticate') return `${a}/ never imports authenticate/`;
-  if (COMPOSITION_ROOT.has(from)) return undefined;
+  if (inRoot(from)) return undefined;
   if (layerOf(a) === -1 || layerOf(b) === -1) return 'every area has a layer: add it to LAYERS (and to docs/architecture.md)';
   if (layerOf(b) >= layerOf(a)) return `${b} is not below ${a}`;
   return undefined;
@@ -136,6 +139,10 @@ describe('the server’s import graph', () => {
     expect(forbidden('config/schema.ts', 'accounts/email.ts')).toBeDefined();
     expect(forbidden('authorize/checkAccess.ts', 'services.ts')).toBeDefined();
     expect(forbidden('app.ts', 'services.ts')).toBeUndefined();
+    expect(forbidden('cli/start.ts', 'services.ts')).toBeUndefined();
+    expect(forbidden('main.ts', 'cli/start.ts')).toBeUndefined();
+    expect(forbidden('app.ts', 'cli/start.ts')).toBeDefined();
+    expect(forbidden('authorize/checkAccess.ts', 'cli/usage.ts')).toBeDefined();
     expect(forbidden('accounts/admins.ts', 'authorize/policy.ts')).toBeDefined();
     expect(forbidden('http/spa.ts', 'accounts/admins.ts')).toBeDefined();
     expect(forbidden('proxy/appHost.ts', 'authorize/checkAccess.ts')).toBeUndefined();

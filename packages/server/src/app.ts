@@ -47,7 +47,8 @@ export const DEFAULT_DOCS_ROOT = fileURLToPath(new URL('../../../docs', import.m
 
 /** Assembles the Gatehouse HTTP application. It never listens: main.ts (or a test) decides that. */
 export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const { config } = services;
+  // The configuration in force is `running.current`, read at use: a reload replaces it (config/running.ts).
+  const { running } = services;
   // Ending a session on an app host ends it at the IdP too; only authenticate/ talks to IdPs.
   const logoutUrl = (providerId: string, idToken: string | undefined) => idpLogoutUrl(services, providerId, idToken);
   // The hot path, the app hosts and WebSockets, in front of the portal (proxy/index.ts).
@@ -58,7 +59,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     serverFactory: (portalHandler) => proxy.createServer(portalHandler),
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     // Forwarded headers and client IPs are believed only from configured proxies (PRODUCT.md).
-    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    trustProxy: running.current.trustedProxies.length > 0 ? running.current.trustedProxies : false,
     // The request id (reqId in the log) doubles as the reference id people see on error pages.
     // With the access log on, a request has its id from its arrival: the log's line and the error page agree.
     genReqId: observer ? (raw) => observer.of(raw)?.id || newReference() : () => newReference(),
@@ -105,11 +106,11 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // The portal answers at publicUrl's host: a loopback alias is sent there, an unknown host refused (http/canonicalHost.ts).
   await app.register(canonicalHost, {
     portalOrigin: services.portalOrigin,
-    listenPort: config.listen.port,
+    listenPort: running.current.listen.port,
     isForwardAuth: (url) => forwardAuthEndpoint(url) !== undefined,
   });
   const groupsOf = (current: CurrentSession) => sessionGroups(services.providers, current);
-  const isAdmin = (current: CurrentSession) => adminStatus(config.admins, current.user, groupsOf(current)).admin;
+  const isAdmin = (current: CurrentSession) => adminStatus(running.current.admins, current.user, groupsOf(current)).admin;
   await app.register(sessionsArea, {
     deps: {
       resolver: services.resolver,
@@ -152,7 +153,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     },
   });
   await app.register(authenticateArea, {
-    config,
+    running,
     portalOrigin: services.portalOrigin,
     secureCookies: services.secureCookies,
     cookies: services.cookies,
@@ -172,9 +173,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
   await app.register(apiArea, {
     // Read at each request: a config reload may rename the organisation.
-    get organizationName() {
-      return config.organization.name;
-    },
+    organizationName: () => running.current.organization.name,
     providers: services.providers,
     sessions: services.sessions,
     accounts: services.accounts,
@@ -184,10 +183,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     returnToPolicy: () => portalReturnToPolicy(services),
     groupsOf,
     isAdmin,
-    policySubjectOf: (current) => policySubject(config.admins, current.user, groupsOf(current)),
+    policySubjectOf: (current) => policySubject(running.current.admins, current.user, groupsOf(current)),
   });
   await app.register(adminArea, {
-    admins: services.running.section('admins'),
     portalOrigin: services.portalOrigin,
     accounts: services.accounts,
     directory: services.directory,
@@ -203,8 +201,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     // The root logger, not app.log (a child of it): a reloaded log.level is set on the logger every other
     // one descends from, so that all of them follow it.
     reloadConfig: options.reload ?? localReload(services, readConfigFrom(services.running.file), options.loggerInstance ?? app.log),
-    running: services.running,
-    proxying: services.config,
+    running,
   });
   await app.register(proxyEndpoints, { deps: services });
   await app.register(docsRoutes, { root: DEFAULT_DOCS_ROOT });

@@ -34,10 +34,9 @@ import { notifyThrough, postgresChangeTransport } from './events/pgChanges.js';
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
 export interface Services {
   /**
-   * The configuration in force (`running.live`): every read sees the current one, replaced as a whole
+   * The configuration in force: `running.current`, read at use, is the current one, replaced as a whole
    * by a reload (reload.ts). What only a restart changes is the same for the life of the process.
    */
-  readonly config: Config;
   running: RunningConfig;
   secrets: Secrets;
   database: DatabaseHandle;
@@ -121,7 +120,8 @@ export interface ServiceOptions {
 }
 
 export async function createServices(config: Config, log: FastifyBaseLogger, options: ServiceOptions = {}): Promise<Services> {
-  // What is built here once reads the reloadable settings through `running` (a reload replaces them).
+  // What is built here once reads the reloadable settings at each use from `running.current` (a reload
+  // replaces the configuration in force); `config` is the one read at start, for what only a restart changes.
   const running = new RunningConfig(config, options.file);
   const secrets = loadSecrets(config);
   const database = await openDatabase(config, log);
@@ -140,7 +140,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   if (newClient) {
     changes.attach(postgresChangeTransport({ client: newClient, notify: notifyThrough(database.db), log, node: options.node }));
   }
-  const sessions = new SessionStore(database.db, cipher, running.section('session'));
+  const sessions = new SessionStore(database.db, cipher, () => running.current.session);
   // Answered once every worker of this node has dropped them (publishConfirmed); other nodes hear of it
   // through PostgreSQL within milliseconds (docs/deploy/high-availability.md).
   sessions.onRevoke((revoked) => changes.publishConfirmed({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
@@ -185,7 +185,6 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const accessLog = createAccessLog(config);
   const admissionDeps = { sessions, audit, providers, organization: () => signInSettings.get(), log };
   return {
-    config: running.live,
     running,
     secrets,
     database,
@@ -199,7 +198,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     claims,
     resolver,
     appSessions,
-    directory: new UserDirectory(database.db, running.section('admins'), providers),
+    directory: new UserDirectory(database.db, () => running.current.admins, providers),
     logoutTokens: new LogoutTokenStore(database.db),
     apps,
     appStore,

@@ -99,6 +99,10 @@ describe('the server’s import graph', () => {
     expect(forbidden('config/schema.ts', 'accounts/email.ts')).toBeDefined();
     expect(forbidden('authorize/checkAccess.ts', 'services.ts')).toBeDefined();
     expect(forbidden('app.ts', 'services.ts')).toBeUndefined();
+    expect(forbidden('cli/start.ts', 'services.ts')).toBeUndefined();
+    expect(forbidden('main.ts', 'cli/start.ts')).toBeUndefined();
+    expect(forbidden('app.ts', 'cli/start.ts')).toBeDefined();
+    expect(forbidden('authorize/checkAccess.ts', 'cli/usage.ts')).toBeDefined();
     expect(forbidden('accounts/admins.ts', 'authorize/policy.ts')).toBeDefined();
     expect(forbidden('http/spa.ts', 'accounts/admins.ts')).toBeDefined();
     expect(forbidden('proxy/appHost.ts', 'authorize/checkAccess.ts')).toBeUndefined();
@@ -117,10 +121,6 @@ describe('the server’s import graph', () => {
     expect(forbidden('config/providers/oidc.ts', 'accounts/admins.ts')).toBeDefined();
     expect(forbidden('storage/migrations/0001_initial.ts', 'events/changes.ts')).toBeDefined();
     expect(forbidden('keys/signingKeys.ts', 'errors.ts')).toBeDefined();
-    expect(forbidden('cli/start.ts', 'services.ts')).toBeUndefined();
-    expect(forbidden('main.ts', 'cli/start.ts')).toBeUndefined();
-    expect(forbidden('app.ts', 'cli/start.ts')).toBeDefined();
-    expect(forbidden('authorize/checkAccess.ts', 'cli/start.ts')).toBeDefined();
     expect(forbidden('unplaced/x.ts', 'config/schema.ts')).toBeDefined();
     expect(forbidden('accounts/admins.ts', 'unplaced/x.ts')).toBeDefined();
   });

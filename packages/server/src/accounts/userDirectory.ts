@@ -25,11 +25,16 @@ export interface UserSummary {
 export class UserDirectory {
   constructor(
     private readonly db: Db,
-    private readonly admins: Config['admins'],
+    /** The admins named in the config, or where to read them at each use (a config reload may change them). */
+    private readonly namedAdmins: Config['admins'] | (() => Config['admins']),
     /** The providers as they are now: an admin by group is one only through that (enabled) provider. */
     private readonly providers: GroupTrustLookup,
     private readonly now: () => number = Date.now,
   ) {}
+
+  private get admins(): Config['admins'] {
+    return typeof this.namedAdmins === 'function' ? this.namedAdmins() : this.namedAdmins;
+  }
 
   async search(
     { query, status }: { query?: string | undefined; status?: 'active' | 'suspended' | undefined },
@@ -93,7 +98,7 @@ export class UserDirectory {
   async removeAdminRole(userId: string): Promise<{ before: string[]; after: string[] } | undefined> {
     return this.db.transaction().execute(async (trx) => {
       await serializeOn(trx, ['admins']);
-      const directory = new UserDirectory(trx, this.admins, this.providers, this.now);
+      const directory = new UserDirectory(trx, this.namedAdmins, this.providers, this.now);
       const user = await directory.get(userId);
       const row = await trx.selectFrom('users').select('roles').where('id', '=', userId).executeTakeFirst();
       if (!user || !row) return undefined;
@@ -115,7 +120,7 @@ export class UserDirectory {
   async suspend(userId: string): Promise<UserSummary | undefined> {
     return this.db.transaction().execute(async (trx) => {
       await serializeOn(trx, ['admins']);
-      const directory = new UserDirectory(trx, this.admins, this.providers, this.now);
+      const directory = new UserDirectory(trx, this.namedAdmins, this.providers, this.now);
       const user = await directory.get(userId);
       if (!user) return undefined;
       await trx.updateTable('users').set({ status: 'suspended', updated_at: this.now() }).where('id', '=', userId).execute();
@@ -147,8 +152,9 @@ export class UserDirectory {
       groupsOf.set(identity.user_id, [...(groupsOf.get(identity.user_id) ?? []), identityGroups(this.providers, identity, identityClaims(identity))]);
     }
     const sessionsOf = new Map(sessions.map((row) => [row.user_id, Number(row.n)]));
+    const admins = this.admins;
     return users.map((user) => {
-      const status = adminStatus(this.admins, user, groupsOf.get(user.id) ?? []);
+      const status = adminStatus(admins, user, groupsOf.get(user.id) ?? []);
       return {
         id: user.id,
         email: user.email,

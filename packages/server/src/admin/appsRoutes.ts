@@ -14,15 +14,15 @@ const result = (decision: PolicyDecision) => ({ allow: decision.allow, reason: d
 const subjectView = (subject: PolicySubject) => ({ email: subject.email, groups: [...subject.groups], roles: [...subject.roles], claims: { ...subject.claims } });
 
 /** Apps and their policies (apps from gatehouse.yaml are read-only), and the policy tester. */
-export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'running' | 'audit' | 'apps' | 'appStore' | 'accounts' | 'providers' | 'actorOf'> }) {
   const app = typed(instance);
-  const { admins, audit, apps, appStore, accounts, providers } = admin;
+  const { running, audit, apps, appStore, accounts, providers } = admin;
   const { actorOf } = admin;
 
   // What the console fills each app's nginx, Caddy and Traefik configuration with.
   app.route({
     ...contractRoute(routes.admin.getForwardAuthSetup),
-    handler: async () => forwardAuthSetup(admin.proxying),
+    handler: async () => forwardAuthSetup(running.current),
   });
 
   // Apps and their policies. Apps from gatehouse.yaml are listed read-only ("source": "config").
@@ -87,13 +87,13 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
         const identities = await accounts.listIdentities(user.id);
         const outcomes = identities.map((identity) => {
           const claims = identityClaims(identity);
-          const subject = policySubject(admins, user, identityGroups(providers, identity, claims));
+          const subject = policySubject(running.current.admins, user, identityGroups(providers, identity, claims));
           return { identity, subject, decision: evaluatePolicy(policy, subject) };
         });
         const lastUsed = outcomes.reduce<(typeof outcomes)[number] | undefined>((last, outcome) => (!last || (outcome.identity.last_used_at ?? 0) > (last.identity.last_used_at ?? 0) ? outcome : last), undefined);
         const chosen = outcomes.find((outcome) => outcome.decision.allow) ?? lastUsed;
         if (!chosen) {
-          const subject = policySubject(admins, user, { providerId: undefined, asserted: [], counted: [], claims: {} });
+          const subject = policySubject(running.current.admins, user, { providerId: undefined, asserted: [], counted: [], claims: {} });
           return { ...result(evaluatePolicy(policy, subject)), subject: subjectView(subject), provider: null };
         }
         const provider = { id: chosen.identity.provider_id, name: providers.name(chosen.identity.provider_id) };

@@ -8,7 +8,7 @@ import type { AdminContext } from './context.js';
 type AuditQuery = Omit<ContractQuery<typeof routes.admin.listAuditEvents>, 'page' | 'pageSize'>;
 
 /** The audit log: filtered, paged, and exported as CSV. */
-export async function auditRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+export async function auditRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'audit' | 'directory' | 'withPeople'> }) {
   const app = typed(instance);
   const { audit, directory } = admin;
   const { withPeople } = admin;

@@ -10,7 +10,7 @@ import type { AdminContext } from './context.js';
  * validate, or that changes a setting only a restart applies, is `config_invalid` with each problem,
  * and nothing of it is applied. Recorded in the audit log either way (`config_reloaded`).
  */
-export async function configRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+export async function configRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'reloadConfig' | 'running' | 'actorOf'> }) {
   const app = typed(instance);
   const { reloadConfig, running } = admin;
 

@@ -8,7 +8,7 @@ import type { ProviderStore } from '../authenticate/providerStore.js';
 import type { AppRegistry } from '../apps/appRegistry.js';
 import type { AppStore } from '../apps/appStore.js';
 import type { ReloadRequest, ReloadResult } from '../config/reloadable.js';
-import type { RunningConfig } from '../config/running.js';
+import type { InForce, RunningConfig } from '../config/running.js';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { signedIn } from '../sessions/guard.js';
@@ -20,8 +20,6 @@ import { iso, isoOrNull } from '../http/isoTime.js';
 
 /** What the admin console's API takes: the stores it reads and changes, and the portal's origin. */
 export interface AdminDeps {
-  /** Admins named in the config (they cannot be removed in the console). */
-  admins: Config['admins'];
   portalOrigin: string;
   accounts: AccountStore;
   directory: UserDirectory;
@@ -41,10 +39,12 @@ export interface AdminDeps {
   reviewAdmission(scope: ReviewScope, cause: ReviewCause): Promise<number>;
   /** Reads the config file again and applies it on every worker of this node (reload.ts). */
   reloadConfig(request: ReloadRequest): Promise<ReloadResult>;
-  /** The config file and its last reload. */
-  running: Pick<RunningConfig, 'report'>;
-  /** Where Gatehouse listens and whom it believes as a proxy (fixed at start): the console's proxy configurations. */
-  proxying: Pick<Config, 'listen' | 'trustedProxies' | 'mode'>;
+  /**
+   * The config file and its last reload; the configuration in force: the admins it names (they cannot
+   * be removed in the console), and where Gatehouse listens and whom it believes as a proxy (fixed at
+   * start), for the console's proxy configurations.
+   */
+  running: Pick<RunningConfig, 'report'> & InForce<Pick<Config, 'admins' | 'listen' | 'trustedProxies' | 'mode'>>;
 }
 
 

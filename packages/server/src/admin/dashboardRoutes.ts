@@ -5,7 +5,7 @@ import { iso } from '../http/isoTime.js';
 import type { AdminContext } from './context.js';
 
 /** Dashboard: sign-ins, failures and denials over time, live sessions, users, top denied apps. */
-export async function dashboardRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+export async function dashboardRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'audit' | 'accounts' | 'sessions' | 'apps'> }) {
   const { audit, accounts, sessions, apps } = admin;
 
   typed(instance).route({

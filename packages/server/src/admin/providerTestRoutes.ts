@@ -9,7 +9,7 @@ import { type AdminContext } from './context.js';
  * `provider_tested` audit event: the mapped profile and what the sign-in rules would decide, or the
  * error with its catalogue code.
  */
-export async function providerTestRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+export async function providerTestRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'audit' | 'withPeople'> }) {
   const app = typed(instance);
   const { audit } = admin;
 

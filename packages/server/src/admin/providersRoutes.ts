@@ -14,7 +14,7 @@ import { providerAuditView, providerView } from './providerView.js';
  * before one is added, and create, replace, turn on or off and delete for the console's own. Credentials
  * are write-only; every change is an audit event with the definition before and after, redacted.
  */
-export async function providersRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+export async function providersRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'audit' | 'providers' | 'providerStore' | 'accounts' | 'sessions' | 'portalOrigin' | 'actorOf' | 'reviewAdmission'> }) {
   const app = typed(instance);
   const { audit, providers, providerStore, accounts, sessions, portalOrigin } = admin;
   const { actorOf } = admin;

@@ -9,7 +9,7 @@ import { type AdminContext } from './context.js';
  * applied on top of each provider's own rules (both must admit a person; these only narrow). A change
  * ends the live sessions that no longer pass (sessions/admissionReview.ts).
  */
-export async function signInSettingsRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+export async function signInSettingsRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'audit' | 'signInSettings' | 'actorOf' | 'reviewAdmission'> }) {
   const app = typed(instance);
   const { audit, signInSettings } = admin;
 

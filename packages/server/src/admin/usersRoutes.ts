@@ -8,7 +8,7 @@ import { contractRoute, noContent, typed } from '../http/contract.js';
 import { type AdminContext } from './context.js';
 
 /** Users: search and paging, detail, suspension, the admin role, revoking any session. */
-export async function usersRoutes(instance: FastifyInstance, { admin }: { admin: AdminContext }) {
+export async function usersRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'sessions' | 'audit' | 'providers' | 'accounts' | 'changes' | 'actorOf' | 'directory' | 'existingUser' | 'summary' | 'withPeople'> }) {
   const app = typed(instance);
   const { sessions, audit, providers, accounts, changes } = admin;
   const { actorOf, directory, existingUser, summary, withPeople } = admin;

@@ -6,7 +6,7 @@ import { signedIn } from '../sessions/guard.js';
 import type { ApiDeps } from './deps.js';
 
 /** The launcher's list: the apps the signed-in person may open (each app's policy, evaluated now). */
-export async function appsRoutes(instance: FastifyInstance, deps: ApiDeps) {
+export async function appsRoutes(instance: FastifyInstance, deps: Pick<ApiDeps, 'policySubjectOf' | 'apps'>) {
   typed(instance).route({
     ...contractRoute(routes.session.getApps),
     handler: async (request) => {

@@ -10,7 +10,8 @@ import type { SessionStore } from '../sessions/sessionStore.js';
 
 /** What the portal's own API (`/api/session`, `/api/providers`, `/api/apps`, `/api/me/...`) takes. */
 export interface ApiDeps {
-  organizationName: string;
+  /** The organisation's name in force now (a config reload may rename it). */
+  organizationName(): string;
   providers: Pick<ProviderRegistry, 'enabled' | 'name' | 'availability'>;
   sessions: SessionStore;
   accounts: Pick<AccountStore, 'listIdentities' | 'unlink'>;

@@ -15,7 +15,7 @@ import { activityView } from './activityView.js';
  * The account center's API (`/api/me/...`): a person's own sessions, identities and activity. Reads need
  * the session; changes also need CSRF proof (both declared in the contract, enforced by the guard).
  */
-export async function meRoutes(instance: FastifyInstance, deps: ApiDeps) {
+export async function meRoutes(instance: FastifyInstance, deps: Pick<ApiDeps, 'sessions' | 'accounts' | 'audit' | 'providers' | 'apps'>) {
   const app = typed(instance);
   const { sessions, accounts, audit, providers } = deps;
   const providerName = (id: string) => providers.name(id);

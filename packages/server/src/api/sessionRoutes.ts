@@ -10,7 +10,7 @@ import { SessionStore } from '../sessions/sessionStore.js';
 import type { ApiDeps } from './deps.js';
 
 /** Who is signed in, the CSRF token, and what the sign-in page offers. */
-export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
+export async function sessionRoutes(instance: FastifyInstance, deps: Pick<ApiDeps, 'providers' | 'returnToPolicy' | 'organizationName' | 'apps' | 'groupsOf' | 'isAdmin' | 'cookieKey'>) {
   const app = typed(instance);
   const { providers } = deps;
 
@@ -23,7 +23,7 @@ export async function sessionRoutes(instance: FastifyInstance, deps: ApiDeps) {
       const availability = await providers.availability(offered.map((provider) => provider.id));
       const href = validateReturnTo(request.query.rd, deps.returnToPolicy());
       return {
-        organization: { name: deps.organizationName },
+        organization: { name: deps.organizationName() },
         // The server's verdict on `rd`, by the one return-to rule: the sign-in page links only to this,
         // never to what it was given (Threat: open redirect). It names the app only to a signed-in person.
         returnTo: (await signedInNow(request)) ? returnToVerdict(href, deps.apps) : { href, host: null, appName: null },

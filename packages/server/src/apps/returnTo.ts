@@ -23,8 +23,8 @@ const MAX_LENGTH = 2048;
 const PORTAL_NOT_DESTINATIONS: ReadonlySet<string> = new Set([pages.signIn.path, pages.signedOut.path]);
 
 /** The policy for a return-to on the portal: the portal itself or any configured app. */
-export function portalReturnToPolicy(services: { portalOrigin: string; apps: { origins(): ReadonlySet<string> } }): ReturnToPolicy {
-  return { portalOrigin: services.portalOrigin, appOrigins: services.apps.origins(), notDestinations: PORTAL_NOT_DESTINATIONS };
+export function portalReturnToPolicy(deps: { portalOrigin: string; apps: { origins(): ReadonlySet<string> } }): ReturnToPolicy {
+  return { portalOrigin: deps.portalOrigin, appOrigins: deps.apps.origins(), notDestinations: PORTAL_NOT_DESTINATIONS };
 }
 
 export function validateReturnTo(value: unknown, policy: ReturnToPolicy): string {

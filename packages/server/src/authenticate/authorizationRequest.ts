@@ -24,13 +24,16 @@ export interface AuthorizationIntent {
  * the authorization endpoint — through a pushed authorization request (RFC 9126) where the IdP offers
  * one. Used by sign-in, by linking another provider, and by the console's test sign-in.
  */
+/** What sending the browser to the IdP takes. */
+export type RedirectDeps = Pick<AuthenticateDeps, 'providers' | 'attempts' | 'cookies' | 'secureCookies' | 'portalOrigin' | 'running'>;
+
 export async function redirectToProvider(
-  deps: AuthenticateDeps,
+  deps: RedirectDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   { provider, returnTo, purpose, userId, sessionId, chooseAccount }: AuthorizationIntent,
 ): Promise<FastifyReply> {
-  const { providers, attempts, cookies, secureCookies, portalOrigin, config } = deps;
+  const { providers, attempts, cookies, secureCookies, portalOrigin, running } = deps;
   const connection = await providers.connection(provider.id);
 
   // One binding secret per browser serves parallel attempts in several tabs.
@@ -55,7 +58,7 @@ export async function redirectToProvider(
   // "Switch account" asks once: the sign-in after this one is a plain one again.
   if (chooseAccount) reply.clearCookie(cookies.chooseAccount, cookieOptions(secureCookies));
   return reply
-    .setCookie(cookies.signInBinding, bindingSecret, cookieOptions(secureCookies, Math.ceil(config.signIn.attemptLifetime / 1000)))
+    .setCookie(cookies.signInBinding, bindingSecret, cookieOptions(secureCookies, Math.ceil(running.current.signIn.attemptLifetime / 1000)))
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
     .redirect(authorizationUrl.href, 303);

@@ -22,7 +22,7 @@ interface BackchannelRequest {
  * matched on (provider, sid) and/or (provider, sub), never on `sub` alone, since two IdPs may share
  * subject values. Not CSRF-protected: the signed token is the authentication.
  */
-export function backchannelLogout(deps: AuthenticateDeps) {
+export function backchannelLogout(deps: Pick<AuthenticateDeps, 'providers' | 'sessions' | 'audit' | 'logoutTokens'>) {
   const { providers, sessions, audit, logoutTokens } = deps;
   const jwks = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 

@@ -33,8 +33,11 @@ interface CallbackRequest {
  * response (state, RFC 9207 iss), redeems the code with the PKCE verifier and checks the ID token
  * (signature, iss, aud, exp, nonce) and userinfo `sub`.
  */
-export function callback(deps: AuthenticateDeps) {
-  const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, config, signInSettings } = deps;
+/** What completing a sign-in, a link or a test sign-in takes: all of the area but its rate limit and logout tokens. */
+export type CallbackDeps = Omit<AuthenticateDeps, 'sharedLimits' | 'nodeLimits' | 'logoutTokens'>;
+
+export function callback(deps: CallbackDeps) {
+  const { providers, attempts, accounts, sessions, audit, cookies, secureCookies, portalOrigin, running, signInSettings } = deps;
 
   return async function handler(request: FastifyRequest<CallbackRequest>, reply: FastifyReply) {
     const provider = providers.find(request.params.providerId);
@@ -123,7 +126,7 @@ export function callback(deps: AuthenticateDeps) {
       expectedState: currentUrl.searchParams.get('state') ?? '',
       nonce: attempt.nonce,
       codeVerifier: attempt.code_verifier,
-      clockSkewSeconds: config.signIn.clockSkew / 1000,
+      clockSkewSeconds: running.current.signIn.clockSkew / 1000,
     });
     return { ...verified.profile, idToken: verified.idToken, refreshToken: verified.refreshToken, accessToken: keptAccessToken(deps, verified.accessToken, connection.recheck !== undefined) };
   }
@@ -155,7 +158,7 @@ export function callback(deps: AuthenticateDeps) {
       details: { provider: { id: provider.id, name: provider.name } },
     });
     request.log.info({ provider: provider.id, userId: user.id, sessionId: session.id }, 'signed in');
-    reply.setCookie(cookies.session, secret, cookieOptions(secureCookies, Math.floor(config.session.absoluteLifetime / 1000)));
+    reply.setCookie(cookies.session, secret, cookieOptions(secureCookies, Math.floor(running.current.session.absoluteLifetime / 1000)));
     return finish(reply, attempt.return_to);
   }
 

@@ -3,6 +3,7 @@ import type { AccountStore } from '../accounts/accountStore.js';
 import type { SignInSettingsStore } from '../accounts/signInSettings.js';
 import type { AuditLog } from '../audit/auditLog.js';
 import type { AppRegistry } from '../apps/appRegistry.js';
+import type { InForce } from '../config/running.js';
 import type { Config } from '../config/schema.js';
 import type { NodeLimits } from '../limits/clusterLimits.js';
 import type { Metrics } from '../operations/metrics.js';
@@ -16,7 +17,7 @@ import type { SignInAttempts } from './signInAttempts.js';
 /** What signing in, linking, testing and signing out take. */
 export interface AuthenticateDeps {
   /** Sign-in limits and clock skew, session lifetime, admins (who may run a test sign-in). */
-  config: Pick<Config, 'signIn' | 'session' | 'admins'>;
+  running: InForce<Pick<Config, 'signIn' | 'session' | 'admins'>>;
   portalOrigin: string;
   secureCookies: boolean;
   cookies: CookieNames;

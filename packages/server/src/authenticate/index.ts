@@ -36,8 +36,8 @@ export async function authenticateArea(instance: FastifyInstance, deps: Authenti
       global: true,
       ...(counted ? { store: counted.store('sign-in') } : {}),
       // Read at each request: a config reload may change the budget.
-      max: () => deps.config.signIn.rateLimit.max,
-      timeWindow: () => deps.config.signIn.rateLimit.window,
+      max: () => deps.running.current.signIn.rateLimit.max,
+      timeWindow: () => deps.running.current.signIn.rateLimit.window,
       // The client address normalised (http/trustedProxies.ts), not request.ip's raw text: a proxy that
       // writes ports into X-Forwarded-For, or a client's other spellings of one address, or another
       // address of its IPv6 /64, must not get a fresh budget each time.

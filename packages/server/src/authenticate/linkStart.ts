@@ -1,8 +1,7 @@
 import { pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticateDeps } from './deps.js';
 import { signedIn } from '../sessions/guard.js';
-import { redirectToProvider } from './authorizationRequest.js';
+import { redirectToProvider, type RedirectDeps } from './authorizationRequest.js';
 import { offeredProvider } from './signInStart.js';
 
 interface LinkRequest {
@@ -14,7 +13,7 @@ interface LinkRequest {
  * account at another provider. The attempt is bound to this browser *and* this session, so a link
  * cannot be completed into someone else's account.
  */
-export function linkStart(deps: AuthenticateDeps) {
+export function linkStart(deps: RedirectDeps) {
   return async function handler(request: FastifyRequest<LinkRequest>, reply: FastifyReply) {
     // Signed in, with the form's CSRF token: the route's guard (authenticate/index.ts).
     const current = await signedIn(request);

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { AuthenticateDeps } from './deps.js';
-import { redirectToProvider } from './authorizationRequest.js';
+import { redirectToProvider, type RedirectDeps } from './authorizationRequest.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 import { portalReturnToPolicy, validateReturnTo } from '../apps/returnTo.js';
 import { cookieOptions } from '../sessions/cookies.js';
@@ -14,7 +14,7 @@ interface StartRequest {
 }
 
 /** `GET /.gatehouse/sign-in/<provider>?rd=`: starts a sign-in with that provider. */
-export function signInStart(deps: AuthenticateDeps) {
+export function signInStart(deps: RedirectDeps & Pick<AuthenticateDeps, 'apps'>) {
   return async function handler(request: FastifyRequest<StartRequest>, reply: FastifyReply) {
     const provider = offeredProvider(deps.providers, request.params.providerId, pages.signIn.path);
     const returnTo = validateReturnTo(request.query.rd, portalReturnToPolicy(deps));
@@ -31,12 +31,12 @@ export function signInStart(deps: AuthenticateDeps) {
  * changes nothing else — no session is read or ended by a GET — so a link to it only ever costs a
  * person one account chooser. Then the sign-in page, back to `rd` (validated there and at the start).
  */
-export function switchAccount(deps: AuthenticateDeps) {
+export function switchAccount(deps: Pick<AuthenticateDeps, 'portalOrigin' | 'apps' | 'cookies' | 'secureCookies' | 'running'>) {
   return async function handler(request: FastifyRequest<{ Querystring: { rd?: string } }>, reply: FastifyReply) {
     const returnTo = validateReturnTo(request.query.rd, portalReturnToPolicy(deps));
     return reply
       .header('cache-control', 'no-store')
-      .setCookie(deps.cookies.chooseAccount, '1', cookieOptions(deps.secureCookies, Math.ceil(deps.config.signIn.attemptLifetime / 1000)))
+      .setCookie(deps.cookies.chooseAccount, '1', cookieOptions(deps.secureCookies, Math.ceil(deps.running.current.signIn.attemptLifetime / 1000)))
       .redirect(pages.signIn.href(returnTo), 303);
   };
 }

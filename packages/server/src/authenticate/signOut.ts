@@ -18,9 +18,9 @@ const MAX_STATE_LENGTH = 128;
  * post_logout_redirect_uri and a `state`, which brings the person back to /signed-out. The state is
  * also kept in a short-lived HttpOnly cookie, so the return can be recognised (see signedOutReturn).
  */
-export function signOut(deps: AuthenticateDeps) {
-  const { cookies, secureCookies } = deps;
-  const ending = { ...deps, logoutUrl: (providerId: string, idToken: string | undefined) => idpLogoutUrl(deps, providerId, idToken) };
+export function signOut(deps: Pick<AuthenticateDeps, 'cookies' | 'secureCookies' | 'sessions' | 'audit' | 'portalOrigin' | 'providers'>) {
+  const { cookies, secureCookies, sessions, audit, portalOrigin } = deps;
+  const ending = { sessions, audit, portalOrigin, logoutUrl: (providerId: string, idToken: string | undefined) => idpLogoutUrl(deps, providerId, idToken) };
 
   return async function handler(request: FastifyRequest<{ Body: { everywhere?: string } | undefined }>, reply: FastifyReply) {
     // Signed in, with the form's CSRF token, checked by the route's guard before anything changes: a

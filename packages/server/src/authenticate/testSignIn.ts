@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import type { AuthenticateDeps } from './deps.js';
 import { signedIn } from '../sessions/guard.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
-import { redirectToProvider } from './authorizationRequest.js';
+import { redirectToProvider, type RedirectDeps } from './authorizationRequest.js';
 import type { SignInAttempt } from './signInAttempts.js';
 
 interface TestRequest {
@@ -51,7 +51,7 @@ export type TestDetails =
  * browser and this admin session), whose callback creates nothing: no user, no identity, no session.
  * It ends on the console's result page. A provider that cannot be reached ends there at once.
  */
-export function testSignInStart(deps: AuthenticateDeps) {
+export function testSignInStart(deps: RedirectDeps & Pick<AuthenticateDeps, 'audit'>) {
   return async function handler(request: FastifyRequest<TestRequest>, reply: FastifyReply) {
     // Signed in as an admin, with the form's CSRF token: the route's guard (authenticate/index.ts).
     const current = await signedIn(request);
@@ -75,7 +75,7 @@ export function testSignInStart(deps: AuthenticateDeps) {
  * admin session that started it, still an admin. Returns where the browser goes: the result page.
  */
 export async function completeTest(
-  deps: AuthenticateDeps,
+  deps: Pick<AuthenticateDeps, 'isAdmin' | 'accounts' | 'signInSettings' | 'publishTested' | 'audit'>,
   request: FastifyRequest,
   provider: ProviderConfig,
   attempt: SignInAttempt,
@@ -136,7 +136,7 @@ function profileDetails(profile: IdentityProfile) {
   };
 }
 
-function recordTest(deps: AuthenticateDeps, request: FastifyRequest, current: CurrentSession, provider: ProviderConfig, details: TestDetails): Promise<string> {
+function recordTest(deps: Pick<AuthenticateDeps, 'audit'>, request: FastifyRequest, current: CurrentSession, provider: ProviderConfig, details: TestDetails): Promise<string> {
   return deps.audit.record({
     type: 'provider_tested',
     outcome: details.result === 'failed' ? 'failure' : 'success',

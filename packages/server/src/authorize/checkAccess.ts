@@ -1,5 +1,6 @@
 import { sessionGroups, type GroupTrust, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
 import type { AuditLog } from '../audit/auditLog.js';
+import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import type { CurrentSession, ResolveContext, SessionResolver } from '../sessions/sessionResolver.js';
 import type { AssertionSigner } from './assertion.js';
@@ -29,7 +30,7 @@ export interface AccessRequest {
 export interface AccessDeps {
   resolver: Pick<SessionResolver, 'app' | 'cachedApp'>;
   providers: GroupTrustLookup;
-  config: Pick<Config, 'admins'>;
+  running: InForce<Pick<Config, 'admins'>>;
   assertions: Pick<AssertionSigner, 'assertion'>;
   audit: Pick<AuditLog, 'record'>;
 }
@@ -41,16 +42,16 @@ const NO_IDENTITY = identityHeaders(undefined);
  * (let through with empty identity), no session (401), policy says no (403), or allowed with the
  * identity headers and the signed assertion. Nothing here ever allows by default.
  */
-export async function checkAccess(services: AccessDeps, request: ResolveContext, access: AccessRequest): Promise<AccessResult> {
+export async function checkAccess(deps: AccessDeps, request: ResolveContext, access: AccessRequest): Promise<AccessResult> {
   const { app } = access;
   const open = publicAccess(access);
   if (open) return open;
 
-  const current = await services.resolver.app(access.token, access.appOrigin, request);
+  const current = await deps.resolver.app(access.token, access.appOrigin, request);
   if (!current) return { kind: 'unauthenticated', headers: NO_IDENTITY };
 
-  const decided = await decide(services, current, access);
-  if (decided.kind === 'denied') await recordDenial(services, request, current, app, decided.decision);
+  const decided = await decide(deps, current, access);
+  if (decided.kind === 'denied') await recordDenial(deps, request, current, app, decided.decision);
   return decided;
 }
 
@@ -60,13 +61,13 @@ export async function checkAccess(services: AccessDeps, request: ResolveContext,
  * `checkAccess`" (a denial always goes that way, so it is recorded), never a refusal. This is what
  * lets the hot path answer most requests in the same turn of the event loop they arrived in.
  */
-export function checkAccessNow(services: AccessDeps, access: AccessRequest): AccessResult | undefined {
+export function checkAccessNow(deps: AccessDeps, access: AccessRequest): AccessResult | undefined {
   const open = publicAccess(access);
   if (open) return open;
   // One clock read for the whole check: in Node 20 each Date.now() is a call into the runtime.
   const now = Date.now();
-  const current = services.resolver.cachedApp(access.token, access.appOrigin, now);
-  const reused = current && reusedDecision(services, current, access.app, now);
+  const current = deps.resolver.cachedApp(access.token, access.appOrigin, now);
+  const reused = current && reusedDecision(deps, current, access.app, now);
   return reused?.kind === 'allowed' ? reused : undefined;
 }
 
@@ -92,25 +93,25 @@ type Decided = Extract<AccessResult, { kind: 'denied' | 'allowed' }>;
  */
 const decisions = new WeakMap<CurrentSession, WeakMap<AppConfig, { result: Decided; until: number; provider: GroupTrust | undefined }>>();
 
-function reusedDecision(services: AccessDeps, current: CurrentSession, app: AppConfig, now: number): Decided | undefined {
+function reusedDecision(deps: AccessDeps, current: CurrentSession, app: AppConfig, now: number): Decided | undefined {
   const reused = decisions.get(current)?.get(app);
-  return reused && reused.until > now && reused.provider === services.providers.get(current.identity.provider_id) ? reused.result : undefined;
+  return reused && reused.until > now && reused.provider === deps.providers.get(current.identity.provider_id) ? reused.result : undefined;
 }
 
-async function decide(services: AccessDeps, current: CurrentSession, access: AccessRequest): Promise<Decided> {
+async function decide(deps: AccessDeps, current: CurrentSession, access: AccessRequest): Promise<Decided> {
   const now = Date.now();
-  const reused = reusedDecision(services, current, access.app, now);
+  const reused = reusedDecision(deps, current, access.app, now);
   if (reused) return reused;
 
   const { user, session } = current;
   // Only the groups and claims that count from the session's provider (trusted, or prefixed) decide and go upstream.
-  const groups = sessionGroups(services.providers, current);
-  const decision = evaluatePolicy(access.app.policy, policySubject(services.config.admins, user, groups));
+  const groups = sessionGroups(deps.providers, current);
+  const decision = evaluatePolicy(access.app.policy, policySubject(deps.running.current.admins, user, groups));
   let result: Decided;
   if (!decision.allow) {
     result = { kind: 'denied', current, decision, headers: NO_IDENTITY };
   } else {
-    const assertion = await services.assertions.assertion(
+    const assertion = await deps.assertions.assertion(
       { sessionId: session.id, userId: user.id, email: user.email, name: user.name, groups: groups.counted },
       access.appOrigin,
     );
@@ -123,7 +124,7 @@ async function decide(services: AccessDeps, current: CurrentSession, access: Acc
   }
   let byApp = decisions.get(current);
   if (!byApp) decisions.set(current, (byApp = new WeakMap()));
-  byApp.set(access.app, { result, until: now + DECISION_REUSE_MS, provider: services.providers.get(current.identity.provider_id) });
+  byApp.set(access.app, { result, until: now + DECISION_REUSE_MS, provider: deps.providers.get(current.identity.provider_id) });
   return result;
 }
 
@@ -131,13 +132,13 @@ async function decide(services: AccessDeps, current: CurrentSession, access: Acc
 const DENIAL_RECORD_INTERVAL_MS = 60_000;
 const lastDenial = new Map<string, number>();
 
-async function recordDenial(services: AccessDeps, request: ResolveContext, current: CurrentSession, app: AppConfig, decision: PolicyDecision): Promise<void> {
+async function recordDenial(deps: AccessDeps, request: ResolveContext, current: CurrentSession, app: AppConfig, decision: PolicyDecision): Promise<void> {
   const key = `${current.session.id}\u0000${app.id}`;
   const now = Date.now();
   if (now - (lastDenial.get(key) ?? 0) < DENIAL_RECORD_INTERVAL_MS) return;
   if (lastDenial.size >= 10_000) lastDenial.clear();
   lastDenial.set(key, now);
-  await services.audit.record({
+  await deps.audit.record({
     type: 'access_denied',
     outcome: 'failure',
     actorUserId: current.user.id,

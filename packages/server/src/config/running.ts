@@ -10,11 +10,22 @@ export interface ReloadAttempt {
 }
 
 /**
- * The configuration in force, replaced as a whole by a reload (config reload, SIGHUP or the console):
- * whoever reads `current` gets one whole configuration, the old or the new, never a mix. What was built
- * from it at start reads a section through `section()`, which follows the replacement.
+ * Where a module reads settings a reload may change: `running.current.session`, read at each use, is
+ * the configuration in force then. A module declares the part it reads
+ * (`running: InForce<Pick<Config, 'admins'>>`); what keeps `running.current` (or a part of it) in a
+ * variable keeps that configuration, not the next one.
  */
-export class RunningConfig {
+export interface InForce<T = Config> {
+  readonly current: T;
+}
+
+/**
+ * The configuration in force, replaced as a whole by a reload (config reload, SIGHUP or the console):
+ * whoever reads `current` gets one whole configuration, the old or the new, never a mix. What is built
+ * once and must follow a reload keeps this and reads `current` at each use (or a reader function made
+ * of it, `() => running.current.session`), never a section taken out of it at start.
+ */
+export class RunningConfig implements InForce {
   private config: Config;
   private loaded: number;
   private attempt: ReloadAttempt | undefined;
@@ -69,35 +80,4 @@ export class RunningConfig {
       lastReload: attempt ? { at: iso(attempt.at), outcome: attempt.outcome, ...(attempt.problems ? { problems: attempt.problems } : {}) } : null,
     };
   }
-
-  /**
-   * The configuration in force as one object that reads the current one at every access: what is built
-   * once keeps it and still sees a reload (`config.admins` is the new admins after one).
-   */
-  readonly live: Config = follow(() => this.config);
-
-  /**
-   * A section as it is in force now, at every read: for what is built once and keeps a section (the
-   * session store's timeouts, the admins of the user directory).
-   */
-  section<K extends keyof Config>(key: K): Config[K] {
-    return follow(() => this.config[key]);
-  }
-}
-
-/** A read-only object that is, at every access, whatever `current()` returns then. */
-function follow<T>(current: () => T): T {
-  const target = () => current() as object;
-  return new Proxy({} as object, {
-    get: (_empty, property) => Reflect.get(target(), property) as unknown,
-    has: (_empty, property) => Reflect.has(target(), property),
-    ownKeys: () => Reflect.ownKeys(target()),
-    getOwnPropertyDescriptor: (_empty, property) => {
-      const descriptor = Reflect.getOwnPropertyDescriptor(target(), property);
-      return descriptor ? { ...descriptor, configurable: true } : undefined;
-    },
-    set: () => false,
-    deleteProperty: () => false,
-    defineProperty: () => false,
-  }) as T;
 }

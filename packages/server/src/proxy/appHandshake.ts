@@ -1,6 +1,7 @@
 import { endpoints, pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkReturnTo } from '../apps/returnTo.js';
+import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { AppSessions } from '../sessions/appSessions.js';
@@ -28,7 +29,7 @@ export interface HandshakeDeps {
   portalOrigin: string;
   secureCookies: boolean;
   cookies: Pick<CookieNames, 'appState' | 'appSession'>;
-  config: { session: Pick<Config['session'], 'absoluteLifetime'> };
+  running: InForce<{ session: Pick<Config['session'], 'absoluteLifetime'> }>;
   apps: Pick<AppRegistry, 'get'>;
   appSessions: Pick<AppSessions, 'issueCode' | 'redeemCode' | 'create'>;
   sessions: Pick<SessionStore, 'findById'>;
@@ -99,7 +100,7 @@ export function appComplete(services: HandshakeDeps) {
     const session = await services.sessions.findById(code.session_id);
     if (!session || session.revoked_at !== null) throw new AppError('sign_in_expired', { retryUrl: `${origin}/` });
     const token = await services.appSessions.create(session.id, app.id, origin);
-    const lifetime = Math.max(1, Math.floor((Math.min(session.absolute_expires_at, Date.now() + services.config.session.absoluteLifetime) - Date.now()) / 1000));
+    const lifetime = Math.max(1, Math.floor((Math.min(session.absolute_expires_at, Date.now() + services.running.current.session.absoluteLifetime) - Date.now()) / 1000));
     return reply
       .setCookie(services.cookies.appSession, token, cookieOptions(services.secureCookies, lifetime))
       .clearCookie(services.cookies.appState, cookieOptions(services.secureCookies))

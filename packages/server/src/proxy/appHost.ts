@@ -47,19 +47,21 @@ export type AppHostDeps = ProxyEndpointsDeps &
  * pages, errors, and whatever the hot path leaves to it.
  */
 export async function buildAppHost(
-  services: AppHostDeps,
+  deps: AppHostDeps,
   answer: ProxiedAnswer,
   log: FastifyBaseLogger | undefined,
   logoutUrl: IdpLogoutUrl,
 ): Promise<FastifyInstance> {
-  const { apps, config } = services;
-  const ending: EndSessionDeps = { sessions: services.sessions, audit: services.audit, portalOrigin: services.portalOrigin, logoutUrl };
+  const { apps } = deps;
+  // Whom to believe as a proxy is fixed at start (only a restart changes trustedProxies).
+  const { trustedProxies } = deps.running.current;
+  const ending: EndSessionDeps = { sessions: deps.sessions, audit: deps.audit, portalOrigin: deps.portalOrigin, logoutUrl };
   const app = Fastify({
     ...(log ? { loggerInstance: log } : { logger: false }),
     genReqId: () => newReference(),
     // One log line per request here would cost more than answering it; errors still log.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    trustProxy: trustedProxies.length > 0 ? trustedProxies : false,
     bodyLimit: 64 * 1024,
     // A path its router cannot decode ("/%", "/.gatehouse/%zz") gets the catalogue's 400, as on the portal.
     frameworkErrors,
@@ -88,28 +90,28 @@ export async function buildAppHost(
     own.addHook('onRequest', async (request, reply) => {
       const url = request.raw.url ?? '/';
       if (url.startsWith(`${RESERVED_PREFIX}/`) || url === RESERVED_PREFIX || url.startsWith(`${RESERVED_PREFIX}?`)) return;
-      return proxy(services, answer, request, reply);
+      return proxy(deps, answer, request, reply);
     });
     await own.register(formbody, { bodyLimit: 4096 });
     // The handshake's app side, the JWKS, and forward-auth: proxies that keep the app's Host on the auth
     // subrequest (Caddy's forward_auth does) reach it here.
-    await own.register(proxyEndpoints, { deps: services, appOf: (request) => request.gatehouseApp });
+    await own.register(proxyEndpoints, { deps, appOf: (request) => request.gatehouseApp });
     // Signing out of the app host: its own session and CSRF token (the denied page's form), not the portal's.
     installGuard(own, {
-      sessionOf: (request) => services.resolver.app(request.cookies[services.cookies.appSession], originOf(request.gatehouseApp), request),
+      sessionOf: (request) => deps.resolver.app(request.cookies[deps.cookies.appSession], originOf(request.gatehouseApp), request),
       csrfValid: (request) =>
-        isSameOrigin(request, originOf(request.gatehouseApp)) && tokensMatch(presentedToken(request), appCsrfToken(services, request.cookies[services.cookies.appSession])),
+        isSameOrigin(request, originOf(request.gatehouseApp)) && tokensMatch(presentedToken(request), appCsrfToken(deps, request.cookies[deps.cookies.appSession])),
       isAdmin: () => false,
     });
     own.post(endpoints.signOut, {
-      config: { access: 'session', csrf: 'form', whenSignedOut: (_request, reply) => signedOutOfApp(services, reply) },
-      handler: async (request, reply) => appSignOut(services, ending, request, reply),
+      config: { access: 'session', csrf: 'form', whenSignedOut: (_request, reply) => signedOutOfApp(deps, reply) },
+      handler: async (request, reply) => appSignOut(deps, ending, request, reply),
     });
     // "Switch account" on the 403 page: the session ends here, then the portal's next sign-in asks the IdP to let the person choose.
     own.post(endpoints.switchAccount, {
       schema: { body: z.object({ rd: z.string().max(2048).optional() }).optional() },
-      config: { access: 'session', csrf: 'form', whenSignedOut: (request, reply) => toChooseAccount(services, request, reply) },
-      handler: async (request, reply) => appSwitchAccount(services, ending, request, reply),
+      config: { access: 'session', csrf: 'form', whenSignedOut: (request, reply) => toChooseAccount(deps, request, reply) },
+      handler: async (request, reply) => appSwitchAccount(deps, ending, request, reply),
     });
     own.all(`${RESERVED_PREFIX}/*`, async () => {
       throw new AppError('not_found');
@@ -121,22 +123,22 @@ export async function buildAppHost(
     // Bodies stream through untouched: no parsing, no buffering.
     proxied.removeAllContentTypeParsers();
     proxied.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    proxied.all('/*', (request, reply) => proxy(services, answer, request, reply));
+    proxied.all('/*', (request, reply) => proxy(deps, answer, request, reply));
   });
 
   await app.ready();
   return app;
 }
 
-async function proxy(services: AppHostDeps, answer: ProxiedAnswer, request: FastifyRequest, reply: FastifyReply) {
+async function proxy(deps: AppHostDeps, answer: ProxiedAnswer, request: FastifyRequest, reply: FastifyReply) {
   const app = request.gatehouseApp;
   const appOrigin = originOf(app);
-  const result = await checkAccess(services, request, {
+  const result = await checkAccess(deps, request, {
     app,
     appOrigin,
     method: request.method,
     path: request.url,
-    token: request.cookies[services.cookies.appSession],
+    token: request.cookies[deps.cookies.appSession],
     preflight: Boolean(request.headers.origin && request.headers['access-control-request-method']),
   });
   const browser = isBrowserNavigation(request.method, request.headers.accept);
@@ -144,7 +146,7 @@ async function proxy(services: AppHostDeps, answer: ProxiedAnswer, request: Fast
   if (result.kind === 'denied') {
     request.log.info({ app: app.id, userId: result.current.user.id, reason: result.decision.reason, reference: request.id }, 'access denied');
     if (!browser) return sendError(new AppError('access_denied', { params: { email: result.current.user.email, app: app.name } }), request, reply, 'json');
-    return sendDeniedPage(services, request, reply, { app, email: result.current.user.email, url: `${appOrigin}${request.url}` });
+    return sendDeniedPage(deps, request, reply, { app, email: result.current.user.email, url: `${appOrigin}${request.url}` });
   }
   // Forwarded, or a signed-out navigation sent to sign in: written as the hot path writes it.
   reply.hijack();
@@ -153,13 +155,13 @@ async function proxy(services: AppHostDeps, answer: ProxiedAnswer, request: Fast
 }
 
 /** `POST /.gatehouse/sign-out` on an app host (the 403 page's button): ends the whole session. */
-async function appSignOut(services: AppHostDeps, ending: EndSessionDeps, request: FastifyRequest, reply: FastifyReply) {
+async function appSignOut(deps: AppHostDeps, ending: EndSessionDeps, request: FastifyRequest, reply: FastifyReply) {
   // Signed in on this app, with this app host's own CSRF token: the route's guard (buildAppHost).
   const current = await signedIn(request);
   // The logout state is not bound here: a cookie set on this app host never reaches the portal's
   // /signed-out, which takes a state it cannot recognise for what it is, nothing (authenticate/signOut.ts).
   const { location } = await endSession(ending, request, current, { everywhere: false, appId: request.gatehouseApp.id });
-  return reply.header('cache-control', 'no-store').clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies)).redirect(location, 303);
+  return reply.header('cache-control', 'no-store').clearCookie(deps.cookies.appSession, cookieOptions(deps.secureCookies)).redirect(location, 303);
 }
 
 /**
@@ -167,29 +169,29 @@ async function appSignOut(services: AppHostDeps, ending: EndSessionDeps, request
  * session, as signing out does, but not at the IdP; the portal's next sign-in asks the IdP to let the
  * person choose an account (authenticate/signInStart.ts), and comes back to the page that was refused.
  */
-async function appSwitchAccount(services: AppHostDeps, ending: EndSessionDeps, request: FastifyRequest, reply: FastifyReply) {
+async function appSwitchAccount(deps: AppHostDeps, ending: EndSessionDeps, request: FastifyRequest, reply: FastifyReply) {
   // Signed in on this app, with this app host's own CSRF token: the route's guard (buildAppHost).
   const current = await signedIn(request);
   await endSession(ending, request, current, { everywhere: false, appId: request.gatehouseApp.id, switchAccount: true });
-  return toChooseAccount(services, request, reply);
+  return toChooseAccount(deps, request, reply);
 }
 
 /** To the portal, which has the next sign-in let the person choose, back to `rd` when it is on this app. */
-function toChooseAccount(services: AppHostDeps, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function toChooseAccount(deps: AppHostDeps, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appOrigin = originOf(request.gatehouseApp);
   const rd = (request.body as { rd?: unknown } | undefined)?.rd;
   // Threat: open redirect. Only a URL of this very app is carried on (the portal checks it again).
   const returnTo = typeof rd === 'string' && URL.canParse(rd) && new URL(rd).origin === appOrigin ? new URL(rd).href : `${appOrigin}/`;
   return reply
     .header('cache-control', 'no-store')
-    .clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies))
-    .redirect(`${services.portalOrigin}${endpoints.switchAccountUrl(returnTo)}`, 303);
+    .clearCookie(deps.cookies.appSession, cookieOptions(deps.secureCookies))
+    .redirect(`${deps.portalOrigin}${endpoints.switchAccountUrl(returnTo)}`, 303);
 }
 
 /** Signed out already: whatever app cookie is left goes, and the browser lands on the portal's /signed-out. */
-function signedOutOfApp(services: AppHostDeps, reply: FastifyReply): FastifyReply {
+function signedOutOfApp(deps: AppHostDeps, reply: FastifyReply): FastifyReply {
   return reply
     .header('cache-control', 'no-store')
-    .clearCookie(services.cookies.appSession, cookieOptions(services.secureCookies))
-    .redirect(`${services.portalOrigin}${pages.signedOut.path}`, 303);
+    .clearCookie(deps.cookies.appSession, cookieOptions(deps.secureCookies))
+    .redirect(`${deps.portalOrigin}${pages.signedOut.path}`, 303);
 }

@@ -1,5 +1,6 @@
 import { endpoints, pages } from '@gatehouse/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { deniedPage, PAGE_SECURITY_HEADERS } from '../http/html.js';
 import type { Secrets } from '../secrets.js';
@@ -11,7 +12,7 @@ import { hashSecret } from '../sessions/sessionToken.js';
 export interface DeniedPageDeps {
   portalOrigin: string;
   /** Read at each page: a config reload may change the contact. */
-  config: Pick<Config, 'organization'>;
+  running: InForce<Pick<Config, 'organization'>>;
   secrets: Pick<Secrets, 'cookieKey'>;
   cookies: Pick<CookieNames, 'appSession'>;
 }
@@ -48,7 +49,7 @@ export function sendDeniedPage(
         switchAccountAction: endpoints.switchAccount,
         returnTo: url,
         appsUrl: `${services.portalOrigin}${pages.home.path}`,
-        contact: services.config.organization.contact,
+        contact: services.running.current.organization.contact,
         signOutAction: endpoints.signOut,
         csrfToken: appCsrfToken(services, request.cookies[services.cookies.appSession]),
       }),

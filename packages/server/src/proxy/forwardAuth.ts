@@ -1,6 +1,7 @@
 import { endpoints, ID_PATTERN } from '@gatehouse/contract';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { cookieValue } from '../sessions/cookies.js';
@@ -68,12 +69,12 @@ export interface ForwardAuthCheck {
 
 /** What forward-auth takes beyond deciding access and the 403 page: the apps by id, which proxies to believe, the URI header. */
 export interface ForwardAuthDeps extends AccessDeps, DeniedPageDeps {
-  config: Pick<Config, 'admins' | 'trustedProxies' | 'forwardAuth' | 'organization'>;
+  running: InForce<Pick<Config, 'admins' | 'trustedProxies' | 'forwardAuth' | 'organization'>>;
   apps: Pick<AppRegistry, 'get'>;
 }
 
 export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogger): ForwardAuthCheck {
-  const isTrusted = trustedProxyCheck(services.config.trustedProxies);
+  const isTrusted = trustedProxyCheck(services.running.current.trustedProxies);
   const { apps, cookies } = services;
   const forbidden: ForwardAuthAnswer = { kind: 'status', status: 403, headers: identityHeaders(undefined) };
   const warn = rateLimitedWarning(log);
@@ -86,7 +87,7 @@ export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogg
     const app = apps.get(appId);
     if (!app) return 'the auth URL names no known app';
     // Read per request: a config reload may name another header.
-    const { uriHeader } = services.config.forwardAuth;
+    const { uriHeader } = services.running.current.forwardAuth;
     if (rewriteHeaderOf(headers, uriHeader)) return `the request carries a URI or URL-rewrite header other than ${uriHeader}`;
     const original = forwardedRequest(headers, uriHeader);
     if (!original) return uriHeader === 'x-original-url' ? 'X-Original-URL and X-Original-Method must each be one well-formed value' : `X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-Method and ${uriHeader} must each be one well-formed value`;

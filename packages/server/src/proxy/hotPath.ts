@@ -65,7 +65,7 @@ function emptyAnswerHeaders(identity: Record<string, string>): Record<string, st
 }
 
 export interface HotPathOptions {
-  services: HotPathDeps;
+  deps: HotPathDeps;
   /** Forwards an allowed request, or redirects a signed-out navigation (proxy/proxiedAnswer.ts). */
   answer: ProxiedAnswer;
   log: FastifyBaseLogger;
@@ -104,10 +104,10 @@ export function recordDecision(observer: RequestObserver, exchange: Exchange, re
  * signed-out or refused request, Gatehouse's own endpoints, anything unusual — goes to the Fastify
  * instances, which answer it in full.
  */
-export function hotPath({ services, answer, log, portal, appHost, observer }: HotPathOptions): Handler {
-  const { apps, cookies } = services;
-  const clientAddress = clientAddressOf(services.config.trustedProxies);
-  const checker = forwardAuthCheck(services, log);
+export function hotPath({ deps, answer, log, portal, appHost, observer }: HotPathOptions): Handler {
+  const { apps, cookies } = deps;
+  const clientAddress = clientAddressOf(deps.running.current.trustedProxies);
+  const checker = forwardAuthCheck(deps, log);
 
   const contextOf = (request: IncomingMessage): ResolveContext => ({
     log,
@@ -130,9 +130,9 @@ export function hotPath({ services, answer, log, portal, appHost, observer }: Ho
       preflight: Boolean(request.headers.origin && request.headers['access-control-request-method']),
     };
     // Most requests are decided without waiting; only then is the answer written in this very turn.
-    const now = checkAccessNow(services, access);
+    const now = checkAccessNow(deps, access);
     if (now) return answerProxied(request, response, app, appOrigin, now, exchange);
-    return checkAccess(services, contextOf(request), access).then((result) => answerProxied(request, response, app, appOrigin, result, exchange));
+    return checkAccess(deps, contextOf(request), access).then((result) => answerProxied(request, response, app, appOrigin, result, exchange));
   }
 
   function answerProxied(request: IncomingMessage, response: ServerResponse, app: AppConfig, appOrigin: string, result: AccessResult, exchange: Exchange | undefined): undefined {

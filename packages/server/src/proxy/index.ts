@@ -58,14 +58,14 @@ export async function buildProxy({ deps, logoutUrl, loggerInstance, observer }: 
   const forwarder = new UpstreamForwarder(deps.sessions, log, live, deps.metrics ?? NO_METRICS, observer);
   deps.apps.onChange(() => forwarder.retain(new Set(deps.apps.all().flatMap((app) => (app.upstream === undefined ? [] : [app.upstream])))));
   // One writer of the proxy's answer for both the hot path and the app-host instance.
-  const answer = proxiedAnswer(forwarder, deps.config.trustedProxies);
+  const answer = proxiedAnswer(forwarder, deps.running.current.trustedProxies);
   const appHost = await buildAppHost(deps, answer, loggerInstance, logoutUrl);
   const upgradeToApp = webSocketProxy(deps, appHost.log, live);
 
   return {
     log: appHost.log,
     createServer(portal) {
-      const dispatch = hotPath({ services: deps, answer, log: appHost.log, portal, appHost: appHost.routing, observer });
+      const dispatch = hotPath({ deps, answer, log: appHost.log, portal, appHost: appHost.routing, observer });
       // The hot path answers a missing (or repeated) Host itself, with a catalogue answer (http/hostHeader.ts).
       const server = createServer({ requireHostHeader: false }, dispatch);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { checkAccess, type AccessDeps, type AccessResult } from '../authorize/checkAccess.js';
+import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { clientAddressOfPeer } from '../http/trustedProxies.js';
 import { cookieValue, type CookieNames } from '../sessions/cookies.js';
@@ -20,7 +21,7 @@ export const LIVE_END = {
 
 /** What keeping answers to their access takes: the access check, and what tells of revocations and app changes. */
 export interface LiveAccessDeps extends AccessDeps {
-  config: Pick<Config, 'admins' | 'trustedProxies'> & { session: Pick<Config['session'], 'touchInterval'> };
+  running: InForce<Pick<Config, 'admins' | 'trustedProxies'> & { session: Pick<Config['session'], 'touchInterval'> }>;
   cookies: Pick<CookieNames, 'appSession'>;
   /** Sessions ended or changed, here or on another worker or node. */
   changes: Pick<ChangeFeed, 'subscribe'>;
@@ -65,11 +66,11 @@ export class LiveAccess {
   private checking = false;
 
   constructor(
-    private readonly services: LiveAccessDeps,
+    private readonly deps: LiveAccessDeps,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.clientAddress = clientAddressOfPeer(services.config.trustedProxies);
-    services.changes.subscribe((change) => {
+    this.clientAddress = clientAddressOfPeer(deps.running.current.trustedProxies);
+    deps.changes.subscribe((change) => {
       if (change.type === 'sessions-ended') {
         for (const id of change.sessionIds) for (const live of [...(this.bySession.get(id) ?? [])]) this.end(live, LIVE_END.policy, 'session ended');
       } else if (change.type === 'sessions-changed' || change.type === 'everything') {
@@ -78,12 +79,12 @@ export class LiveAccess {
       }
     });
     // An app removed, or its policy or WebSocket switch changed in the console: what is open answers to that at once.
-    services.apps.onChange(() => void this.recheckAll());
+    deps.apps.onChange(() => void this.recheckAll());
     this.timer = setInterval(() => {
       if (this.checking || this.all.size === 0) return;
       this.checking = true;
       void this.recheckAll().finally(() => (this.checking = false));
-    }, services.config.session.touchInterval);
+    }, deps.running.current.session.touchInterval);
     this.timer.unref();
   }
 
@@ -93,7 +94,7 @@ export class LiveAccess {
    */
   accessOf(request: IncomingMessage, remoteAddress = request.socket?.remoteAddress): RequestAccess {
     return {
-      token: cookieValue(request.headers.cookie, this.services.cookies.appSession),
+      token: cookieValue(request.headers.cookie, this.deps.cookies.appSession),
       context: { log: this.log, ip: this.clientAddress(remoteAddress, request.headers), headers: request.headers },
     };
   }
@@ -144,11 +145,11 @@ export class LiveAccess {
   }
 
   private async recheck(live: Live): Promise<void> {
-    const app = this.services.apps.get(live.appId);
+    const app = this.deps.apps.get(live.appId);
     if (!app || (live.kind === 'websocket' && !app.websockets)) return this.end(live, LIVE_END.goingAway, app ? 'the app no longer takes WebSockets here' : 'the app was removed');
     let result: AccessResult;
     try {
-      result = await checkAccess(this.services, live.context, { app, appOrigin: originOf(app), method: 'GET', path: live.path, token: live.token, preflight: false });
+      result = await checkAccess(this.deps, live.context, { app, appOrigin: originOf(app), method: 'GET', path: live.path, token: live.token, preflight: false });
     } catch (error) {
       // Fail closed: an answer whose access cannot be confirmed is not kept open.
       this.log.warn({ err: error, app: app.id }, 'could not check an open answer again: ending it');

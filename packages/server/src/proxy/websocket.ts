@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket, WebSocketServer } from 'ws';
 import { checkAccess, type AccessDeps } from '../authorize/checkAccess.js';
+import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import { originOf } from '../apps/appRegistry.js';
 import { AppError } from '../errors.js';
@@ -26,15 +27,15 @@ export const CLOSE_GRACE_MS = 5_000;
  */
 /** What bridging a WebSocket takes: the access check, and which proxies to believe for X-Forwarded-For. */
 export interface WebSocketDeps extends AccessDeps {
-  config: Pick<Config, 'admins' | 'trustedProxies'>;
+  running: InForce<Pick<Config, 'admins' | 'trustedProxies'>>;
   /** WebSockets open by app, and upstreams that could not be reached. */
   metrics?: Metrics;
 }
 
-export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, live: LiveAccess) {
+export function webSocketProxy(deps: WebSocketDeps, log: FastifyBaseLogger, live: LiveAccess) {
   const server = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
-  const forwardedFor = forwardedForOf(services.config.trustedProxies);
-  const metrics = services.metrics ?? NO_METRICS;
+  const forwardedFor = forwardedForOf(deps.running.current.trustedProxies);
+  const metrics = deps.metrics ?? NO_METRICS;
 
   return async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, app: AppConfig): Promise<void> {
     const appOrigin = originOf(app);
@@ -50,7 +51,7 @@ export function webSocketProxy(services: WebSocketDeps, log: FastifyBaseLogger, 
       return refuseUpgrade(socket, new AppError('csrf_failed', { cause: new Error(`WebSocket upgrade from origin ${JSON.stringify(foreign)}, not ${appOrigin}`) }), log);
     }
     const { token, context } = live.accessOf(request);
-    const result = await checkAccess(services, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false });
+    const result = await checkAccess(deps, context, { app, appOrigin, method: 'GET', path: request.url ?? '/', token, preflight: false });
     const { decision, rule } = describeDecision(result);
     metrics.decision('proxy', app.id, decision, rule);
     if (result.kind === 'unauthenticated') return refuseUpgrade(socket, new AppError('unauthenticated'), log);

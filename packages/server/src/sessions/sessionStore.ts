@@ -68,9 +68,14 @@ export class SessionStore {
   constructor(
     private readonly db: Db,
     private readonly cipher: TokenCipher,
-    private readonly timeouts: SessionTimeouts,
+    /** The timeouts, or where to read them at each use (a config reload may change them). */
+    private readonly settings: SessionTimeouts | (() => SessionTimeouts),
     private readonly now: () => number = Date.now,
   ) {}
+
+  private get timeouts(): SessionTimeouts {
+    return typeof this.settings === 'function' ? this.settings() : this.settings;
+  }
 
   /** Creates a session and returns the cookie secret, which is never stored. */
   async create(input: NewSession): Promise<{ secret: string; session: Session }> {

@@ -33,7 +33,6 @@ describe('the admin area, alone', () => {
       const appStore = new AppStore(parts.database.db, parts.apps, PORTAL, undefined, log);
       const providerStore = new ProviderStore({ db: parts.database.db, registry: parts.providers, cipher, accounts: parts.accounts, log });
       await app.register(adminArea, {
-        admins: parts.config.admins,
         portalOrigin: PORTAL,
         accounts: parts.accounts,
         directory: new UserDirectory(parts.database.db, parts.config.admins, parts.providers),
@@ -50,7 +49,6 @@ describe('the admin area, alone', () => {
         // Reached only past the guard: a call here would answer 500, never the 401/403 asserted below.
         reloadConfig: () => Promise.reject(new Error('a reload must not be reached by this request')),
         running: new RunningConfig(parts.config, undefined),
-        proxying: parts.config,
       });
     });
     admin = await harness.signIn('root@example.com', { roles: ['admin'] });

@@ -21,7 +21,7 @@ describe('the authenticate area’s forms, alone', () => {
   beforeAll(async () => {
     harness = await areaHarness({}, async (parts, app) => {
       await app.register(authenticateArea, {
-        config: parts.config,
+        running: { current: parts.config },
         portalOrigin: PORTAL,
         secureCookies: false,
         cookies: cookieNames(false),

@@ -220,7 +220,7 @@ describe('config reload', () => {
   });
 
   it('an invalid file keeps the running configuration, says why in the log, on /readyz and to the console', async () => {
-    const before = services.config;
+    const before = services.running.current;
     const next = baseConfig() as Record<string, unknown>;
     next.apps = [];
     next.providers = [{ id: 'corp', name: 'Corp', issuer: 'http://idp.example.com', clientId: 'gatehouse' }];
@@ -235,8 +235,8 @@ describe('config reload', () => {
     expect(answer.body.detail).toMatch(at('providers[0].clientSecret: is required for client_secret_basic'));
     // Still in force: the apps the file would have removed.
     expect(await forwardAuth(mallory, 'echo', 'echo.localhost')).toBe(200);
-    expect(services.config.apps.map((entry) => entry.id)).toEqual(['echo', 'other', 'added']);
-    expect(services.config).toBe(before);
+    expect(services.running.current.apps.map((entry) => entry.id)).toEqual(['echo', 'other', 'added']);
+    expect(services.running.current).toBe(before);
     const ready = await readiness(mallory);
     expect(ready.status).toBe('ready');
     expect(ready.checks.config.lastReload?.outcome).toBe('refused');
@@ -266,7 +266,7 @@ describe('config reload', () => {
     expect(answer.status).toBe(422);
     expect(answer.body.detail).toContain('listen.port: changed, but only a restart applies it');
     // Nothing of it applied, not even what could have been.
-    expect(services.config.organization.name).toBe('After');
+    expect(services.running.current.organization.name).toBe('After');
     expect((await readiness(mallory)).checks.config.lastReload?.problems).toEqual(['listen.port: changed, but only a restart applies it (restart Gatehouse, or put the value in force back)']);
   });
 
@@ -381,21 +381,21 @@ describe('config reload without a file', () => {
   });
 
   it('answers that nothing changed and that there is no file, and logs it so', async () => {
-    expect(defaults.config).toEqual(parseConfig(builtInDefaults, { env: { GATEHOUSE_DATA_DIR: defaultsStore.dataDir, ...(defaultsStore.databaseUrl ? { GATEHOUSE_DATABASE_URL: defaultsStore.databaseUrl } : {}) } }));
+    expect(defaults.running.current).toEqual(parseConfig(builtInDefaults, { env: { GATEHOUSE_DATA_DIR: defaultsStore.dataDir, ...(defaultsStore.databaseUrl ? { GATEHOUSE_DATABASE_URL: defaultsStore.databaseUrl } : {}) } }));
     // An admin of the console (the role granted in the database), signed in.
     const now = Date.now();
     const db = defaults.database.db;
     await db.insertInto('users').values({ id: 'u-admin', email: 'root@example.com', name: 'Root', picture: null, status: 'active', roles: JSON.stringify(['admin']), primary_identity_id: 'i-admin', created_at: now, updated_at: now, last_sign_in_at: now }).execute();
     await db.insertInto('identities').values({ id: 'i-admin', user_id: 'u-admin', provider_id: 'dev', subject: 'root', email: 'root@example.com', email_verified: 1, claims: '{}', linked_at: now, last_used_at: now }).execute();
     const { secret } = await defaults.sessions.create({ userId: 'u-admin', identityId: 'i-admin', providerId: 'dev' });
-    const host = new URL(defaults.config.publicUrl).host;
+    const host = new URL(defaults.running.current.publicUrl).host;
     const cookie = `${cookieNames(false).session}=${secret}`;
     const csrf = await defaultsApp.inject({ method: 'GET', url: '/api/csrf', headers: { host, cookie } });
     expect(csrf.statusCode).toBe(200);
     const answer = await defaultsApp.inject({
       method: 'POST',
       url: '/api/admin/config/reload',
-      headers: { host, cookie, origin: defaults.config.publicUrl, 'x-csrf-token': (csrf.json() as { csrfToken: string }).csrfToken },
+      headers: { host, cookie, origin: defaults.running.current.publicUrl, 'x-csrf-token': (csrf.json() as { csrfToken: string }).csrfToken },
     });
     expect(answer.statusCode).toBe(200);
     expect(answer.json()).toMatchObject({ outcome: 'unchanged', config: { file: null, lastReload: { outcome: 'unchanged' } } });

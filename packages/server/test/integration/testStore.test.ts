@@ -37,7 +37,7 @@ describe(`the integration tests' store (${testDatabase()})`, () => {
     const gatehouse = await startGatehouse();
     try {
       expect(gatehouse.services.database.dialect).toBe(testDatabase());
-      expect(gatehouse.services.config.database.driver).toBe(testDatabase());
+      expect(gatehouse.services.running.current.database.driver).toBe(testDatabase());
       expect(Boolean(gatehouse.store.databaseUrl)).toBe(testDatabase() === 'postgres');
     } finally {
       await gatehouse.close();

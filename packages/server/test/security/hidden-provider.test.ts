@@ -35,7 +35,7 @@ describe('a hidden provider answers as an unknown id', () => {
         parts.providers.setConsoleProviders([quiet!, quietOff!], new Map([['quiet', null], ['quiet-off', null]]));
         attempts = new SignInAttempts(parts.database.db, parts.config.signIn.attemptLifetime);
         await app.register(authenticateArea, {
-          config: parts.config,
+          running: { current: parts.config },
           portalOrigin: PORTAL,
           secureCookies: false,
           cookies: cookieNames(false),

@@ -71,7 +71,7 @@ export interface Person {
 /** The api area's dependencies as app.ts hands them in, on a harness's parts. */
 export function apiAreaDeps(parts: Omit<AreaHarness, 'app' | 'close'>): ApiDeps {
   return {
-    organizationName: parts.config.organization.name,
+    organizationName: () => parts.config.organization.name,
     providers: parts.providers,
     sessions: parts.sessions,
     accounts: parts.accounts,

@@ -125,7 +125,7 @@ describe('a provider that disappeared', () => {
     // The same data, the hostile provider removed from the configuration (claims are fresh: no check is due).
     const restarted = await startGatehouse({
       store: rig.gatehouse.store,
-      providers: rig.gatehouse.services.config.providers.filter((provider) => provider.id !== 'hostile') as never,
+      providers: rig.gatehouse.services.running.current.providers.filter((provider) => provider.id !== 'hostile') as never,
     });
     try {
       const cookie = `gatehouse_session=${mallory.browser.cookie('localhost', 'gatehouse_session')}`;

@@ -172,3 +172,12 @@ describe('the web’s feature walls', () => {
     expect(await lint(`${WEB}/app/routes/planted.tsx`, "import '../../features/users/components/UsersTable';\nimport '../../features/audit/api/getAuditLog';\n")).toEqual([]);
   });
 });
+
+describe('the contract’s wall', () => {
+  it('refuses a relative import out of the contract, from any depth, and lets its own files pass', async () => {
+    expect(await lint('packages/contract/src/definitions/planted.ts', "import '../../../server/src/errors.js';\n")).toEqual([
+      { rule: WALL, line: 1, message: expect.stringContaining('The contract is shared by the server and the front end') },
+    ]);
+    expect(await lint('packages/contract/src/definitions/deeper/planted.ts', "import '../../paths.js';\nimport '../app.js';\n")).toEqual([]);
+  });
+});

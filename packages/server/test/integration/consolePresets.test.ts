@@ -1,6 +1,6 @@
 import type { ProviderPreset } from '@gatehouse/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providerPresets } from '../../src/config/providers/index.js';
+import { providerPresets } from '@gatehouse/contract';
 import { ScriptedBrowser, signedInThroughDevIdp } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';

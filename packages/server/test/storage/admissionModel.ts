@@ -12,7 +12,7 @@ import { ClaimsRefresher } from '../../src/authenticate/claimsRefresher.js';
 import type { ProviderRegistry } from '../../src/authenticate/providerRegistry.js';
 import type { VerifiedSignIn } from '../../src/authenticate/providers/index.js';
 import type { AppRegistry } from '../../src/authorize/appRegistry.js';
-import { CONSUMER_TENANT } from '../../src/config/providers/entra.js';
+import { CONSUMER_TENANT } from '@gatehouse/contract';
 import { AppError } from '../../src/errors.js';
 import { reviewAdmission } from '../../src/sessions/admissionReview.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';

@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint';
  */
 const SERVER = 'packages/server/src';
 const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts'].map((file) => `${SERVER}/${file}`);
-const AREAS = ['accounts', 'admin', 'api', 'audit', 'authenticate', 'authorize', 'config', 'http', 'proxy', 'sessions', 'storage'];
+const AREAS = ['accounts', 'admin', 'api', 'audit', 'authenticate', 'authorize', 'config', 'http', 'providers', 'proxy', 'sessions', 'storage'];
 
 /** An import of `area/` from a file one level below src/. */
 const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
@@ -36,6 +36,7 @@ const OWN = {
   ],
   proxy: [{ regex: into('authenticate'), message: `Forwarding ${NOT_AUTHENTICATE}` }],
   authenticate: [{ regex: into('proxy'), message: 'authenticate/ and proxy/ are peers: neither imports the other.' }],
+  providers: [{ regex: into('authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} providers/ is what a provider is (definition, registry, store, kinds); the flows that use it import it.` }],
 };
 
 /** One area's walls: nobody but the root imports services.ts, admin/ or api/ (each may import its own files), plus its own. */

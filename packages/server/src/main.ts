@@ -8,7 +8,7 @@ import { autoWorkers } from './config/cpuLimit.js';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { countProblems, placeProblems, renderProblems, type ConfigPath, type ConfigProblem, type FoundProblem } from './config/problems.js';
 import { configWarnings, providerWarnings } from './config/schema.js';
-import { ONLINE_CHECK_TIMEOUT_MS, unreachableMessage, unreachableProviders } from './authenticate/reachability.js';
+import { ONLINE_CHECK_TIMEOUT_MS, unreachableMessage, unreachableProviders } from './providers/reachability.js';
 import { startDevServices, type DevServices } from './devServices.js';
 import { listen } from './http/listen.js';
 import { clusterRegistry } from './http/metrics.js';

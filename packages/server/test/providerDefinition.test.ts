@@ -1,7 +1,7 @@
 import { isLoopbackHost, routes } from '@gatehouse/contract';
 import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { presetViews } from '../src/admin/providerPresets.js';
+import { presetViews } from '../src/providers/providerPresets.js';
 import { ConfigError, parseConfig } from '../src/config/load.js';
 import { definitionToForm, formToProvider } from '../../web/src/features/adminProviders/utils/providerForm.js';
 

@@ -127,7 +127,7 @@ describe('the console’s presets', () => {
     expect((await new ScriptedBrowser().request(`${portal}/api/admin/provider-presets`)).status).toBe(401);
   });
 
-  /** Every kind, each saved only once its own runtime prepared it (authenticate/providerStore.ts). */
+  /** Every kind, each saved only once its own runtime prepared it (providers/providerStore.ts). */
   const fromConsole = providerPresets.map((preset) => preset.kind);
 
   it.each(fromConsole.map((kind) => [kind]))('a %s provider created from the console signs a person in', async (kind) => {

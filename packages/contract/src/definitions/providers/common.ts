@@ -86,7 +86,7 @@ export const commonFields = {
   authorizationParams: z.record(z.string(), z.string()).default({}),
   /**
    * How "Switch account" asks this IdP to let the person choose: its account chooser (`select_account`)
-   * or a fresh login (`login`). Unset: the kind's (authenticate/providers/: Google, Entra ID and GitHub
+   * or a fresh login (`login`). Unset: the kind's (the server's providers/kinds/: Google, Entra ID and GitHub
    * have a chooser; an OpenID Provider, when its discovery lists `select_account`, else `login`).
    */
   chooseAccountPrompt: z.enum(['select_account', 'login']).optional(),

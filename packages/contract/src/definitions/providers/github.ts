@@ -30,7 +30,7 @@ export const githubProviderSchema = z
     kind: z.literal('github'),
     /** GitHub Enterprise Server (or a GHE.com subdomain): its web address. Left out: github.com. */
     baseUrl: baseUrl.optional(),
-    /** The REST API's root, only when it is not where GitHub keeps it for `baseUrl` (see authenticate/providers/githubApi.ts). */
+    /** The REST API's root, only when it is not where GitHub keeps it for `baseUrl` (see the server's providers/kinds/githubApi.ts). */
     apiUrl: baseUrl.optional(),
     scopes: scopesWith(['read:user', 'user:email', 'read:org']),
     /**

@@ -1,9 +1,9 @@
 import { endpoints } from '@gatehouse/contract';
-import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
+import type { ProviderRegistry } from './providerRegistry.js';
 import { providerWarnings, type ProviderConfig } from '../config/schema.js';
 import { isoOrNull } from '../http/isoTime.js';
 import { presetOptions } from './providerPresets.js';
-import type { ReplacedCredentials } from '../authenticate/providerStore.js';
+import type { ReplacedCredentials } from './providerStore.js';
 
 /**
  * A provider as the admin API shows it: its normalised definition as it is (the contract's view schema

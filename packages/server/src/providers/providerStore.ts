@@ -2,7 +2,7 @@ import { formatIssues, githubDefinition, type DiscoveryPreview } from '@gatehous
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore } from '../accounts/accountStore.js';
 import { fromDiscoveryError, previewDiscovery } from './discoveryPreview.js';
-import { connect } from './providers/index.js';
+import { connect } from './kinds/index.js';
 import { clientAssertionKey } from './oidcClient.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 import { providerSchema, testOnlySettings, type ProviderConfig } from '../config/schema.js';

@@ -84,7 +84,7 @@ export default tseslint.config(
   },
   ...AREAS.map(zone),
   {
-    // The provider kinds' schemas (config/providers/) may import the rest of config/, nothing above it.
+    // The providers' trust rules (config/providers/) may import the rest of config/, nothing above it.
     files: [`${SERVER}/config/providers/**/*.ts`],
     rules: { 'no-restricted-imports': ['error', { patterns: OWN.config.map((wall) => ({ ...wall, regex: '^\\.\\./\\.\\./' })) }] },
   },

@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint';
  */
 const SERVER = 'packages/server/src';
 const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts', 'cli/**'].map((file) => `${SERVER}/${file}`);
-const AREAS = ['accounts', 'admin', 'api', 'apps', 'audit', 'authenticate', 'authorize', 'config', 'events', 'http', 'keys', 'limits', 'operations', 'proxy', 'sessions', 'storage'];
+const AREAS = ['accounts', 'admin', 'api', 'apps', 'audit', 'authenticate', 'authorize', 'config', 'events', 'http', 'keys', 'limits', 'operations', 'providers', 'proxy', 'sessions', 'storage'];
 
 /** An import of `area/` from a file one level below src/. */
 const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
@@ -42,6 +42,7 @@ const OWN = {
   ],
   proxy: [{ regex: into('authenticate'), message: `Forwarding ${NOT_AUTHENTICATE}` }],
   authenticate: [{ regex: into('proxy'), message: 'authenticate/ and proxy/ are peers: neither imports the other.' }],
+  providers: [{ regex: into('authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} providers/ is what a provider is (definition, registry, store, kinds); the flows that use it import it.` }],
 };
 
 /** One area's walls: nobody but the root imports services.ts, admin/ or api/ (each may import its own files), plus its own. */
@@ -90,7 +91,7 @@ export default tseslint.config(
   },
   ...AREAS.map(zone),
   {
-    // The provider kinds' schemas (config/providers/) may import the rest of config/, nothing above it.
+    // The providers' trust rules (config/providers/) may import the rest of config/, nothing above it.
     files: [`${SERVER}/config/providers/**/*.ts`],
     rules: { 'no-restricted-imports': ['error', { patterns: OWN.config.map((wall) => ({ ...wall, regex: '^\\.\\./\\.\\./' })) }] },
   },

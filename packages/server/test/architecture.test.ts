@@ -52,7 +52,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['operations', 'limits'],
   ['accounts', 'apps', 'audit'],
   ['sessions'],
-  ['authorize'],
+  ['authorize', 'providers'],
   ['authenticate', 'proxy'],
   ['admin', 'api'],
   ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts', 'cli'],
@@ -69,7 +69,7 @@ function forbidden(from: string, to: string): string | undefined {
   if (a === 'config') return 'config/ is at the bottom';
   if (a === 'storage' && b !== 'config') return 'storage/ imports only config/';
   if (a === 'events' && b !== 'config' && b !== 'storage') return 'events/ imports only config/ and storage/';
-  if ((a === 'authorize' || a === 'proxy' || a === 'sessions') && b === 'authenticate') return `${a}/ never imports authenticate/`;
+  if ((a === 'authorize' || a === 'proxy' || a === 'sessions') && (b === 'authenticate' || b === 'providers')) return `${a}/ never imports ${b}/ (the code that talks to IdPs)`;
   if (inRoot(from)) return undefined;
   if (layerOf(a) === -1 || layerOf(b) === -1) return 'every area has a layer: add it to LAYERS (and to docs/architecture.md)';
   if (layerOf(b) >= layerOf(a)) return `${b} is not below ${a}`;

@@ -27,7 +27,7 @@ export const LAYERS = [
   ['operations', 'limits'],
   ['accounts', 'apps', 'audit'],
   ['sessions'],
-  ['authorize'],
+  ['authorize', 'providers'],
   ['authenticate', 'proxy'],
   ['admin', 'api'],
 ];
@@ -50,7 +50,7 @@ export const NARROWER = {
   keys: { imports: ['config', 'storage', 'events'], why: 'keys/ knows no feature: it imports only config/, storage/ and events/ (take anything else as an interface).' },
 };
 
-const NOT_AUTHENTICATE = 'takes what it needs of authenticate/ (the code that talks to IdPs) as an interface it defines, and never imports it.';
+const NOT_AUTHENTICATE = 'takes what it needs of authenticate/ and providers/ (the code that talks to IdPs) as an interface it defines, and never imports them.';
 
 /**
  * Arrows refused with a reason of their own, whatever the layers say: `to` is imported only by
@@ -61,7 +61,7 @@ export const NAMED_WALLS = [
   { to: ['services.ts'], onlyBy: COMPOSITION_ROOT, why: 'Only the composition root (app.ts, services.ts, main.ts, devServices.ts, reload.ts, cli/) sees Services: declare the dependencies this module takes.' },
   { to: ['admin', 'api'], onlyBy: COMPOSITION_ROOT, why: 'admin/ and api/ are the edges: only the composition root registers them.' },
   { to: ['cli'], onlyBy: ['main.ts'], why: 'cli/ holds the commands main.ts runs: nothing else imports them.' },
-  { to: ['authenticate'], notBy: ['sessions', 'authorize', 'proxy'], why: `sessions/, authorize/ and proxy/ each ${NOT_AUTHENTICATE}` },
+  { to: ['authenticate', 'providers'], notBy: ['sessions', 'authorize', 'proxy'], why: `sessions/, authorize/ and proxy/ each ${NOT_AUTHENTICATE}` },
 ];
 
 const AREAS = LAYERS.flat();

@@ -39,6 +39,7 @@ export * from './definitions/app.js';
 export * from './definitions/issues.js';
 export * from './definitions/signInRefusal.js';
 export * from './definitions/auditEventTypes.js';
+export * from './definitions/providers/index.js';
 
 /** The routes of each area, as the server registers them. */
 export const routes = {

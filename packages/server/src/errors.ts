@@ -390,8 +390,28 @@ export function toAppError(error: unknown): AppError {
   if (status === 404) return new AppError('not_found', { cause: error });
   if (status === 405) return new AppError('method_not_allowed', { cause: error });
   if (status === 429) return new AppError('rate_limited', { cause: error });
-  if (status >= 400 && status < 500) return new AppError('bad_request', { cause: error });
+  if (status >= 400 && status < 500) return new AppError('bad_request', { cause: error, ...validationReason(error) });
   return new AppError('internal', { cause: error });
+}
+
+/**
+ * What a contract schema refused in a request, field by field ("allowedDomains[0]: must be a domain such
+ * as example.com"), in the words a providers: entry in gatehouse.yaml gets for the same mistake.
+ */
+function validationReason(error: unknown): { params: { reason: string } } | Record<string, never> {
+  const validation = (error as { validation?: unknown })?.validation;
+  if (!Array.isArray(validation) || validation.length === 0) return {};
+  const problems = validation.flatMap((item: { instancePath?: unknown; message?: unknown }) =>
+    typeof item?.message === 'string' && typeof item.instancePath === 'string' ? [`${fieldPath(item.instancePath)}: ${item.message}`] : [],
+  );
+  return problems.length > 0 ? { params: { reason: problems.join('; ') } } : {};
+}
+
+/** The validator's path ("/allowedDomains/0") as formatIssues writes one ("allowedDomains[0]"). */
+function fieldPath(pointer: string): string {
+  const segments = pointer.split('/').filter(Boolean);
+  const path = segments.reduce((out, segment) => (/^\d+$/.test(segment) ? `${out}[${segment}]` : out ? `${out}.${segment}` : segment), '');
+  return path || '(root)';
 }
 
 /**

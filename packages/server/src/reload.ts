@@ -2,7 +2,7 @@ import type { Cluster, Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RequestContext } from './audit/auditLog.js';
-import { unreachableAmong, unreachableMessage } from './authenticate/reachability.js';
+import { unreachableAmong, unreachableMessage } from './providers/reachability.js';
 import { builtInDefaults } from './config/defaults.js';
 import { ConfigError, loadConfig, parseConfig } from './config/load.js';
 import {

@@ -3,7 +3,7 @@ import { judgeAdmission, OPEN_ORGANIZATION, type AdmissionCase, type AdmissionPr
 import { identityClaims } from '../src/accounts/accountStore.js';
 import { mapClaims } from '../src/accounts/identityProfile.js';
 import { judgeSignIn, type SignInFacts } from '../src/accounts/signInRules.js';
-import { CONSUMER_TENANT } from '../src/config/providers/entra.js';
+import { CONSUMER_TENANT } from '@gatehouse/contract';
 import { parseConfig } from '../src/config/load.js';
 
 /**

@@ -121,6 +121,8 @@ describe('the server’s import graph', () => {
     expect(forbidden('config/providers/oidc.ts', 'accounts/admins.ts')).toBeDefined();
     expect(forbidden('storage/migrations/0001_initial.ts', 'events/changes.ts')).toBeDefined();
     expect(forbidden('keys/signingKeys.ts', 'errors.ts')).toBeDefined();
+    expect(forbidden('authorize/checkAccess.ts', 'providers/providerRegistry.ts')).toBeDefined();
+    expect(forbidden('authenticate/callback.ts', 'providers/providerRegistry.ts')).toBeUndefined();
     expect(forbidden('unplaced/x.ts', 'config/schema.ts')).toBeDefined();
     expect(forbidden('accounts/admins.ts', 'unplaced/x.ts')).toBeDefined();
   });

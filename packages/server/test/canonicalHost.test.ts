@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalLocation, hostVerdict, portalHosts } from '../src/http/canonicalHost.js';
-import { promptForSwitch } from '../src/authenticate/providers/types.js';
+import { promptForSwitch } from '../src/providers/kinds/types.js';
 
 const verdict = (origin: string, listenPort: number, host: string | undefined) => {
   const { canonical, aliases } = portalHosts({ portalOrigin: origin, listenPort, isForwardAuth: () => false });

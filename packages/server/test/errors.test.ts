@@ -34,6 +34,22 @@ describe('error catalogue', () => {
     expect(internal.code).toBe('internal');
     expect(internal.message).not.toContain('hunter2');
   });
+
+  it("names each field a contract schema refused, as gatehouse.yaml's problems are named, and nothing else of the error", () => {
+    const refused = Object.assign(new Error('body/allowedDomains/0 must be a domain such as example.com'), {
+      statusCode: 400,
+      validation: [
+        { instancePath: '/allowedDomains/0', message: 'must be a domain such as example.com' },
+        { instancePath: '/', message: 'must be one of oidc, google' },
+        { instancePath: '/claims/email', message: 'Too small' },
+      ],
+    });
+    expect(toAppError(refused).message).toBe(
+      'The request could not be understood: allowedDomains[0]: must be a domain such as example.com; (root): must be one of oidc, google; claims.email: Too small.',
+    );
+    // Anything else (a parser's own error) says no more than before.
+    expect(toAppError(Object.assign(new Error('Unexpected token } in JSON at 17'), { statusCode: 400 })).message).toBe('The request could not be understood.');
+  });
 });
 
 describe('error responses', () => {

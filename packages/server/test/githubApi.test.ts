@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitHubApiError, gitHubSite, readGitHubAccount, scopeList, type GitHubSite } from '../src/authenticate/providers/githubApi.js';
+import { GitHubApiError, gitHubSite, readGitHubAccount, scopeList, type GitHubSite } from '../src/providers/kinds/githubApi.js';
 import { startGitHubStandIn, type GitHubStandIn } from './integration/support/githubStandIn.js';
 
 /** GitHub Enterprise Server's API is found from its base URL; github.com's lives elsewhere (here: the stand-in's API port). */

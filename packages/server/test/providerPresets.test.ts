@@ -11,7 +11,7 @@ const problems = (input: Record<string, unknown>) => {
   return result.success ? [] : formatIssues(result.error.issues);
 };
 
-describe('provider kinds (config/providers/)', () => {
+describe('provider kinds (the contract\'s definitions/providers/)', () => {
   it('an entry without kind is a generic OpenID Connect provider, as before kinds existed', () => {
     const provider = parse({ issuer: 'https://sso.example.com' });
     expect(provider).toMatchObject({ kind: 'oidc', issuer: 'https://sso.example.com', scopes: ['openid', 'email', 'profile'], createUsers: false });

@@ -1,7 +1,7 @@
-import type { ProviderConnection } from '../src/authenticate/providers/index.js';
+import type { ProviderConnection } from '../src/providers/kinds/index.js';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { ProviderRegistry } from '../src/authenticate/providerRegistry.js';
+import { ProviderRegistry } from '../src/providers/providerRegistry.js';
 import { providerSchema, type ProviderConfig } from '../src/config/schema.js';
 
 const log = pino({ level: 'silent' });

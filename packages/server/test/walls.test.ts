@@ -54,7 +54,7 @@ describe('the server’s walls, at any depth', () => {
       { rule: WALL, line: 1, message: expect.stringContaining('http/ imports only the layers below it') },
     ]);
     expect(await lint(`${SERVER}/proxy/planted.ts`, "import '../authenticate/signOut.js';\n")).toEqual([
-      { rule: WALL, line: 1, message: expect.stringContaining('never imports it') },
+      { rule: WALL, line: 1, message: expect.stringContaining('never imports them') },
     ]);
     expect(await lint(`${SERVER}/sessions/planted.ts`, "import type { Services } from '../services.js';\nexport type S = Services;\n")).toEqual([
       { rule: WALL, line: 1, message: expect.stringContaining('Only the composition root') },

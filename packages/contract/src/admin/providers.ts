@@ -3,111 +3,63 @@ import { instant, nullableInstant, nullableString, requestText, userRefSchema } 
 import { defineRoute } from '../route.js';
 import { sources } from './apps.js';
 import { signInRefusalReason } from '../definitions/signInRefusal.js';
+import { claimMapping, normalisedProvider, providerFieldNames, providerIssues, type ProviderDefinition } from '../definitions/providers/index.js';
 
-export const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
-export type ClientAuthMethod = (typeof clientAuthMethods)[number];
-export const parModes = ['auto', 'always', 'never'] as const;
-export type ParMode = (typeof parModes)[number];
 export const discoveryStatuses = ['pending', 'ready', 'unavailable'] as const;
 export type DiscoveryStatus = (typeof discoveryStatuses)[number];
 
-/** Which claim carries each part of a person's profile. */
-export const claimMappingSchema = z.object({ email: z.string(), emailVerified: z.string(), name: z.string(), picture: z.string(), groups: z.string() });
-export type ClaimMapping = z.output<typeof claimMappingSchema>;
-
 /**
- * A provider as the admin API shows it. The client secret and private key are write-only: only whether
- * one is set goes out (`hasClientSecret`, `hasPrivateKey`); this schema is the allow-list that drops
- * anything else.
+ * A provider as the admin API shows it: its definition as every kind normalises it
+ * (`normalisedProvider`), the kind's own fields under `options`, and its state. Derived, not listed: a
+ * field added to the definition is shown here without another line.
+ *
+ * The client secret and private key are write-only: only whether one is set goes out
+ * (`hasClientSecret`, `hasPrivateKey`); this schema is the allow-list that drops anything else.
  */
-export const adminProviderSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  /** Which kind of provider: `oidc` (any OpenID Connect issuer) or a preset (`google`, `entra`, ...). */
-  kind: z.string(),
-  /** Its kind's own fields (those of its preset, see `listProviderPresets`), as set. */
-  options: z.record(z.string(), z.union([z.string(), z.boolean(), z.array(z.string())])),
-  issuer: z.string(),
-  clientId: z.string(),
-  clientAuthMethod: z.enum(clientAuthMethods),
-  scopes: z.array(z.string()),
-  claims: claimMappingSchema,
-  allowedDomains: z.array(z.string()),
-  createUsers: z.boolean(),
-  trustEmail: z.boolean(),
-  assumeEmailVerified: z.boolean(),
-  /** Whether the provider's groups count for policies, admin and apps (off: ignored unless prefixed). */
-  trustGroups: z.boolean(),
-  /** The prefix its groups (and other claims' names) count with (`partner:staff`), or null. */
-  groupPrefix: nullableString,
-  /** Whether its other claims count for `claim:` policy rules (unset in the definition: as trustGroups). */
-  trustClaims: z.boolean(),
-  pushedAuthorizationRequests: z.enum(parModes),
-  authorizationParams: z.record(z.string(), z.string()),
-  enabled: z.boolean(),
-  source: z.enum(sources),
-  discovery: z.object({ status: z.enum(discoveryStatuses), error: nullableString, checkedAt: nullableInstant }),
-  /**
-   * Whether people are offered it. A console provider starts `hidden` (not on the sign-in page, the
-   * account page or /api/providers; only a test sign-in reaches it) and is `published` once a test
-   * sign-in with it passed (`how: test`) or an admin published it untested (`admin`); `existing`: it
-   * was offered before providers were published. Those of gatehouse.yaml are always published (`how: null`).
-   */
-  publication: z.object({
-    state: z.enum(['hidden', 'published']),
-    how: z.enum(['test', 'admin', 'existing']).nullable(),
-    at: nullableInstant,
-  }),
-  /** What to register at the IdP as the redirect URI. */
-  redirectUri: z.string(),
-  backchannelLogoutUri: z.string(),
-  hasClientSecret: z.boolean(),
-  hasPrivateKey: z.boolean(),
-  /** How many identities are linked to it (a provider in use cannot be deleted). */
-  linkedIdentities: z.number().int(),
-  /**
-   * Settings that work but trust the IdP for addresses it is not the authority for ("allowedDomains:
-   * …"), one sentence each: the same lines check-config prints.
-   */
-  warnings: z.array(z.string()),
-});
+export const adminProviderSchema = normalisedProvider
+  .omit({ clientSecret: true, privateKey: true })
+  .extend({
+    // The output of fields whose schema normalises what is written (an answer is encoded, never parsed).
+    allowedDomains: z.array(z.string()),
+    /** Its kind's own fields (those of its preset, see `listProviderPresets`), as set. */
+    options: z.record(z.string(), z.union([z.string(), z.boolean(), z.array(z.string())])),
+    source: z.enum(sources),
+    discovery: z.object({ status: z.enum(discoveryStatuses), error: nullableString, checkedAt: nullableInstant }),
+    /**
+     * Whether people are offered it. A console provider starts `hidden` (not on the sign-in page, the
+     * account page or /api/providers; only a test sign-in reaches it) and is `published` once a test
+     * sign-in with it passed (`how: test`) or an admin published it untested (`admin`); `existing`: it
+     * was offered before providers were published. Those of gatehouse.yaml are always published (`how: null`).
+     */
+    publication: z.object({
+      state: z.enum(['hidden', 'published']),
+      how: z.enum(['test', 'admin', 'existing']).nullable(),
+      at: nullableInstant,
+    }),
+    /** What to register at the IdP as the redirect URI. */
+    redirectUri: z.string(),
+    backchannelLogoutUri: z.string(),
+    hasClientSecret: z.boolean(),
+    hasPrivateKey: z.boolean(),
+    /** How many identities are linked to it (a provider in use cannot be deleted). */
+    linkedIdentities: z.number().int(),
+    /**
+     * Settings that work but trust the IdP for addresses it is not the authority for ("allowedDomains:
+     * …"), one sentence each: the same lines check-config prints.
+     */
+    warnings: z.array(z.string()),
+  });
 export type AdminProvider = z.output<typeof adminProviderSchema>;
 
 /**
- * A provider definition as the console sends it (POST, PUT): the shape of a `providers:` entry in
- * gatehouse.yaml, validated by the server exactly as one. The credential is write-only: left out of a
- * PUT, the stored one is kept.
+ * A provider's definition as a providers: entry would write it, from its view (the credential, which the
+ * view never has, left out; the kind's own fields beside the common ones): what the console's form edits
+ * and what it shows for a provider of the configuration file.
  */
-export interface ProviderDefinition {
-  id: string;
-  name: string;
-  /** Left out: `oidc`. A preset's own options go beside the common fields. */
-  kind?: string;
-  /** Required for `oidc`; a preset derives its own from its options (left out). */
-  issuer?: string;
-  clientId: string;
-  clientSecret?: string;
-  /** A private JWK (private_key_jwt). */
-  privateKey?: Record<string, unknown>;
-  clientAuthMethod: ClientAuthMethod;
-  scopes: string[];
-  /** OpenID Connect kinds only (GitHub has no claim mapping). */
-  claims?: ClaimMapping;
-  allowedDomains: string[];
-  createUsers: boolean;
-  trustEmail: boolean;
-  assumeEmailVerified: boolean;
-  trustGroups: boolean;
-  /** When set, its groups count only prefixed (`partner:staff`); left out for none. */
-  groupPrefix?: string;
-  /** Whether its other claims count for `claim:` rules; left out: as trustGroups. */
-  trustClaims?: boolean;
-  /** OpenID Connect kinds only. */
-  pushedAuthorizationRequests?: ParMode;
-  authorizationParams: Record<string, string>;
-  /** Only when creating; afterwards it is turned on and off with enable / disable. */
-  enabled?: boolean;
-  // A preset's own fields (`hostedDomains`, `tenant`, ...) go beside these, named as its `fields` say.
+export function definitionOfView(provider: AdminProvider): Record<string, unknown> {
+  const shown: Record<string, unknown> = { ...provider, ...provider.options };
+  // What its kind normalised for it (GitHub's fixed client authentication, ...) is not the entry's to say.
+  return Object.fromEntries(providerFieldNames(provider.kind).flatMap((field) => (shown[field] === undefined ? [] : [[field, shown[field]]])));
 }
 
 /** How a preset's own field is typed in the form: one line, a URL, a list (commas or lines), a switch. */
@@ -146,7 +98,7 @@ export const providerPresetSchema = z.object({
    * `claims` is null for a kind without a claim mapping (GitHub). `groupPrefix`: the prefix its groups
    * count under unless another is chosen (GitHub's `github:`, gitlab.com's `gitlab:`), or null for none.
    */
-  defaults: z.object({ scopes: z.array(z.string()), claims: claimMappingSchema.nullable(), groupPrefix: nullableString }),
+  defaults: z.object({ scopes: z.array(z.string()), claims: claimMapping.nullable(), groupPrefix: nullableString }),
   /** The redirect URI to register at the provider, with `{id}` standing for the provider's id. */
   redirectUriPattern: z.string(),
 });
@@ -162,7 +114,19 @@ export const listProviderPresets = defineRoute({
   responses: { 200: z.object({ presets: z.array(providerPresetSchema) }) },
 });
 
-const definitionBody = z.record(z.string(), z.unknown()).meta({ description: 'A provider definition, as a providers: entry in gatehouse.yaml' });
+/**
+ * A body checked by `providerSchema`, and handed on as it was written: the server's store applies the
+ * schema itself (with the stored credential put back on an edit) and must see what was given, not the
+ * defaults filled in. The same issues, paths and words as a providers: entry in gatehouse.yaml gets.
+ */
+function definitionBody(edit: boolean, description: string) {
+  return z
+    .custom<ProviderDefinition>()
+    .superRefine((value, ctx) => {
+      for (const issue of providerIssues(value, { edit })) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
+    })
+    .meta({ description });
+}
 const providerParams = z.object({ providerId: requestText(64) });
 
 /** `GET /api/admin/providers`: every provider (never a credential). */
@@ -212,7 +176,7 @@ export const createProvider = defineRoute({
   access: 'admin',
   tag: 'admin',
   summary: 'Create a provider (validated like a providers: entry in gatehouse.yaml; its issuer must answer discovery)',
-  body: definitionBody,
+  body: definitionBody(false, 'A provider definition, as a providers: entry in gatehouse.yaml'),
   responses: { 201: adminProviderSchema },
 });
 
@@ -224,7 +188,7 @@ export const updateProvider = defineRoute({
   tag: 'admin',
   summary: 'Replace a console provider; a credential left out is kept, the on/off state is changed by enable/disable',
   params: providerParams,
-  body: definitionBody,
+  body: definitionBody(true, 'A provider definition, as a providers: entry in gatehouse.yaml; left out, the id is the path\'s and the stored credential is kept'),
   responses: { 200: adminProviderSchema },
 });
 

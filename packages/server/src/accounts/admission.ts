@@ -1,5 +1,5 @@
 import { emailDomainOf, type SignInRefusalReason } from '@gatehouse/contract';
-import { CONSUMER_TENANT, isMultiTenant } from '../config/providers/entra.js';
+import { CONSUMER_TENANT, isMultiTenant } from '@gatehouse/contract';
 import type { ProviderConfig, ProviderKind } from '../config/schema.js';
 import type { IdentityProfile } from './identityProfile.js';
 

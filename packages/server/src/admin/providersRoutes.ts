@@ -1,13 +1,13 @@
 import { routes, type AuditEventType } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { previewDiscovery } from '../authenticate/discoveryPreview.js';
+import { previewDiscovery } from '../providers/discoveryPreview.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { contractRoute, noContent, typed } from '../http/contract.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { type AdminContext } from './context.js';
-import { presetViews } from './providerPresets.js';
-import { providerAuditView, providerView } from './providerView.js';
+import { presetViews } from '../providers/providerPresets.js';
+import { providerAuditView, providerView } from '../providers/providerView.js';
 
 /**
  * Identity providers: every one listed (those from gatehouse.yaml read-only), a discovery preview

@@ -1,7 +1,7 @@
 import type { AccountStore } from '../accounts/accountStore.js';
 import type { IdentityGroups } from '../accounts/effectiveGroups.js';
 import type { AuditLog } from '../audit/auditLog.js';
-import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
+import type { ProviderRegistry } from '../providers/providerRegistry.js';
 import type { AppRegistry } from '../apps/appRegistry.js';
 import type { ReturnToPolicy } from '../apps/returnTo.js';
 import type { PolicySubject } from '../authorize/policy.js';

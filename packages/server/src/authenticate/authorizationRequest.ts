@@ -46,7 +46,7 @@ export async function redirectToProvider(
 
   await attempts.create({ state, bindingSecret, providerId: provider.id, nonce, codeVerifier, returnTo, purpose, userId, sessionId });
 
-  // The provider's runtime adds its parameters and chooses PAR (authenticate/providers/).
+  // The provider's runtime adds its parameters and chooses PAR (providers/kinds/).
   const authorizationUrl = await connection.authorizationUrl({
     redirectUri: `${portalOrigin}${endpoints.callbackUrl(provider.id)}`,
     state,

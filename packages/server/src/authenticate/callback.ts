@@ -7,7 +7,7 @@ import type { AuthenticateDeps } from './deps.js';
 import type { AttemptMissing, SignInAttempt } from './signInAttempts.js';
 import { cookieOptions } from '../sessions/cookies.js';
 import type { NewSession } from '../sessions/sessionStore.js';
-import type { VerifiedSignIn } from './providers/index.js';
+import type { VerifiedSignIn } from '../providers/kinds/index.js';
 import { portalReturnToPolicy, validateReturnTo } from '../apps/returnTo.js';
 import { completeTest } from './testSignIn.js';
 
@@ -111,7 +111,7 @@ export function callback(deps: CallbackDeps) {
   }
 
   /**
-   * The provider's runtime (authenticate/providers/) validates the authorization response, redeems the
+   * The provider's runtime (providers/kinds/) validates the authorization response, redeems the
    * code with the PKCE verifier and verifies the profile: for OpenID Connect, openid-client checks state,
    * RFC 9207 iss, the ID token (signature, iss, aud, exp, nonce) and userinfo `sub`, then the preset's quirks.
    */

@@ -8,7 +8,7 @@ import type { Identity } from '../storage/schema.js';
 import { SessionStore, type Session } from '../sessions/sessionStore.js';
 import type { AppRegistry } from '../apps/appRegistry.js';
 import { keptAccessToken } from './callback.js';
-import type { ProviderRegistry } from './providerRegistry.js';
+import type { ProviderRegistry } from '../providers/providerRegistry.js';
 
 /** A kept access token is renewed when it has less than this left (apps must never get a dead one). */
 const ACCESS_TOKEN_MARGIN_MS = 60_000;

@@ -11,7 +11,7 @@ import type { SharedLimits } from '../limits/sharedLimits.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import type { LogoutTokenStore } from './logoutTokenStore.js';
-import type { ProviderRegistry } from './providerRegistry.js';
+import type { ProviderRegistry } from '../providers/providerRegistry.js';
 import type { SignInAttempts } from './signInAttempts.js';
 
 /** What signing in, linking, testing and signing out take. */
@@ -38,7 +38,7 @@ export interface AuthenticateDeps {
   /** Sign-ins by provider and outcome. */
   metrics?: Pick<Metrics, 'signIn'> | undefined;
   /**
-   * Publishes a hidden console provider once a test sign-in with it passed (authenticate/providerStore.ts);
+   * Publishes a hidden console provider once a test sign-in with it passed (providers/providerStore.ts);
    * true when this published it.
    */
   publishTested?: ((providerId: string) => Promise<boolean>) | undefined;

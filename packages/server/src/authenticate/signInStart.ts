@@ -4,7 +4,7 @@ import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import type { AuthenticateDeps } from './deps.js';
 import { redirectToProvider, type RedirectDeps } from './authorizationRequest.js';
-import type { ProviderRegistry } from './providerRegistry.js';
+import type { ProviderRegistry } from '../providers/providerRegistry.js';
 import { portalReturnToPolicy, validateReturnTo } from '../apps/returnTo.js';
 import { cookieOptions } from '../sessions/cookies.js';
 

@@ -1,7 +1,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import { countProblems, placeProblems, renderProblems, type ConfigPath, type ConfigProblem, type FoundProblem } from '../config/problems.js';
 import { providerWarnings } from '../config/schema.js';
-import { unreachableMessage, unreachableProviders } from '../authenticate/reachability.js';
+import { unreachableMessage, unreachableProviders } from '../providers/reachability.js';
 import { secretProblems } from '../secrets.js';
 import { describeDatabase } from '../storage/database.js';
 

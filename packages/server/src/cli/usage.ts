@@ -1,4 +1,4 @@
-import { ONLINE_CHECK_TIMEOUT_MS } from '../authenticate/reachability.js';
+import { ONLINE_CHECK_TIMEOUT_MS } from '../providers/reachability.js';
 
 /** What `gatehouse --help` prints, and what a wrong command or argument is answered with. */
 export const USAGE = `Usage: gatehouse [command] [--config <file>]

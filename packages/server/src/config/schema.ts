@@ -1,6 +1,5 @@
-import { appSchema, emailSchema, idSchema, originUrl } from '@gatehouse/contract';
+import { appSchema, emailSchema, groupPrefix, idSchema, originUrl, providerSchema } from '@gatehouse/contract';
 import { z } from 'zod';
-import { groupPrefix, providerSchema } from './providers/index.js';
 import { providerWarnings, testOnlySettings } from './providers/trust.js';
 import { appSetIssues } from './appSetIssues.js';
 import { parseDuration } from './duration.js';
@@ -373,6 +372,6 @@ export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema>;
 export type AppConfig = z.output<typeof appSchema>;
 
-export { groupPrefix, issuerUrl, providerSchema, providerPresets, providerKinds } from './providers/index.js';
+export { groupPrefix, issuerUrl, providerSchema, providerPresets, providerKinds } from '@gatehouse/contract';
 export { providerWarnings, testOnlySettings } from './providers/trust.js';
-export type { CommonProviderConfig, PresetField, ProviderConfig, ProviderKind, ProviderOf, ProviderPreset } from './providers/index.js';
+export type { CommonProviderConfig, ProviderConfig, ProviderKind, ProviderOf } from '@gatehouse/contract';

@@ -4,7 +4,7 @@ import type { ChangeFeed } from '../events/changes.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { contractRoute, typed } from '../http/contract.js';
 
-/** What readiness reports on: the database, the change listener, and each provider's discovery and availability (authenticate/providerRegistry.ts). */
+/** What readiness reports on: the database, the change listener, and each provider's discovery and availability (providers/providerRegistry.ts). */
 export interface ReadinessDeps {
   database: Pick<DatabaseHandle, 'ping'>;
   changes: Pick<ChangeFeed, 'status'>;

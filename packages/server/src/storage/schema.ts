@@ -52,7 +52,7 @@ export interface AppsSetAsideTable {
 
 /**
  * An identity provider created in the console: its definition is the JSON shape of a `providers:` entry
- * without the credential, which is kept apart and encrypted (see authenticate/providerStore.ts).
+ * without the credential, which is kept apart and encrypted (see providers/providerStore.ts).
  */
 export interface ProvidersTable {
   id: string;

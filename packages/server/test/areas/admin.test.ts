@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserDirectory } from '../../src/accounts/userDirectory.js';
 import { reviewAdmission } from '../../src/sessions/admissionReview.js';
 import { adminArea } from '../../src/admin/index.js';
-import { ProviderStore } from '../../src/authenticate/providerStore.js';
+import { ProviderStore } from '../../src/providers/providerStore.js';
 import { AppStore } from '../../src/apps/appStore.js';
 import { RunningConfig } from '../../src/config/running.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';

@@ -1,6 +1,6 @@
 import type { ProviderPreset } from '@gatehouse/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providerPresets } from '../../src/config/providers/index.js';
+import { providerPresets } from '@gatehouse/contract';
 import { ScriptedBrowser, signedInThroughDevIdp } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from './support/freePort.js';
@@ -127,7 +127,7 @@ describe('the console’s presets', () => {
     expect((await new ScriptedBrowser().request(`${portal}/api/admin/provider-presets`)).status).toBe(401);
   });
 
-  /** Every kind, each saved only once its own runtime prepared it (authenticate/providerStore.ts). */
+  /** Every kind, each saved only once its own runtime prepared it (providers/providerStore.ts). */
   const fromConsole = providerPresets.map((preset) => preset.kind);
 
   it.each(fromConsole.map((kind) => [kind]))('a %s provider created from the console signs a person in', async (kind) => {

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityProfile } from '../../src/accounts/identityProfile.js';
 import { OPEN_ORGANIZATION } from '../../src/accounts/admission.js';
-import { ProviderStore } from '../../src/authenticate/providerStore.js';
+import { ProviderStore } from '../../src/providers/providerStore.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createServices, type Services } from '../../src/services.js';

@@ -7,7 +7,7 @@ import { adminStatus } from '../../src/accounts/admins.js';
 import { sessionGroups } from '../../src/accounts/effectiveGroups.js';
 import { SignInSettingsStore } from '../../src/accounts/signInSettings.js';
 import { AuditLog } from '../../src/audit/auditLog.js';
-import { ProviderRegistry } from '../../src/authenticate/providerRegistry.js';
+import { ProviderRegistry } from '../../src/providers/providerRegistry.js';
 import { AppRegistry } from '../../src/apps/appRegistry.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config, ConfigInput } from '../../src/config/schema.js';

@@ -1,6 +1,4 @@
-import { parsedUrl } from '@gatehouse/contract';
-import { isLoopbackHost } from '../loopback.js';
-import type { ProviderConfig } from './index.js';
+import { isLoopbackHost, parsedUrl, type ProviderConfig } from '@gatehouse/contract';
 
 /**
  * What an operator should hear about a provider's trust settings: which addresses an IdP is the

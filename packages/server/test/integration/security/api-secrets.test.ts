@@ -98,7 +98,7 @@ function scanKeys(value: unknown, route: string, trail: string, found: string[])
   else if (value && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
       // A flag or a count about a secret (`hasClientSecret: false`) is no secret,
-      // nor the audit log's redaction marker for a secret that was set or replaced (admin/providerView.ts).
+      // nor the audit log's redaction marker for a secret that was set or replaced (providers/providerView.ts).
       const harmless = typeof inner === 'boolean' || typeof inner === 'number' || inner === null || inner === '(set)' || inner === '(replaced)';
       if (SECRET_KEY.test(key) && !harmless && !INTENDED.some((intended) => intended.route.test(route) && intended.key.test(key))) found.push(`${route} ${trail}.${key}`);
       scanKeys(inner, route, `${trail}.${key}`, found);

@@ -1,4 +1,4 @@
-import { pages, type AdminProvider, type ProviderPreset } from '@gatehouse/contract';
+import { definitionOfView, pages, type AdminProvider, type ProviderPreset } from '@gatehouse/contract';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconEyeOff } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -45,34 +45,10 @@ function providerFacts(provider: AdminProvider) {
     { label: 'Create users', value: yesNo(provider.createUsers) },
     { label: 'Trust its email', value: yesNo(provider.trustEmail) },
     { label: 'Trust its groups', value: provider.trustGroups ? 'Yes' : provider.groupPrefix ? `Only prefixed ${provider.groupPrefix}` : 'No' },
-    { label: 'Trust its other claims', value: provider.trustClaims ? 'Yes' : provider.groupPrefix ? `Only prefixed ${provider.groupPrefix}` : 'No' },
+    { label: 'Trust its other claims', value: (provider.trustClaims ?? provider.trustGroups) ? 'Yes' : provider.groupPrefix ? `Only prefixed ${provider.groupPrefix}` : 'No' },
     { label: 'Pushed authorization requests', value: provider.pushedAuthorizationRequests },
     { label: 'Redirect URI', value: provider.redirectUri },
   ];
-}
-
-/** The provider's entry as the configuration file would have it, without its credential (the console never has it). */
-function providerEntry(provider: AdminProvider): Record<string, unknown> {
-  return {
-    id: provider.id,
-    name: provider.name,
-    ...(provider.kind === 'oidc' ? {} : { kind: provider.kind }),
-    ...provider.options,
-    issuer: provider.issuer,
-    clientId: provider.clientId,
-    clientAuthMethod: provider.clientAuthMethod,
-    scopes: provider.scopes,
-    claims: provider.claims,
-    allowedDomains: provider.allowedDomains,
-    createUsers: provider.createUsers,
-    trustEmail: provider.trustEmail,
-    assumeEmailVerified: provider.assumeEmailVerified,
-    trustGroups: provider.trustGroups,
-    groupPrefix: provider.groupPrefix,
-    trustClaims: provider.trustClaims,
-    pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
-    authorizationParams: provider.authorizationParams,
-  };
 }
 
 export const clientLoader =
@@ -172,7 +148,7 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
         <ConfigSummary
           list="providers"
           facts={providerFacts(provider)}
-          entry={providerEntry(provider)}
+          entry={definitionOfView(provider)}
           howToChange={
             <>
               Read-only here: edit its entry under <code>providers:</code> in the configuration file, then reload it (Providers page) or restart
@@ -193,7 +169,7 @@ function ProviderPage({ provider, preset }: { provider: AdminProvider; preset: P
         readOnly={readOnly}
         saving={update.isPending}
         error={update.error ?? undefined}
-        onSubmit={({ enabled: _enabled, ...definition }) => update.mutate(definition, { onSuccess: toList })}
+        onSubmit={(definition) => update.mutate(definition, { onSuccess: toList })}
         actions={
           readOnly ? undefined : (
             <>

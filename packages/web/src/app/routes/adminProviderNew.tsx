@@ -1,4 +1,4 @@
-import { pages, type ProviderPreset } from '@gatehouse/contract';
+import { pages, type ProviderDefinition, type ProviderPreset } from '@gatehouse/contract';
 import { Button, Group, Skeleton, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconWorldSearch } from '@tabler/icons-react';
 import type { QueryClient } from '@tanstack/react-query';
@@ -157,7 +157,7 @@ function GenericProvider({ preset }: { preset: ProviderPreset }) {
                 : undefined
           }
           onSubmit={(provider) =>
-            create.mutate({ ...provider, issuer: previewedIssuer ?? provider.issuer }, { onSuccess: (created) => void navigate(pages.adminProvider.href(created.id)) })
+            create.mutate({ ...provider, issuer: previewedIssuer ?? provider.issuer } as ProviderDefinition, { onSuccess: (created) => void navigate(pages.adminProvider.href(created.id)) })
           }
           actions={
             <Button component={Link} to={pages.adminProviders.href()} variant="default">

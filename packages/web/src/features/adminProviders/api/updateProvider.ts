@@ -7,8 +7,8 @@ import { adminQueryKeys } from '../../../lib/queryKeys';
  * `PUT /api/admin/providers/{id}` with the definition (no `enabled`; a credential left out is kept);
  * 409 `provider_from_config`, or `provider_in_use` when the issuer would change under linked identities.
  */
-export function updateProvider(provider: Omit<ProviderDefinition, 'enabled'>) {
-  return callApi(routes.admin.updateProvider, { params: { providerId: provider.id }, body: { ...provider } });
+export function updateProvider(provider: ProviderDefinition) {
+  return callApi(routes.admin.updateProvider, { params: { providerId: provider.id }, body: provider });
 }
 
 export function useUpdateProvider() {

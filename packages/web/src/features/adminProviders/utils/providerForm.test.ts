@@ -26,15 +26,24 @@ describe('provider form', () => {
 
   it('names what is missing or wrong before asking the server', () => {
     const { problems } = formToProvider({ ...emptyProviderForm(), id: 'Corp SSO', scopes: 'email', authorizationParams: 'nonsense' });
+    // What only the form can tell first, then the provider schema's own words (the server's).
     expect(problems).toEqual([
-      'id: must be lowercase letters, digits and dashes (at most 63)',
       'name: is required',
       'issuer: is required',
       'clientId: is required',
       'clientSecret: is required',
-      'scopes: must include "openid"',
       'authorizationParams: "nonsense" is not name=value',
+      'id: must be lowercase letters, digits and dashes (at most 63)',
     ]);
+    // A rule across fields is the schema's too, judged once the fields themselves are right (as on the server).
+    expect(formToProvider({ ...filled, scopes: 'email' }).problems).toEqual(['scopes: must include "openid"']);
+  });
+
+  // The same schema as gatehouse.yaml: a kind's own rules hold in the form before anything is sent.
+  it("refuses what the provider's kind refuses, in the server's words", () => {
+    const google = { kind: 'google', fields: [{ name: 'hostedDomains', label: 'Domains', help: '', input: 'list', required: false, placeholder: null, default: null }] } as const;
+    const values = { ...filled, kind: 'google', issuer: '', trustEmail: true, options: { hostedDomains: '' } };
+    expect(formToProvider(values, undefined, { ...google, fields: [...google.fields] }).problems).toEqual([expect.stringMatching(/^trustEmail: needs hostedDomains/)]);
   });
 
   it('on edit, an empty credential means "keep the stored one" and is left out', () => {
@@ -83,7 +92,7 @@ describe('provider form', () => {
       options: {},
     } satisfies AdminProvider;
     expect(providerToForm(provider)).toMatchObject({ clientSecret: '', privateKey: '', scopes: 'openid email', allowedDomains: 'corp.example', authorizationParams: 'prompt=login', claims: { email: 'mail', groups: 'roles' }, trustGroups: true, groupPrefix: 'corp:' });
-    expect(providerToForm({ ...provider, trustGroups: false, groupPrefix: null })).toMatchObject({ trustGroups: false, groupPrefix: '' });
+    expect(providerToForm({ ...provider, trustGroups: false, groupPrefix: undefined })).toMatchObject({ trustGroups: false, groupPrefix: '' });
   });
 
   // Threat: a contractor's IdP asserting `admins` counting as the organisation's own `admins` group.
@@ -200,7 +209,6 @@ function adminProvider(): AdminProvider {
     assumeEmailVerified: false,
     trustGroups: false,
     trustClaims: false,
-    groupPrefix: null,
     pushedAuthorizationRequests: 'auto',
     authorizationParams: {},
     enabled: true,

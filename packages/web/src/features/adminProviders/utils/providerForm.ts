@@ -1,5 +1,8 @@
 import {
-  idSchema,
+  definitionOfView,
+  formatIssues,
+  providerFieldNames,
+  providerIssues,
   type AdminProvider,
   type ClaimMapping,
   type ClientAuthMethod,
@@ -10,10 +13,15 @@ import {
   type ProviderPreset,
 } from '@gatehouse/contract';
 
-/** The whole provider form, as typed: lists as text, the credential write-only (empty on edit = keep). */
+/**
+ * The whole provider form, as typed: lists as text, the credential write-only (empty on edit = keep).
+ * What it has no input for is kept in `written`, so saving never drops a field of the definition.
+ */
 export interface ProviderFormValues {
   /** Which kind of provider (its preset); kept as it is when editing. */
   kind: string;
+  /** The definition being edited, as a providers: entry writes it (`definitionOfView`); empty for a new one. */
+  written: Record<string, unknown>;
   id: string;
   name: string;
   issuer: string;
@@ -50,8 +58,6 @@ export interface StoredCredentials {
 
 export const DEFAULT_CLAIMS: ClaimMapping = { email: 'email', emailVerified: 'email_verified', name: 'name', picture: 'picture', groups: 'groups' };
 export const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
-/** The server's rule (config/schema.ts `groupPrefix`): printable ASCII, no spaces or commas, ending with ":" or "/". */
-const GROUP_PREFIX = /^[\x21-\x2b\x2d-\x7e]{1,63}[:/]$/;
 
 export const AUTH_METHOD_LABELS: Record<ClientAuthMethod, string> = {
   client_secret_basic: 'Client secret (HTTP Basic)',
@@ -85,6 +91,7 @@ export function emptyProviderForm(preset?: ProviderPreset): ProviderFormValues {
   const name = preset && preset.kind !== GENERIC_KIND ? preset.label : '';
   return {
     kind: preset?.kind ?? GENERIC_KIND,
+    written: {},
     id: slugFromName(name),
     name,
     issuer: '',
@@ -110,31 +117,47 @@ export function emptyProviderForm(preset?: ProviderPreset): ProviderFormValues {
 }
 
 export function providerToForm(provider: AdminProvider, preset?: ProviderPreset): ProviderFormValues {
-  const fields = presetOptionFields(preset);
+  return definitionToForm(definitionOfView(provider), preset);
+}
+
+/**
+ * A definition, as a providers: entry writes it, in the form: each field the form has an input for
+ * read from it by its type (a list as text, a map as name=value lines), the rest kept as it is.
+ */
+export function definitionToForm(written: Record<string, unknown>, preset?: ProviderPreset): ProviderFormValues {
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const list = (value: unknown, separator: string) => (Array.isArray(value) ? value.join(separator) : '');
+  const empty = emptyProviderForm(preset);
+  const trustGroups = written.trustGroups === true;
+  const params = typeof written.authorizationParams === 'object' && written.authorizationParams !== null ? (written.authorizationParams as Record<string, string>) : {};
   return {
-    kind: provider.kind,
-    id: provider.id,
-    name: provider.name,
-    issuer: provider.issuer,
-    options: Object.fromEntries(fields.map((field) => [field.name, optionText(field, provider.options[field.name])])),
-    clientId: provider.clientId,
-    clientSecret: '',
-    clientAuthMethod: provider.clientAuthMethod,
-    privateKey: '',
-    scopes: provider.scopes.join(' '),
-    claims: { ...DEFAULT_CLAIMS, ...provider.claims },
-    allowedDomains: provider.allowedDomains.join(', '),
-    createUsers: provider.createUsers,
-    trustEmail: provider.trustEmail,
-    assumeEmailVerified: provider.assumeEmailVerified,
-    trustGroups: provider.trustGroups,
-    trustClaims: provider.trustClaims,
-    groupPrefix: provider.groupPrefix ?? '',
-    pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
-    authorizationParams: Object.entries(provider.authorizationParams)
+    ...empty,
+    kind: text(written.kind) || empty.kind,
+    written,
+    id: text(written.id),
+    name: text(written.name),
+    issuer: text(written.issuer),
+    options: Object.fromEntries(presetOptionFields(preset).map((field) => [field.name, optionText(field, written[field.name])])),
+    clientId: text(written.clientId),
+    // The view never has a credential; a definition typed in (a test's) may.
+    clientSecret: text(written.clientSecret),
+    clientAuthMethod: (written.clientAuthMethod as ClientAuthMethod | undefined) ?? empty.clientAuthMethod,
+    privateKey: written.privateKey === undefined ? '' : JSON.stringify(written.privateKey),
+    scopes: Array.isArray(written.scopes) ? list(written.scopes, ' ') : empty.scopes,
+    claims: { ...empty.claims, ...(written.claims as Partial<ClaimMapping> | undefined) },
+    allowedDomains: list(written.allowedDomains, ', '),
+    createUsers: written.createUsers === true,
+    trustEmail: written.trustEmail === true,
+    assumeEmailVerified: written.assumeEmailVerified === true,
+    trustGroups,
+    // Unset in the definition: its other claims count as its groups do.
+    trustClaims: typeof written.trustClaims === 'boolean' ? written.trustClaims : trustGroups,
+    groupPrefix: typeof written.groupPrefix === 'string' ? written.groupPrefix : '',
+    pushedAuthorizationRequests: (written.pushedAuthorizationRequests as ParMode | undefined) ?? empty.pushedAuthorizationRequests,
+    authorizationParams: Object.entries(params)
       .map(([name, value]) => `${name}=${value}`)
       .join('\n'),
-    enabled: provider.enabled,
+    enabled: written.enabled !== false,
   };
 }
 
@@ -182,8 +205,10 @@ export function suggestedScopes(preview: Pick<DiscoveryPreview, 'scopesSupported
 }
 
 /**
- * The definition to send, or the problems found before asking the server (named like the server's,
- * "clientSecret: is required"). An empty credential on edit is left out, so the stored one is kept.
+ * The definition to send, or the problems found before asking the server: first what only the form can
+ * tell (an empty required field, a JSON key that does not parse, a credential neither typed nor stored),
+ * then whatever the provider schema itself refuses, in the server's words ("scopes: must include
+ * "openid""). An empty credential on edit is left out, so the stored one is kept.
  */
 export function formToProvider(
   values: ProviderFormValues,
@@ -191,18 +216,14 @@ export function formToProvider(
   preset?: Pick<ProviderPreset, 'fields'> & Partial<Pick<ProviderPreset, 'protocol'>>,
 ): { definition: ProviderDefinition; problems: string[] } {
   const problems: string[] = [];
-  // OpenID Connect kinds need `openid` and map claims; another protocol (GitHub's OAuth 2.0) has neither.
+  // OpenID Connect kinds map claims and may use PAR; another protocol (GitHub's OAuth 2.0) has neither.
   const openIdConnect = (preset?.protocol ?? 'oidc') === 'oidc';
   const isNew = stored === undefined;
-  const id = values.id.trim();
-  // The server's own rule and words for an id ("id: must be lowercase letters, digits and dashes (at most 63)").
-  const idProblem = isNew ? idSchema.safeParse(id).error?.issues[0]?.message : undefined;
-  if (idProblem) problems.push(`id: ${idProblem}`);
   if (!values.name.trim()) problems.push('name: is required');
   // The generic kind is found by its issuer; a preset derives its own unless one is given (a loopback stand-in).
   const issuerRequired = values.kind === GENERIC_KIND || Boolean(preset?.fields.some((field) => field.name === 'issuer' && field.required));
   if (issuerRequired && !values.issuer.trim()) problems.push('issuer: is required');
-  const options: Record<string, string | boolean | string[]> = {};
+  const options: Record<string, string | boolean | string[] | undefined> = {};
   for (const field of presetOptionFields(preset)) {
     const value = values.options[field.name];
     if (field.input === 'boolean') {
@@ -211,11 +232,8 @@ export function formToProvider(
     }
     const typed = typeof value === 'string' ? value : '';
     const given = field.input === 'list' ? splitList(typed) : typed.trim();
-    if (given.length === 0) {
-      if (field.required) problems.push(`${field.name}: is required`);
-      continue;
-    }
-    options[field.name] = given;
+    if (given.length === 0 && field.required) problems.push(`${field.name}: is required`);
+    options[field.name] = given.length === 0 ? undefined : given;
   }
   if (!values.clientId.trim()) problems.push('clientId: is required');
 
@@ -235,14 +253,6 @@ export function formToProvider(
     problems.push('privateKey: is required for private_key_jwt');
   }
 
-  const scopes = splitList(values.scopes, /[\s,]+/);
-  if (openIdConnect && !scopes.includes('openid')) problems.push('scopes: must include "openid"');
-
-  const groupPrefix = values.groupPrefix.trim();
-  if (groupPrefix && !GROUP_PREFIX.test(groupPrefix)) {
-    problems.push('groupPrefix: must be 2-64 printable ASCII characters without spaces or commas, ending with ":" or "/" (e.g. "partner:")');
-  }
-
   const authorizationParams: Record<string, string> = {};
   for (const line of splitList(values.authorizationParams, /\n/)) {
     const at = line.indexOf('=');
@@ -250,30 +260,40 @@ export function formToProvider(
     else authorizationParams[line.slice(0, at).trim()] = line.slice(at + 1).trim();
   }
 
-  const definition: ProviderDefinition = {
-    id,
+  const groupPrefix = values.groupPrefix.trim();
+  // What the form has inputs for, over what the definition says already; `undefined` takes a field out.
+  const typed: Record<string, unknown> = {
+    id: values.id.trim(),
     name: values.name.trim(),
-    ...(values.kind !== GENERIC_KIND ? { kind: values.kind } : {}),
-    ...(values.issuer.trim() ? { issuer: values.issuer.trim() } : {}),
+    kind: values.kind === GENERIC_KIND ? undefined : values.kind,
+    issuer: values.issuer.trim() || undefined,
     ...options,
     clientId: values.clientId.trim(),
     clientAuthMethod: values.clientAuthMethod,
-    ...(!usesKey && secret ? { clientSecret: secret } : {}),
-    ...(usesKey && privateKey ? { privateKey } : {}),
-    scopes,
-    ...(openIdConnect
-      ? { claims: Object.fromEntries(Object.entries(values.claims).map(([name, claim]) => [name, claim.trim() || DEFAULT_CLAIMS[name as keyof ClaimMapping]])) as unknown as ClaimMapping }
-      : {}),
+    clientSecret: !usesKey && secret ? secret : undefined,
+    privateKey: usesKey ? privateKey : undefined,
+    scopes: splitList(values.scopes, /[\s,]+/),
+    claims: openIdConnect ? Object.fromEntries(Object.entries(values.claims).map(([name, claim]) => [name, claim.trim() || DEFAULT_CLAIMS[name as keyof ClaimMapping]])) : undefined,
     allowedDomains: splitList(values.allowedDomains.toLowerCase()),
     createUsers: values.createUsers,
     trustEmail: values.trustEmail,
     assumeEmailVerified: values.assumeEmailVerified,
     trustGroups: values.trustGroups,
     trustClaims: values.trustClaims,
-    ...(groupPrefix ? { groupPrefix } : {}),
-    ...(openIdConnect ? { pushedAuthorizationRequests: values.pushedAuthorizationRequests } : {}),
+    groupPrefix: groupPrefix || undefined,
+    pushedAuthorizationRequests: openIdConnect ? values.pushedAuthorizationRequests : undefined,
     authorizationParams,
-    ...(isNew ? { enabled: values.enabled } : {}),
+    // Only when creating; afterwards it is turned on and off with its own switch.
+    enabled: isNew ? values.enabled : undefined,
   };
-  return { definition, problems };
+  // Only the fields its kind takes: every kind refuses one it does not know (GitHub, a claim mapping).
+  const fields = new Set(providerFieldNames(values.kind));
+  const merged: Record<string, unknown> = { ...values.written, ...typed };
+  const definition = Object.fromEntries(Object.entries(merged).filter(([field, value]) => value !== undefined && fields.has(field))) as ProviderDefinition;
+
+  // The provider schema's own verdict (the one gatehouse.yaml and the admin API are held to), for the
+  // fields the form has not already named a problem with. An edit's credential left out is kept.
+  const named = new Set(problems.map((problem) => problem.slice(0, problem.indexOf(':'))));
+  const issues = providerIssues(definition, { edit: !isNew }).filter((issue) => !named.has(String(issue.path[0] ?? '')));
+  return { definition, problems: [...problems, ...formatIssues(issues)] };
 }

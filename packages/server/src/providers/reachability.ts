@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { ProviderConfig } from '../config/schema.js';
 import { ProviderRegistry } from './providerRegistry.js';
-import { connect, type IdpFetch } from './providers/index.js';
+import { connect, type IdpFetch } from './kinds/index.js';
 
 /** A provider whose IdP did not answer, and why. */
 export interface Unreachable {

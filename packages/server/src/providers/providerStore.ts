@@ -1,12 +1,11 @@
-import { formatIssues, type DiscoveryPreview } from '@gatehouse/contract';
+import { formatIssues, githubDefinition, type DiscoveryPreview } from '@gatehouse/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore } from '../accounts/accountStore.js';
 import { fromDiscoveryError, previewDiscovery } from './discoveryPreview.js';
-import { connect } from './providers/index.js';
+import { connect } from './kinds/index.js';
 import { clientAssertionKey } from './oidcClient.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 import { providerSchema, testOnlySettings, type ProviderConfig } from '../config/schema.js';
-import { githubDefinition } from '../config/providers/github.js';
 import { AppError } from '../errors.js';
 import type { TokenCipher } from '../sessions/tokenCipher.js';
 import type { ChangeFeed } from '../events/changes.js';
@@ -192,8 +191,6 @@ export class ProviderStore {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ProviderValidationError(['(root): must be a provider definition']);
     const given: Record<string, unknown> = { ...input };
     const problems: string[] = [];
-    // The view shows "no prefix" as null: accept it back as no prefix.
-    if (given.groupPrefix === null) delete given.groupPrefix;
     if (given.clientSecret === '') problems.push('clientSecret: must not be empty (leave it out to keep the current secret)');
     const replaced = { clientSecret: Boolean(current) && typeof given.clientSecret === 'string', privateKey: Boolean(current) && typeof given.privateKey === 'object' && given.privateKey !== null };
     if (current) {

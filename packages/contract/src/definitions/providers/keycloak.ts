@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { baseUrl, checkOidc, oidcFields, scopesWith, withCreateUsers } from './common.js';
-import type { ProviderPreset } from './preset.js';
+import type { ProviderKindPreset } from './preset.js';
 
 /**
  * Keycloak: `baseUrl` (without /realms, and with /auth for Keycloak before 17) and `realm`; the issuer
@@ -29,7 +29,7 @@ export function keycloakIssuer(provider: { baseUrl: string; realm: string }): st
   return `${provider.baseUrl}/realms/${encodeURIComponent(provider.realm)}`;
 }
 
-export const keycloakPreset: ProviderPreset = {
+export const keycloakPreset: ProviderKindPreset = {
   kind: 'keycloak',
   protocol: 'oidc',
   label: 'Keycloak',

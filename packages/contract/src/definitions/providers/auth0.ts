@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkIssuerOverride, checkOidc, claimMappingWith, issuerOverride, oidcFields, withCreateUsers } from './common.js';
-import type { ProviderPreset } from './preset.js';
+import type { ProviderKindPreset } from './preset.js';
 
 const auth0Domain = z
   .string()
@@ -39,7 +39,7 @@ export function auth0Issuer(provider: { domain: string }): string {
   return `https://${provider.domain}/`;
 }
 
-export const auth0Preset: ProviderPreset = {
+export const auth0Preset: ProviderKindPreset = {
   kind: 'auth0',
   protocol: 'oidc',
   label: 'Auth0',

@@ -2,7 +2,7 @@ import type { ProviderAvailability } from '@gatehouse/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ProviderConfig } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { connect, type ProviderConnection } from './providers/index.js';
+import { connect, type ProviderConnection } from './kinds/index.js';
 
 export type DiscoveryStatus = 'pending' | 'ready' | 'unavailable';
 
@@ -16,7 +16,7 @@ export interface ProviderStatus {
   checkedAt?: number | undefined;
 }
 
-/** How a console provider came to be offered; null while it is hidden (authenticate/providerStore.ts). */
+/** How a console provider came to be offered; null while it is hidden (providers/providerStore.ts). */
 export type Publication = { at: number; how: 'test' | 'admin' | 'existing' } | null;
 
 /** The last active check of whether a provider's IdP answers. */
@@ -78,7 +78,7 @@ export class ProviderRegistry {
   constructor(
     configProviders: readonly ProviderConfig[],
     private readonly log: FastifyBaseLogger,
-    /** Prepares a provider with its kind's runtime (authenticate/providers/); replaced in unit tests. */
+    /** Prepares a provider with its kind's runtime (providers/kinds/); replaced in unit tests. */
     private readonly discover: (provider: ProviderConfig) => Promise<ProviderConnection> = connect,
     private readonly availabilityOptions: AvailabilityOptions = DEFAULT_AVAILABILITY,
     private readonly now: () => number = Date.now,

@@ -1,6 +1,6 @@
 import { importJWK } from 'jose';
 import * as client from 'openid-client';
-import type { privateKeyJwk } from '../config/providers/common.js';
+import type { privateKeyJwk } from '@gatehouse/contract';
 import type { z } from 'zod';
 import { isLoopbackHost } from '../config/loopback.js';
 

@@ -1,7 +1,7 @@
-import { emailDomainSchema } from '@gatehouse/contract';
+import { emailDomainSchema } from '../email.js';
 import { z } from 'zod';
 import { checkIssuerOverride, checkOidc, issuerOverride, oidcFields, withCreateUsers } from './common.js';
-import type { ProviderPreset } from './preset.js';
+import type { ProviderKindPreset } from './preset.js';
 
 export const GOOGLE_ISSUER = 'https://accounts.google.com';
 
@@ -37,7 +37,7 @@ export const googleProviderSchema = z
     return { ...withCreateUsers(withIssuer), createUsers: provider.createUsers ?? (provider.allowedDomains.length > 0 || provider.hostedDomains.length > 0) };
   });
 
-export const googlePreset: ProviderPreset = {
+export const googlePreset: ProviderKindPreset = {
   kind: 'google',
   protocol: 'oidc',
   label: 'Google',

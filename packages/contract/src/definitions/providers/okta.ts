@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkIssuerOverride, checkOidc, issuerOverride, oidcFields, scopesWith, withCreateUsers } from './common.js';
-import type { ProviderPreset } from './preset.js';
+import type { ProviderKindPreset } from './preset.js';
 
 const oktaDomain = z
   .string()
@@ -33,7 +33,7 @@ export function oktaIssuer(provider: { domain: string; authorizationServerId?: s
   return provider.authorizationServerId ? `https://${provider.domain}/oauth2/${provider.authorizationServerId}` : `https://${provider.domain}`;
 }
 
-export const oktaPreset: ProviderPreset = {
+export const oktaPreset: ProviderKindPreset = {
   kind: 'okta',
   protocol: 'oidc',
   label: 'Okta',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { baseUrl, claimMapping, commonFields, groupPrefix, scopesWith, withCreateUsers, type privateKeyJwk } from './common.js';
-import type { ProviderPreset } from './preset.js';
+import type { ProviderKindPreset } from './preset.js';
 
 /** The prefix GitHub's groups count under unless another is chosen (never none). */
 export const GITHUB_GROUP_PREFIX = 'github:';
@@ -30,7 +30,7 @@ export const githubProviderSchema = z
     kind: z.literal('github'),
     /** GitHub Enterprise Server (or a GHE.com subdomain): its web address. Left out: github.com. */
     baseUrl: baseUrl.optional(),
-    /** The REST API's root, only when it is not where GitHub keeps it for `baseUrl` (see authenticate/providers/githubApi.ts). */
+    /** The REST API's root, only when it is not where GitHub keeps it for `baseUrl` (see the server's providers/kinds/githubApi.ts). */
     apiUrl: baseUrl.optional(),
     scopes: scopesWith(['read:user', 'user:email', 'read:org']),
     /**
@@ -112,7 +112,7 @@ export function githubIssuer(base: string | undefined): string {
   return base ?? 'https://github.com';
 }
 
-export const githubPreset: ProviderPreset = {
+export const githubPreset: ProviderKindPreset = {
   kind: 'github',
   protocol: 'oauth2',
   label: 'GitHub',

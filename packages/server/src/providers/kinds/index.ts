@@ -7,10 +7,11 @@
  * its status (console, /readyz) and answers provider_unavailable while it cannot be prepared.
  *
  * A kind is two files:
- * - config/providers/<kind>.ts: its zod schema (`kind: '<kind>'`, the common fields, its own options,
- *   its defaults; a preset's issuer derived from its options), normalised to `ProviderConfig`; and its
- *   `ProviderPreset` (label, docs page, fields) for the console. Both listed in config/providers/index.ts.
- * - authenticate/providers/<kind>.ts: its runtime, listed in `runtimes` below (a kind missing here is a
+ * - its definition in the contract (packages/contract, definitions/providers/<kind>.ts): its zod schema
+ *   (`kind: '<kind>'`, the common fields, its own options, its defaults; a preset's issuer derived from
+ *   its options), normalised to `ProviderConfig`, which gatehouse.yaml, the console API and its form all
+ *   read; and its `ProviderKindPreset` (label, docs page, fields) for the console. Both listed in its index.ts.
+ * - kinds/<kind>.ts here: its runtime, listed in `runtimes` below (a kind missing here is a
  *   compile error).
  *
  * An OpenID Connect preset (Google, Entra ID, Okta, ...) is the generic driver (oidc.ts) with its
@@ -21,7 +22,7 @@
  * A kind that is not OpenID Connect (GitHub: OAuth 2.0 and a REST API) implements `ProviderConnection`
  * itself — authorizationUrl, signIn (code grant with PKCE, then the profile from its API), refresh —
  * with the library made for the protocol (openid-client's OAuth 2.0 functions work without an ID
- * token), and registers `github: connectGithub` below. Its config (config/providers/github.ts: `kind:
+ * token), and registers `github: connectGithub` below. Its definition (the contract's github.ts: `kind:
  * 'github'`, clientId, clientSecret, optional baseUrl for GitHub Enterprise Server, and the common
  * sign-in fields) normalises to the same `ProviderConfig`, naming as its `issuer` the namespace its
  * subjects live in (its base URL), since identities are (provider, subject).
@@ -41,7 +42,7 @@ const runtimes: { [K in ProviderKind]: Connect<ProviderOf<K>> } = {
   google: connectGoogle,
   entra: connectEntra,
   // Okta, Keycloak, Auth0 and GitLab are OpenID Connect as specified: their presets are defaults only
-  // (issuer, scopes, the groups claim), config/providers/<kind>.ts.
+  // (issuer, scopes, the groups claim), in their definitions (the contract's definitions/providers/).
   okta: connectOidc(),
   keycloak: connectOidc(),
   auth0: connectOidc(),

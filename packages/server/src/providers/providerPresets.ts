@@ -1,6 +1,13 @@
-import { endpoints, type PresetField as PresetFieldView, type ProviderPreset as PresetView } from '@gatehouse/contract';
-import { claimMapping, providerPresets, type PresetField, type ProviderPreset } from '../config/providers/index.js';
-import type { ProviderConfig } from '../config/schema.js';
+import {
+  claimMapping,
+  endpoints,
+  providerPresets,
+  type PresetField as PresetFieldView,
+  type ProviderConfig,
+  type ProviderKindField as PresetField,
+  type ProviderKindPreset as ProviderPreset,
+  type ProviderPreset as PresetView,
+} from '@gatehouse/contract';
 
 const ID = '{id}';
 /** What a provider asks for when a preset names no scopes (OpenID Connect's basics). */
@@ -8,7 +15,7 @@ const BASIC_SCOPES = ['openid', 'email', 'profile'];
 
 /**
  * The kinds of provider the console can add, as `GET /api/admin/provider-presets` shows them: read from
- * the preset definitions that also validate a `kind:` entry (config/providers/), never a second list.
+ * the preset definitions that also validate a `kind:` entry (the contract's definitions/providers/), never a second list.
  * The redirect URI pattern is this Gatehouse's callback, `{id}` standing for the provider's id.
  */
 export function presetViews(portalOrigin: string): PresetView[] {

@@ -1,8 +1,7 @@
-import { parsedUrl } from '@gatehouse/contract';
+import { isLoopbackHost, parsedUrl } from '../urls.js';
 import { z } from 'zod';
-import { isLoopbackHost } from '../loopback.js';
 import { checkIssuerOverride, checkOidc, claimMappingWith, httpsOrLoopback, oidcFields, scopesWith, withCreateUsers } from './common.js';
-import type { ProviderPreset } from './preset.js';
+import type { ProviderKindPreset } from './preset.js';
 
 /** Microsoft's sign-in hosts (global and national clouds) and the Microsoft Graph of each. */
 export const ENTRA_AUTHORITIES = ['https://login.microsoftonline.com', 'https://login.microsoftonline.us', 'https://login.partner.microsoftonline.cn'] as const;
@@ -92,7 +91,7 @@ export function isMultiTenant(provider: { tenant: string }): boolean {
   return (MULTI_TENANT as readonly string[]).includes(provider.tenant);
 }
 
-export const entraPreset: ProviderPreset = {
+export const entraPreset: ProviderKindPreset = {
   kind: 'entra',
   protocol: 'oidc',
   label: 'Microsoft Entra ID',

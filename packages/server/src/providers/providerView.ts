@@ -1,44 +1,30 @@
 import { endpoints } from '@gatehouse/contract';
-import type { ProviderRegistry } from '../authenticate/providerRegistry.js';
+import type { ProviderRegistry } from './providerRegistry.js';
 import { providerWarnings, type ProviderConfig } from '../config/schema.js';
 import { isoOrNull } from '../http/isoTime.js';
 import { presetOptions } from './providerPresets.js';
-import type { ReplacedCredentials } from '../authenticate/providerStore.js';
+import type { ReplacedCredentials } from './providerStore.js';
 
 /**
- * A provider as the admin API shows it. The client secret and private key are write-only: only whether
- * one is set goes out (`hasClientSecret`, `hasPrivateKey`), and the response schema below is the
- * allow-list that drops anything else, so a credential cannot leak through these routes by accident.
+ * A provider as the admin API shows it: its normalised definition as it is (the contract's view schema
+ * names which fields go out), with its state beside it. The client secret and private key are
+ * write-only: only whether one is set goes out (`hasClientSecret`, `hasPrivateKey`), and the response
+ * schema is the allow-list that drops anything else, so a credential cannot leak through these routes
+ * by accident.
  */
 export function providerView(provider: ProviderConfig, registry: ProviderRegistry, portalOrigin: string, linkedIdentities: number) {
+  const { clientSecret, privateKey, ...definition } = provider;
   const status = registry.status(provider.id);
   return {
-    id: provider.id,
-    name: provider.name,
-    kind: provider.kind,
+    ...definition,
     options: presetOptions(provider),
-    issuer: provider.issuer,
-    clientId: provider.clientId,
-    clientAuthMethod: provider.clientAuthMethod,
-    scopes: provider.scopes,
-    claims: provider.claims,
-    allowedDomains: provider.allowedDomains,
-    createUsers: provider.createUsers,
-    trustEmail: provider.trustEmail,
-    assumeEmailVerified: provider.assumeEmailVerified,
-    trustGroups: provider.trustGroups,
-    groupPrefix: provider.groupPrefix ?? null,
-    trustClaims: provider.trustClaims ?? provider.trustGroups,
-    pushedAuthorizationRequests: provider.pushedAuthorizationRequests,
-    authorizationParams: provider.authorizationParams,
-    enabled: provider.enabled,
     source: registry.source(provider.id) ?? 'console',
     discovery: { status: status?.status ?? 'pending', error: status?.lastError ?? null, checkedAt: isoOrNull(status?.checkedAt ?? null) },
     publication: publicationView(registry, provider.id),
     redirectUri: `${portalOrigin}${endpoints.callbackUrl(provider.id)}`,
     backchannelLogoutUri: `${portalOrigin}${endpoints.backchannelLogoutUrl(provider.id)}`,
-    hasClientSecret: Boolean(provider.clientSecret),
-    hasPrivateKey: Boolean(provider.privateKey),
+    hasClientSecret: Boolean(clientSecret),
+    hasPrivateKey: Boolean(privateKey),
     linkedIdentities,
     warnings: providerWarnings(provider),
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkOidc, issuerUrl, oidcFields, withCreateUsers } from './common.js';
-import type { ProviderPreset } from './preset.js';
+import type { ProviderKindPreset } from './preset.js';
 
 /** Any OpenID Connect provider, by its issuer (discovery). A definition without `kind` is one of these. */
 export const oidcProviderSchema = z
@@ -13,7 +13,7 @@ export const oidcProviderSchema = z
   .superRefine(checkOidc)
   .transform(withCreateUsers);
 
-export const oidcPreset: ProviderPreset = {
+export const oidcPreset: ProviderKindPreset = {
   kind: 'oidc',
   protocol: 'oidc',
   label: 'OpenID Connect',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { baseUrl, checkOidc, claimMappingWith, oidcFields, scopesWith, withCreateUsers } from './common.js';
-import type { ProviderPreset } from './preset.js';
+import type { ProviderKindPreset } from './preset.js';
 
 export const GITLAB_COM = 'https://gitlab.com';
 /** The prefix gitlab.com's groups count under unless another is chosen (never none). */
@@ -35,7 +35,7 @@ export const gitlabProviderSchema = z
     withCreateUsers({ ...provider, issuer: provider.baseUrl, groupPrefix: provider.groupPrefix ?? (provider.baseUrl === GITLAB_COM ? GITLAB_COM_GROUP_PREFIX : undefined) }),
   );
 
-export const gitlabPreset: ProviderPreset = {
+export const gitlabPreset: ProviderKindPreset = {
   kind: 'gitlab',
   protocol: 'oidc',
   label: 'GitLab',

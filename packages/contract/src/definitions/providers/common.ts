@@ -1,11 +1,12 @@
-import { emailDomainSchema, httpUrl, idSchema, parsedUrl } from '@gatehouse/contract';
+import { emailDomainSchema } from '../email.js';
+import { idSchema } from '../ids.js';
+import { httpUrl, isLoopbackHost, parsedUrl } from '../urls.js';
 import { z } from 'zod';
-import { isLoopbackHost } from '../loopback.js';
 
 /**
  * What every provider, whatever its kind, has in common: the fields the sign-in rules, the admin role,
- * group trust, the console and the stores read. Each kind (config/providers/<kind>.ts) adds its own
- * options to these and normalises to one `ProviderConfig` (config/providers/index.ts).
+ * group trust, the console and the stores read. Each kind (providers/<kind>.ts beside this file) adds its
+ * own options to these and normalises to one `ProviderConfig` (providers/index.ts).
  */
 
 export const claimMapping = z
@@ -58,7 +59,7 @@ export const commonFields = {
   id: idSchema,
   name: z.string().min(1).max(80),
   clientId: z.string().min(1),
-  clientSecret: z.string().min(1).optional(),
+  clientSecret: z.string().min(1, 'must not be empty').optional(),
   /** Allowed email domains for this provider; empty means any domain. */
   allowedDomains: z.array(emailDomainSchema).default([]),
   /** Whether a person unknown to Gatehouse gets a user on first sign-in. */
@@ -85,27 +86,33 @@ export const commonFields = {
   authorizationParams: z.record(z.string(), z.string()).default({}),
   /**
    * How "Switch account" asks this IdP to let the person choose: its account chooser (`select_account`)
-   * or a fresh login (`login`). Unset: the kind's (authenticate/providers/: Google, Entra ID and GitHub
+   * or a fresh login (`login`). Unset: the kind's (the server's providers/kinds/: Google, Entra ID and GitHub
    * have a chooser; an OpenID Provider, when its discovery lists `select_account`, else `login`).
    */
   chooseAccountPrompt: z.enum(['select_account', 'login']).optional(),
   enabled: z.boolean().default(true),
 };
 
+/** How Gatehouse authenticates itself as the client at the token endpoint. */
+export const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export type ClientAuthMethod = (typeof clientAuthMethods)[number];
+/** Pushed authorization requests: "auto" uses PAR when the IdP advertises it. */
+export const parModes = ['auto', 'always', 'never'] as const;
+export type ParMode = (typeof parModes)[number];
+
 /** The fields of every OpenID Connect provider (the generic one and each preset), without `kind` and `issuer`. */
 export const oidcFields = {
   ...commonFields,
   privateKey: privateKeyJwk.optional(),
-  clientAuthMethod: z.enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt']).default('client_secret_basic'),
+  clientAuthMethod: z.enum(clientAuthMethods).default('client_secret_basic'),
   scopes: scopesWith(['openid', 'email', 'profile']),
   claims: claimMappingWith(),
-  /** Pushed authorization requests: "auto" uses PAR when the IdP advertises it. */
-  pushedAuthorizationRequests: z.enum(['auto', 'always', 'never']).default('auto'),
+  pushedAuthorizationRequests: z.enum(parModes).default('auto'),
 };
 
 type OidcChecked = {
   scopes: string[];
-  clientAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+  clientAuthMethod: ClientAuthMethod;
   clientSecret?: string | undefined;
   privateKey?: unknown;
 };

@@ -45,7 +45,7 @@ const areaOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexO
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['config'],
-  ['storage', 'errors.ts', 'logger.ts'],
+  ['storage', 'cluster', 'errors.ts', 'logger.ts'],
   ['events'],
   ['keys', 'secrets.ts'],
   ['http'],

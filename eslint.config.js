@@ -25,7 +25,7 @@ const OWN = {
   config: [{ regex: '^\\.\\./', message: 'config/ is at the bottom: it imports nothing from the rest of the server.' }],
   storage: [{ regex: '^\\.\\./(?!config/)', message: 'storage/ knows no feature: it imports only config/.' }],
   cluster: [{ regex: '^\\.\\./(?!config/)', message: 'cluster/ carries messages between a node\'s processes and knows no feature: it imports only config/.' }],
-  events: [{ regex: '^\\.\\./(?!config/|storage/)', message: 'events/ carries changes and knows no feature: it imports only config/ and storage/.' }],
+  events: [{ regex: '^\\.\\./(?!config/|storage/|cluster/)', message: 'events/ carries changes and knows no feature: it imports only config/, storage/ and cluster/.' }],
   keys: [{ regex: '^\\.\\./(?!config/|storage/|events/)', message: 'keys/ knows no feature: it imports only config/, storage/ and events/ (take anything else as an interface).' }],
   http: [{ regex: into('limits', 'operations', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} http/ is infrastructure: take what a route needs as a dependency.` }],
   operations: [{ regex: into('limits', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} operations/ is infrastructure: take what it observes as a dependency.` }],

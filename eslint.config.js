@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint';
  */
 const SERVER = 'packages/server/src';
 const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devServices.ts', 'reload.ts', 'cli/**'].map((file) => `${SERVER}/${file}`);
-const AREAS = ['accounts', 'admin', 'api', 'apps', 'audit', 'authenticate', 'authorize', 'config', 'events', 'http', 'keys', 'limits', 'operations', 'providers', 'proxy', 'sessions', 'storage'];
+const AREAS = ['accounts', 'admin', 'api', 'apps', 'audit', 'authenticate', 'authorize', 'cluster', 'config', 'events', 'http', 'keys', 'limits', 'operations', 'providers', 'proxy', 'sessions', 'storage'];
 
 /** An import of `area/` from a file one level below src/. */
 const into = (...areas) => `^\\.\\./(${areas.join('|')})/`;
@@ -24,7 +24,8 @@ const ABOVE = 'is above it: the layers (docs/architecture.md, "Walls") only impo
 const OWN = {
   config: [{ regex: '^\\.\\./', message: 'config/ is at the bottom: it imports nothing from the rest of the server.' }],
   storage: [{ regex: '^\\.\\./(?!config/)', message: 'storage/ knows no feature: it imports only config/.' }],
-  events: [{ regex: '^\\.\\./(?!config/|storage/)', message: 'events/ carries changes and knows no feature: it imports only config/ and storage/.' }],
+  cluster: [{ regex: '^\\.\\./(?!config/)', message: 'cluster/ carries messages between a node\'s processes and knows no feature: it imports only config/.' }],
+  events: [{ regex: '^\\.\\./(?!config/|storage/|cluster/)', message: 'events/ carries changes and knows no feature: it imports only config/, storage/ and cluster/.' }],
   keys: [{ regex: '^\\.\\./(?!config/|storage/|events/)', message: 'keys/ knows no feature: it imports only config/, storage/ and events/ (take anything else as an interface).' }],
   http: [{ regex: into('limits', 'operations', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} http/ is infrastructure: take what a route needs as a dependency.` }],
   operations: [{ regex: into('limits', 'accounts', 'apps', 'audit', 'sessions', 'authorize', 'authenticate', 'proxy'), message: `That area ${ABOVE} operations/ is infrastructure: take what it observes as a dependency.` }],

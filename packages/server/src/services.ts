@@ -16,6 +16,7 @@ import { SignInAttempts } from './authenticate/signInAttempts.js';
 import { RunningConfig } from './config/running.js';
 import type { Config } from './config/schema.js';
 import { workerLimits, type NodeLimits } from './limits/clusterLimits.js';
+import type { PrimaryChannel } from './cluster/channel.js';
 import { createAccessLog, type AccessLog } from './operations/accessLog.js';
 import { createMetrics, idpFetch, NO_METRICS, type Metrics, type MetricsRegistry } from './operations/metrics.js';
 import { connect } from './providers/kinds/index.js';
@@ -117,6 +118,8 @@ export interface ServiceOptions {
   node?: string;
   /** The file the configuration was read from (undefined: the built-in defaults), read again by a reload. */
   file?: string | undefined;
+  /** A worker's channel to its primary (`workers:`): without Redis, the node's rate limits are counted there. */
+  primary?: PrimaryChannel | undefined;
 }
 
 export async function createServices(config: Config, log: FastifyBaseLogger, options: ServiceOptions = {}): Promise<Services> {
@@ -176,7 +179,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     if (everything || change.type === 'signing-keys-changed') reload('signing keys', () => signingKeys.load());
   });
   const sharedLimits = openSharedLimits(config.cache, log);
-  const nodeLimits = !sharedLimits && cluster.isWorker ? workerLimits(log) : undefined;
+  const nodeLimits = !sharedLimits && options.primary ? workerLimits(log, options.primary) : undefined;
   metricsRegistry?.readFrom({
     activeSessions: () => sessions.countLive(),
     sessionCache: () => resolver.cacheLookups(),

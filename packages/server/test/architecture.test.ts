@@ -45,7 +45,7 @@ const areaOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexO
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['config'],
-  ['storage', 'errors.ts', 'logger.ts'],
+  ['storage', 'cluster', 'errors.ts', 'logger.ts'],
   ['events'],
   ['keys', 'secrets.ts'],
   ['http'],
@@ -68,7 +68,7 @@ function forbidden(from: string, to: string): string | undefined {
   if (b === 'cli' && from !== 'main.ts') return 'cli/ holds the commands main.ts runs: only main.ts imports it';
   if (a === 'config') return 'config/ is at the bottom';
   if (a === 'storage' && b !== 'config') return 'storage/ imports only config/';
-  if (a === 'events' && b !== 'config' && b !== 'storage') return 'events/ imports only config/ and storage/';
+  if (a === 'events' && b !== 'config' && b !== 'storage' && b !== 'cluster') return 'events/ imports only config/, storage/ and cluster/';
   if ((a === 'authorize' || a === 'proxy' || a === 'sessions') && (b === 'authenticate' || b === 'providers')) return `${a}/ never imports ${b}/ (the code that talks to IdPs)`;
   if (inRoot(from)) return undefined;
   if (layerOf(a) === -1 || layerOf(b) === -1) return 'every area has a layer: add it to LAYERS (and to docs/architecture.md)';

@@ -72,7 +72,7 @@ export interface Services {
   changes: ChangeFeed;
   /** What is recorded for Prometheus (NO_METRICS when `metrics:` is not configured). */
   metrics: Metrics;
-  /** The registry behind `metrics`, for the metrics listener (main.ts); undefined when off. */
+  /** The registry behind `metrics`, for the metrics listener (cli/start.ts); undefined when off. */
   metricsRegistry: MetricsRegistry | undefined;
   /** One line per proxied or forward-auth request (operations/accessLog.ts); undefined when off. */
   accessLog: AccessLog | undefined;
@@ -138,7 +138,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   // What changed, here or on another worker or node (events/changes.ts): the stores publish, caches listen.
   const changes = new ChangeFeed((error, change) => log.error({ err: error, change: change.type }, 'a listener failed on a change'));
   // On PostgreSQL every process (each worker of each node) LISTENs on a connection of its own for the
-  // other nodes' changes; the workers of one node hear each other over cluster messaging (main.ts).
+  // other nodes' changes; the workers of one node hear each other over the node's channel (events/clusterChanges.ts).
   const newClient = database.newClient;
   if (newClient) {
     changes.attach(postgresChangeTransport({ client: newClient, notify: notifyThrough(database.db), log, node: options.node }));

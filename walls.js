@@ -20,7 +20,7 @@ export const SERVER = 'packages/server/src';
  */
 export const LAYERS = [
   ['config'],
-  ['storage', 'errors.ts', 'logger.ts'],
+  ['storage', 'cluster', 'errors.ts', 'logger.ts'],
   ['events'],
   ['keys', 'secrets.ts'],
   ['http'],
@@ -46,7 +46,8 @@ export const COMPOSITION_ROOT = ['app.ts', 'services.ts', 'main.ts', 'devService
 export const NARROWER = {
   config: { imports: [], why: 'config/ is at the bottom: it imports nothing from the rest of the server.' },
   storage: { imports: ['config'], why: 'storage/ knows no feature: it imports only config/.' },
-  events: { imports: ['config', 'storage'], why: 'events/ carries changes and knows no feature: it imports only config/ and storage/.' },
+  cluster: { imports: ['config'], why: "cluster/ carries messages between a node's processes and knows no feature: it imports only config/." },
+  events: { imports: ['config', 'storage', 'cluster'], why: 'events/ carries changes and knows no feature: it imports only config/, storage/ and cluster/.' },
   keys: { imports: ['config', 'storage', 'events'], why: 'keys/ knows no feature: it imports only config/, storage/ and events/ (take anything else as an interface).' },
 };
 

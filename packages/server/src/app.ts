@@ -36,7 +36,7 @@ export interface BuildOptions {
   webRoot?: string;
   /**
    * What the console's "Reload configuration" does: in a worker of several, asking the primary, which
-   * has every worker apply it (main.ts); by default, reading the config file again here.
+   * has every worker apply it (cli/start.ts, reload.ts); by default, reading the config file again here.
    */
   reload?: Reload;
 }
@@ -45,7 +45,7 @@ export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.m
 /** Gatehouse's documentation, which the console links to (http/docs.ts). */
 export const DEFAULT_DOCS_ROOT = fileURLToPath(new URL('../../../docs', import.meta.url));
 
-/** Assembles the Gatehouse HTTP application. It never listens: main.ts (or a test) decides that. */
+/** Assembles the Gatehouse HTTP application. It never listens: cli/start.ts (or a test) decides that. */
 export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
   // The configuration in force is `running.current`, read at use: a reload replaces it (config/running.ts).
   const { running } = services;

@@ -1,8 +1,9 @@
-import type { Cluster, Worker } from 'node:cluster';
-import { randomUUID } from 'node:crypto';
+import type { Worker } from 'node:cluster';
 import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
 import type { RequestContext } from './audit/auditLog.js';
 import { unreachableAmong, unreachableMessage } from './providers/reachability.js';
+import { AskFailed, question, type PrimaryChannel, type WorkersChannel } from './cluster/channel.js';
 import { builtInDefaults } from './config/defaults.js';
 import { ConfigError, loadConfig, parseConfig } from './config/load.js';
 import {
@@ -211,39 +212,47 @@ export function localReload(services: Services, read: ReadConfig, log: FastifyBa
   });
 }
 
-/* Between the primary and its workers (`workers:` above 1), over the cluster's IPC channel. */
+/* Between the primary and its workers (`workers:` above 1), over the node's channel (cluster/channel.ts). */
 
-/** Primary → worker: put this configuration in force (or record why there is none). */
-interface ApplyMessage {
-  gatehouseConfig: { id: string; lead: boolean; request: ReloadRequest } & ({ config: Config } | { problems: string[] });
-}
-/** Worker → primary: how it went. */
-interface AppliedMessage {
-  gatehouseConfigApplied: { id: string; result: ReloadResult };
-}
-/** Worker → primary: an admin asked this worker for a reload. */
-interface RequestMessage {
-  gatehouseReloadRequest: { id: string; request: ReloadRequest };
-}
-/** Primary → worker: the outcome of the reload it asked for. */
-interface ResultMessage {
-  gatehouseReloadResult: { id: string; result: ReloadResult };
-}
-/** Worker → primary, as it starts: which configuration is in force? */
-interface WantedMessage {
-  gatehouseConfigWanted: { id: string };
-}
+const strings = z.array(z.string());
+const entryChanges = z.strictObject({ added: strings, removed: strings, changed: strings });
+const reloadRequestSchema = z.strictObject({
+  trigger: z.enum(['SIGHUP', 'console']),
+  actor: z.strictObject({ userId: z.string(), sessionId: z.string(), ip: z.string().optional(), userAgent: z.string().optional() }).optional(),
+}) satisfies z.ZodType<ReloadRequest>;
+const reloadResultSchema = z.discriminatedUnion('outcome', [
+  z.strictObject({
+    outcome: z.enum(['applied', 'unchanged']),
+    changes: z.strictObject({ providers: entryChanges, apps: entryChanges, admins: z.strictObject({ added: strings, removed: strings }), settings: strings }),
+    sessionsEnded: z.number().int().nonnegative(),
+    warnings: strings,
+  }),
+  z.strictObject({ outcome: z.literal('refused'), problems: strings }),
+]) satisfies z.ZodType<ReloadResult>;
 /**
- * Primary → a starting worker: the configuration in force and the file it came from. It holds the
- * secrets: it travels over the cluster's IPC channel (a pipe between the two processes), never on a
- * command line or in the environment, and is never logged.
+ * The configuration as the primary's config schema made it (config/schema.ts). The worker cannot judge it
+ * with that schema again (it is the schema's output, not a file: durations are numbers, the environment
+ * is read), so it takes it from the one process it trusts more than itself, checked for its shape.
  */
-interface InForceMessage {
-  gatehouseConfigInForce: { id: string; config: Config; file: string | null };
-}
+const configInForce = z.custom<Config>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'not a configuration');
 
-const has = <K extends string>(message: unknown, key: K): message is Record<K, { id: string }> =>
-  typeof message === 'object' && message !== null && typeof (message as Record<K, { id?: unknown } | undefined>)[key]?.id === 'string';
+/** Primary → worker: put this reading of the file in force (or record why there is none); answered with how it went. */
+const applyQuestion = question(
+  'config-apply',
+  z.union([
+    z.strictObject({ lead: z.boolean(), request: reloadRequestSchema, config: configInForce }),
+    z.strictObject({ lead: z.boolean(), request: reloadRequestSchema, problems: strings }),
+  ]),
+  reloadResultSchema,
+);
+/** Worker → primary: an admin asked this worker for a reload; answered with the node's outcome. */
+const reloadQuestion = question('config-reload', reloadRequestSchema, reloadResultSchema);
+/**
+ * Worker → primary, as it starts: which configuration is in force, and from which file? The answer holds
+ * the secrets: it travels over the node's IPC pipe (between the two processes), never on a command line
+ * or in the environment, and is never logged.
+ */
+const inForceQuestion = question('config-in-force', z.strictObject({}), z.strictObject({ config: configInForce, file: z.string().nullable() }));
 
 /** How long the primary waits for a worker to apply a configuration, and a worker for the primary. */
 const WORKER_DEADLINE_MS = 30_000;
@@ -253,37 +262,22 @@ const WORKER_DEADLINE_MS = 30_000;
  * that every worker of the node applies one reading of the file). The returned function is the reload
  * the console calls.
  */
-export function workerReload(services: Services, log: FastifyBaseLogger, channel: Pick<NodeJS.Process, 'send' | 'on'> = process): Reload {
-  const waiting = new Map<string, (result: ReloadResult) => void>();
-  channel.on('message', (message: unknown) => {
-    if (has(message, 'gatehouseConfig')) {
-      const { id, lead, request, ...read } = (message as ApplyMessage).gatehouseConfig;
-      const applied = 'config' in read ? applyConfig(services, read.config, log, request, { lead }) : refuse(services, log, request, read.problems, { lead });
-      void applied
-        .catch((error: unknown): ReloadResult => {
-          log.error({ err: error }, 'could not apply the configuration');
-          return { outcome: 'refused', problems: readProblems(error) };
-        })
-        .then((result) => channel.send?.({ gatehouseConfigApplied: { id, result } } satisfies AppliedMessage));
-    } else if (has(message, 'gatehouseReloadResult')) {
-      const { id, result } = (message as ResultMessage).gatehouseReloadResult;
-      waiting.get(id)?.(result);
-    }
-  });
-  return (request) =>
-    new Promise<ReloadResult>((resolve, reject) => {
-      const id = randomUUID();
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        reject(new Error('the node did not finish reloading its configuration in time'));
-      }, WORKER_DEADLINE_MS * 2);
-      waiting.set(id, (result) => {
-        clearTimeout(timer);
-        waiting.delete(id);
-        resolve(result);
-      });
-      channel.send?.({ gatehouseReloadRequest: { id, request } } satisfies RequestMessage);
+export function workerReload(services: Services, log: FastifyBaseLogger, channel: Pick<PrimaryChannel, 'answer' | 'ask'>): Reload {
+  channel.answer(applyQuestion, ({ lead, request, ...read }) => {
+    const applied = 'config' in read ? applyConfig(services, read.config, log, request, { lead }) : refuse(services, log, request, read.problems, { lead });
+    return applied.catch((error: unknown): ReloadResult => {
+      log.error({ err: error }, 'could not apply the configuration');
+      return { outcome: 'refused', problems: readProblems(error) };
     });
+  });
+  return async (request) => {
+    try {
+      return await channel.ask(reloadQuestion, request, { deadline: WORKER_DEADLINE_MS * 2 });
+    } catch (error) {
+      if (error instanceof AskFailed && error.reason === 'deadline') throw new Error('the node did not finish reloading its configuration in time');
+      throw error;
+    }
+  };
 }
 
 /** How long a starting worker waits for its primary to hand it the configuration in force. */
@@ -294,29 +288,14 @@ const START_DEADLINE_MS = 30_000;
  * the last start or reload it may have been edited without a reload, or broken, and a worker started
  * again after a crash must serve what its siblings serve.
  */
-export function configFromPrimary(channel: Pick<NodeJS.Process, 'send' | 'on' | 'off'> = process, deadlineMs = START_DEADLINE_MS): Promise<{ config: Config; file: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const id = randomUUID();
-    const timer = setTimeout(() => {
-      channel.off('message', listener);
-      reject(new Error(`the primary process did not hand over the configuration within ${deadlineMs / 1000} s`));
-    }, deadlineMs);
-    function listener(message: unknown): void {
-      if (!has(message, 'gatehouseConfigInForce') || (message as InForceMessage).gatehouseConfigInForce.id !== id) return;
-      clearTimeout(timer);
-      channel.off('message', listener);
-      const { config, file } = (message as InForceMessage).gatehouseConfigInForce;
-      resolve({ config, file: file ?? undefined });
-    }
-    channel.on('message', listener);
-    if (!channel.send) {
-      clearTimeout(timer);
-      channel.off('message', listener);
-      reject(new Error('no channel to the primary process'));
-      return;
-    }
-    channel.send({ gatehouseConfigWanted: { id } } satisfies WantedMessage);
-  });
+export async function configFromPrimary(channel: Pick<PrimaryChannel, 'ask'>, deadlineMs = START_DEADLINE_MS): Promise<{ config: Config; file: string | undefined }> {
+  try {
+    const { config, file } = await channel.ask(inForceQuestion, {}, { deadline: deadlineMs });
+    return { config, file: file ?? undefined };
+  } catch (error) {
+    if (error instanceof AskFailed && error.reason === 'deadline') throw new Error(`the primary process did not hand over the configuration within ${deadlineMs / 1000} s`);
+    throw error;
+  }
 }
 
 export interface PrimaryReloadOptions {
@@ -335,35 +314,23 @@ export interface PrimaryReloadOptions {
  * hands it to every worker as it starts, one started again after a crash included; a worker starting
  * while a reload runs is answered once the reload has ended. The primary's own log follows `log.level`.
  */
-export function primaryReload(cluster: Pick<Cluster, 'on' | 'workers'>, read: ReadConfig, log: FastifyBaseLogger, start: PrimaryReloadOptions): Reload {
+export function primaryReload(channel: Pick<WorkersChannel, 'answer' | 'ask' | 'workers'>, read: ReadConfig, log: FastifyBaseLogger, start: PrimaryReloadOptions): Reload {
   let inForce = start.config;
-  const pending = new Map<string, Map<Worker, (result: ReloadResult) => void>>();
   const reload = oneAtATime(async (request: ReloadRequest, asking?: Worker): Promise<ReloadResult> => {
-    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker?.isConnected() === true);
+    const workers = channel.workers();
     if (workers.length === 0) return { outcome: 'refused', problems: ['no worker is running to apply it'] };
     const lead = asking && workers.includes(asking) ? asking : workers[0]!;
-    const id = randomUUID();
     const reading = readAgain(read);
-    const answers = new Map<Worker, (result: ReloadResult) => void>();
-    pending.set(id, answers);
     const results = await Promise.all(
-      workers.map(
-        (worker) =>
-          new Promise<ReloadResult>((resolve) => {
-            const timer = setTimeout(() => done({ outcome: 'refused', problems: ['it did not answer in time'] }), WORKER_DEADLINE_MS);
-            const exited = () => done({ outcome: 'refused', problems: ['it stopped while reloading'] });
-            function done(result: ReloadResult) {
-              clearTimeout(timer);
-              worker.off('exit', exited);
-              resolve(result);
-            }
-            answers.set(worker, done);
-            worker.once('exit', exited);
-            worker.send({ gatehouseConfig: { id, lead: worker === lead, request, ...reading } } satisfies ApplyMessage);
+      workers.map((worker) =>
+        channel.ask(worker, applyQuestion, { lead: worker === lead, request, ...reading }, { deadline: WORKER_DEADLINE_MS }).catch(
+          (error: unknown): ReloadResult => ({
+            outcome: 'refused',
+            problems: [error instanceof AskFailed && error.reason === 'deadline' ? 'it did not answer in time' : error instanceof AskFailed && error.reason === 'gone' ? 'it stopped while reloading' : readProblems(error).join('; ')],
           }),
+        ),
       ),
     );
-    pending.delete(id);
     // The lead refused: every worker did, for the same reason (the lead logged it).
     const leads = results[workers.indexOf(lead)]!;
     if (leads.outcome === 'refused') return leads;
@@ -381,24 +348,15 @@ export function primaryReload(cluster: Pick<Cluster, 'on' | 'workers'>, read: Re
     return leads;
   });
 
-  cluster.on('message', (from: Worker, message: unknown) => {
-    if (has(message, 'gatehouseConfigApplied')) {
-      const { id, result } = (message as AppliedMessage).gatehouseConfigApplied;
-      pending.get(id)?.get(from)?.(result);
-    } else if (has(message, 'gatehouseReloadRequest')) {
-      const { id, request } = (message as RequestMessage).gatehouseReloadRequest;
-      void reload(request, from).then(
-        (result) => {
-          if (from.isConnected()) from.send({ gatehouseReloadResult: { id, result } } satisfies ResultMessage);
-        },
-        (error: unknown) => log.error({ err: error }, 'configuration reload failed'),
-      );
-    } else if (has(message, 'gatehouseConfigWanted')) {
-      const { id } = (message as WantedMessage).gatehouseConfigWanted;
-      void reload.idle().then(() => {
-        if (from.isConnected()) from.send({ gatehouseConfigInForce: { id, config: inForce, file: start.file ?? null } } satisfies InForceMessage);
-      });
-    }
+  channel.answer(reloadQuestion, (request, from) =>
+    reload(request, from).catch((error: unknown) => {
+      log.error({ err: error }, 'configuration reload failed');
+      throw error;
+    }),
+  );
+  channel.answer(inForceQuestion, async () => {
+    await reload.idle();
+    return { config: inForce, file: start.file ?? null };
   });
   return (request) => reload(request);
 }

@@ -16,6 +16,7 @@ import { SignInAttempts } from './authenticate/signInAttempts.js';
 import { RunningConfig } from './config/running.js';
 import type { Config } from './config/schema.js';
 import { workerLimits, type NodeLimits } from './limits/clusterLimits.js';
+import type { PrimaryChannel } from './cluster/channel.js';
 import { createAccessLog, type AccessLog } from './operations/accessLog.js';
 import { createMetrics, idpFetch, NO_METRICS, type Metrics, type MetricsRegistry } from './operations/metrics.js';
 import { connect } from './providers/kinds/index.js';
@@ -71,7 +72,7 @@ export interface Services {
   changes: ChangeFeed;
   /** What is recorded for Prometheus (NO_METRICS when `metrics:` is not configured). */
   metrics: Metrics;
-  /** The registry behind `metrics`, for the metrics listener (main.ts); undefined when off. */
+  /** The registry behind `metrics`, for the metrics listener (cli/start.ts); undefined when off. */
   metricsRegistry: MetricsRegistry | undefined;
   /** One line per proxied or forward-auth request (operations/accessLog.ts); undefined when off. */
   accessLog: AccessLog | undefined;
@@ -117,6 +118,8 @@ export interface ServiceOptions {
   node?: string;
   /** The file the configuration was read from (undefined: the built-in defaults), read again by a reload. */
   file?: string | undefined;
+  /** A worker's channel to its primary (`workers:`): without Redis, the node's rate limits are counted there. */
+  primary?: PrimaryChannel | undefined;
 }
 
 export async function createServices(config: Config, log: FastifyBaseLogger, options: ServiceOptions = {}): Promise<Services> {
@@ -135,7 +138,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   // What changed, here or on another worker or node (events/changes.ts): the stores publish, caches listen.
   const changes = new ChangeFeed((error, change) => log.error({ err: error, change: change.type }, 'a listener failed on a change'));
   // On PostgreSQL every process (each worker of each node) LISTENs on a connection of its own for the
-  // other nodes' changes; the workers of one node hear each other over cluster messaging (main.ts).
+  // other nodes' changes; the workers of one node hear each other over the node's channel (events/clusterChanges.ts).
   const newClient = database.newClient;
   if (newClient) {
     changes.attach(postgresChangeTransport({ client: newClient, notify: notifyThrough(database.db), log, node: options.node }));
@@ -176,7 +179,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     if (everything || change.type === 'signing-keys-changed') reload('signing keys', () => signingKeys.load());
   });
   const sharedLimits = openSharedLimits(config.cache, log);
-  const nodeLimits = !sharedLimits && cluster.isWorker ? workerLimits(log) : undefined;
+  const nodeLimits = !sharedLimits && options.primary ? workerLimits(log, options.primary) : undefined;
   metricsRegistry?.readFrom({
     activeSessions: () => sessions.countLive(),
     sessionCache: () => resolver.cacheLookups(),

@@ -123,6 +123,8 @@ describe('the server’s import graph', () => {
     expect(forbidden('keys/signingKeys.ts', 'errors.ts')).toBeDefined();
     expect(forbidden('authorize/checkAccess.ts', 'providers/providerRegistry.ts')).toBeDefined();
     expect(forbidden('authenticate/callback.ts', 'providers/providerRegistry.ts')).toBeUndefined();
+    expect(forbidden('cluster/channel.ts', 'storage/database.ts')).toBeDefined();
+    expect(forbidden('events/clusterChanges.ts', 'cluster/channel.ts')).toBeUndefined();
     expect(forbidden('unplaced/x.ts', 'config/schema.ts')).toBeDefined();
     expect(forbidden('accounts/admins.ts', 'unplaced/x.ts')).toBeDefined();
   });

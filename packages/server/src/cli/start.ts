@@ -15,6 +15,8 @@ import { keepTickObjectShape } from '../http/tickObjectShape.js';
 import { loggerOptions } from '../logger.js';
 import { loadSecrets, SecretError } from '../secrets.js';
 import { createServices } from '../services.js';
+import { channelToPrimary, channelToWorkers, type PrimaryChannel } from '../cluster/channel.js';
+import { stopWorker, workerReady } from '../cluster/lifecycle.js';
 import { configFromPrimary, localReload, primaryReload, readConfigFrom, workerReload, type Reload } from '../reload.js';
 import { relayChangesBetweenWorkers, workerChangeTransport } from '../events/clusterChanges.js';
 import { countLimitsForWorkers } from '../limits/clusterLimits.js';
@@ -40,14 +42,17 @@ export function start(loaded: LoadedConfig): Promise<number> {
  * the file may have been edited since, without a reload, or broken.
  */
 export async function startWorker(): Promise<number> {
+  // Until the configuration (and so the logger) is known, what the channel drops goes to stderr.
+  let warn = (details: object, message: string): void => console.error(message, details);
+  const primary = channelToPrimary({ warn: (details, message) => warn(details, message) });
   let inForce: LoadedConfig;
   try {
-    inForce = await configFromPrimary();
+    inForce = await configFromPrimary(primary);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     return 1;
   }
-  return serve(inForce);
+  return serve(inForce, { primary, logTo: (logger) => (warn = (details, message) => logger.warn(details, message)) });
 }
 
 /**
@@ -86,10 +91,17 @@ async function startMetrics(
 /** How long stopping may take before the process exits regardless. */
 const SHUTDOWN_DEADLINE_MS = 15_000;
 
-async function serve({ config, file }: LoadedConfig): Promise<number> {
+/** A worker's channel to its primary, and where the channel's own warnings go once the logger exists. */
+interface WorkerOf {
+  primary: PrimaryChannel;
+  logTo(log: pino.Logger): void;
+}
+
+async function serve({ config, file }: LoadedConfig, worker?: WorkerOf): Promise<number> {
   // Before the heap grows: see tickObjectShape.ts (a steady per-request cost on Node 20).
   keepTickObjectShape();
   const log = pino(loggerOptions(config));
+  worker?.logTo(log);
   log.info({ config: file ?? 'built-in defaults', mode: config.mode }, 'starting Gatehouse');
   if (cluster.isPrimary) for (const warning of configWarnings(config)) log.warn({ config: file ?? 'built-in defaults' }, `configuration warning: ${warning}`);
   // SIGHUP reloads the configuration (systemd's ExecReload=kill -HUP $MAINPID). A worker leaves it to
@@ -107,20 +119,20 @@ async function serve({ config, file }: LoadedConfig): Promise<number> {
   try {
     // In a cluster the primary runs the development IdPs and the demo app, once for all workers.
     devServices = config.mode === 'development' && cluster.isPrimary ? await startDevServices(config, log) : undefined;
-    services = await createServices(config, log, { node: cluster.isWorker ? process.env.GATEHOUSE_NODE_ID : undefined, file });
+    services = await createServices(config, log, { node: worker ? process.env.GATEHOUSE_NODE_ID : undefined, file, primary: worker?.primary });
     // Every change this worker makes reaches its siblings at once, and theirs reach it
-    // (storage/clusterChanges.ts); the other nodes' come through PostgreSQL (storage/pgChanges.ts).
-    if (cluster.isWorker) services.changes.attach(workerChangeTransport(process, { log }));
+    // (events/clusterChanges.ts); the other nodes' come through PostgreSQL (events/pgChanges.ts).
+    if (worker) services.changes.attach(workerChangeTransport(worker.primary, { log }));
   } catch (error) {
     return failedToStart(error, log, devServices);
   }
   const ready = services;
-  // The metrics listener's /readyz is the primary's; the report is this worker's (http/clusterReadiness.ts).
-  if (cluster.isWorker) answerReadinessQuestions(() => readinessReport(ready));
+  // The metrics listener's /readyz is the primary's; the report is this worker's (operations/clusterReadiness.ts).
+  if (worker) answerReadinessQuestions(() => readinessReport(ready), worker.primary);
 
-  const reloadHere = cluster.isWorker ? workerReload(services, log) : localReload(services, readConfigFrom(file), log);
+  const reloadHere = worker ? workerReload(services, log, worker.primary) : localReload(services, readConfigFrom(file), log);
   const app = await buildApp(services, { loggerInstance: log, reload: reloadHere });
-  const metricsListener = cluster.isWorker ? undefined : await startMetrics(config, services.metricsRegistry?.registry, log, () => readinessReport(ready));
+  const metricsListener = worker ? undefined : await startMetrics(config, services.metricsRegistry?.registry, log, () => readinessReport(ready));
   if (typeof metricsListener === 'number') {
     await app.close();
     await services.close();
@@ -147,7 +159,7 @@ async function serve({ config, file }: LoadedConfig): Promise<number> {
   );
   purge.unref();
 
-  if (cluster.isWorker) process.send?.({ gatehouseReady: true });
+  if (worker) worker.primary.notify(workerReady, {});
   else log.info(`Gatehouse is ready: open ${config.publicUrl}`);
   if (metricsListener) log.info(`Metrics for Prometheus: ${metricsListener.url}`);
 
@@ -155,11 +167,9 @@ async function serve({ config, file }: LoadedConfig): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
     // A worker is told to stop by its primary (Ctrl-C also reaches it directly, as its process group's).
-    process.on('message', (message) => {
-      if ((message as { gatehouseStop?: boolean } | null)?.gatehouseStop) resolve('the primary stopping');
-    });
+    worker?.primary.on(stopWorker, () => resolve('the primary stopping'));
     // The primary is gone (killed): a worker does not go on serving alone, unsupervised.
-    if (cluster.isWorker) process.once('disconnect', () => resolve('the primary went away'));
+    if (worker) process.once('disconnect', () => resolve('the primary went away'));
   });
   // A second signal while stopping must not kill the process halfway.
   process.on('SIGINT', () => {});
@@ -192,8 +202,10 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   let ready = 0;
   const log = pino(loggerOptions(config));
   log.info({ config: file ?? 'built-in defaults', mode: config.mode, workers: count }, 'starting Gatehouse');
+  // Everything the primary and its workers say to each other (cluster/channel.ts).
+  const channel = channelToWorkers(cluster, log);
   // SIGHUP: the file is read once here, and every worker applies that reading (reload.ts).
-  const reload = primaryReload(cluster, readConfigFrom(file), log, { config, file });
+  const reload = primaryReload(channel, readConfigFrom(file), log, { config, file });
   process.on('SIGHUP', () => {
     if (ready < count) log.warn('SIGHUP while starting: the configuration is reloaded only once every worker is ready');
     else void reload({ trigger: 'SIGHUP' });
@@ -214,20 +226,19 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
     return failedToStart(error, log, devServices);
   }
 
-  relayChangesBetweenWorkers(cluster, log);
+  relayChangesBetweenWorkers(channel, log);
   const nodeId = randomUUID();
-  countLimitsForWorkers(cluster);
+  countLimitsForWorkers(channel);
   let stopping = false;
   let restartDelay = 1_000;
   const fork = () => {
     // The workers share one node id: they ignore each other's notifications, which reach them over IPC.
-    const worker = cluster.fork({ GATEHOUSE_NODE_ID: nodeId });
-    worker.on('message', (message: { gatehouseReady?: boolean } | null) => {
-      if (!message?.gatehouseReady) return;
-      restartDelay = 1_000;
-      if (++ready === count) log.info(`Gatehouse is ready with ${count} workers: open ${config.publicUrl}`);
-    });
+    cluster.fork({ GATEHOUSE_NODE_ID: nodeId });
   };
+  channel.on(workerReady, () => {
+    restartDelay = 1_000;
+    if (++ready === count) log.info(`Gatehouse is ready with ${count} workers: open ${config.publicUrl}`);
+  });
   cluster.on('exit', (worker: Worker, code, signal) => {
     if (stopping) return;
     log.error({ worker: worker.process.pid, code, signal }, `a worker stopped unexpectedly; starting another in ${restartDelay / 1000} s`);
@@ -236,7 +247,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
   });
   for (let index = 0; index < count; index++) fork();
   // The workers record; this process gathers their registries at each scrape and serves the sum.
-  const metricsListener = await startMetrics(config, config.metrics ? clusterRegistry() : undefined, log, workersReadiness(cluster));
+  const metricsListener = await startMetrics(config, config.metrics ? clusterRegistry() : undefined, log, workersReadiness(channel));
   if (typeof metricsListener === 'number') {
     stopping = true;
     for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
@@ -263,7 +274,7 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
       (worker) =>
         new Promise<void>((resolve) => {
           worker.once('exit', () => resolve());
-          if (worker.isConnected()) worker.send({ gatehouseStop: true });
+          if (worker.isConnected()) channel.notify(worker, stopWorker, {});
         }),
     ),
   );

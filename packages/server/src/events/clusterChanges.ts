@@ -1,9 +1,11 @@
-import type { Cluster, Worker } from 'node:cluster';
+import type { Worker } from 'node:cluster';
 import { performance } from 'node:perf_hooks';
+import { z } from 'zod';
+import { AskFailed, notice, question, type PrimaryChannel, type WorkersChannel } from '../cluster/channel.js';
 import type { Change, ChangeTransport } from './changes.js';
 
 /**
- * The change feed between the workers of one node (`workers:`), over the cluster's IPC channel: a
+ * The change feed between the workers of one node (`workers:`), over the node's channel (cluster/channel.ts): a
  * worker sends its changes to the primary, which passes them on to the other workers.
  *
  * A revocation waits for them (ChangeFeed.publishConfirmed): the primary passes it on with an id, each
@@ -33,35 +35,25 @@ export const CONFIRM_DEADLINE_MS = FRESH_WITHIN_MS + 500;
 /** At most one warning a minute from a worker whose primary does not confirm. */
 const WARNING_INTERVAL_MS = 60_000;
 
-/** A change; `confirm` (a worker's id for it) when the sender waits for the others, `relay` (the primary's) when it asks for an acknowledgement. */
-interface ChangeMessage {
-  gatehouseChange: Change;
-  gatehouseConfirm?: number;
-  gatehouseRelay?: number;
-}
-/** Worker → primary: the relayed change was acted on. */
-interface RelayedMessage {
-  gatehouseRelayed: number;
-}
-/** Primary → worker: the change it asked to confirm reached every worker, or these (pids) were late. */
-interface DeliveredMessage {
-  gatehouseChangeDelivered: { id: number; late: number[] };
-}
-/** Worker → primary, and back: when the ping was sent (the worker's own clock). */
-interface PingMessage {
-  gatehousePing: number;
-}
-interface PongMessage {
-  gatehousePong: number;
-}
+const sessionIds = z.array(z.string().min(1).max(256));
+/** A change as it travels between the workers: each kind with exactly its own fields. */
+const changeSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('sessions-ended'), sessionIds }),
+  z.strictObject({ type: z.literal('sessions-changed'), sessionIds }),
+  z.strictObject({ type: z.literal('apps-changed') }),
+  z.strictObject({ type: z.literal('providers-changed') }),
+  z.strictObject({ type: z.literal('signing-keys-changed') }),
+  z.strictObject({ type: z.literal('everything') }),
+]) satisfies z.ZodType<Change>;
 
-function isChangeMessage(message: unknown): message is ChangeMessage {
-  return typeof message === 'object' && message !== null && typeof (message as ChangeMessage).gatehouseChange?.type === 'string';
-}
-const numberIn = <K extends string>(message: unknown, key: K): number | undefined => {
-  const value = typeof message === 'object' && message !== null ? (message as Record<K, unknown>)[key] : undefined;
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-};
+/** Worker → primary → the other workers: a change, nobody waits. */
+const changeNotice = notice('change', changeSchema);
+/** Worker → primary: a change the sender waits for (a revocation); answered with the workers that were late (pids). */
+const confirmQuestion = question('change-to-confirm', changeSchema, z.strictObject({ late: z.array(z.number().int()) }));
+/** Primary → worker: a change to act on and acknowledge once acted on. */
+const relayQuestion = question('change-relayed', changeSchema, z.strictObject({}));
+/** Worker → primary: still heard? Everything the primary sent before its answer has been read (the pipe keeps order). */
+const heartbeatQuestion = question('heartbeat', z.strictObject({}), z.strictObject({}));
 
 type Log = { warn(details: object, message: string): void };
 
@@ -76,25 +68,15 @@ export interface WorkerTransportOptions {
  * change (a revocation) waits for the primary's word, and `fresh` says whether the primary has been
  * heard lately.
  */
-export function workerChangeTransport(channel: Pick<NodeJS.Process, 'send' | 'on' | 'off' | 'connected'>, { log, now = () => performance.now() }: WorkerTransportOptions): ChangeTransport {
-  let listener: ((message: unknown) => void) | undefined;
+export function workerChangeTransport(channel: Pick<PrimaryChannel, 'notify' | 'ask' | 'on' | 'answer'>, { log, now = () => performance.now() }: WorkerTransportOptions): ChangeTransport {
   let heartbeat: NodeJS.Timeout | undefined;
+  let closed = false;
   /** When the last ping the primary answered was sent: everything it sent before then has been read. */
   let heardUpTo = Number.NEGATIVE_INFINITY;
-  let nextId = 0;
-  const waiting = new Map<number, () => void>();
+  /** The confirmations waited for: closing settles them. */
+  const waiting = new Set<() => void>();
   let lastWarning = Number.NEGATIVE_INFINITY;
 
-  const send = (message: object): boolean => {
-    if (!channel.connected || !channel.send) return false;
-    try {
-      channel.send(message);
-      return true;
-    } catch {
-      // The channel closed under us: the worker is being stopped (its primary went away).
-      return false;
-    }
-  };
   const warn = (details: object, message: string) => {
     if (now() - lastWarning < WARNING_INTERVAL_MS) return;
     lastWarning = now();
@@ -103,48 +85,45 @@ export function workerChangeTransport(channel: Pick<NodeJS.Process, 'send' | 'on
 
   return {
     send(change, confirm) {
+      if (closed) return;
       if (!confirm) {
-        send({ gatehouseChange: change } satisfies ChangeMessage);
+        channel.notify(changeNotice, change);
         return;
       }
-      const id = (nextId = (nextId + 1) % Number.MAX_SAFE_INTEGER);
       return new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          waiting.delete(id);
-          warn(
-            { change: change.type, afterMs: CONFIRM_DEADLINE_MS },
-            "this node's primary process did not confirm a revocation to the other workers in time: answered anyway (each worker reads sessions from the database until it hears from the primary again)",
-          );
-          resolve();
-        }, CONFIRM_DEADLINE_MS);
-        timer.unref();
-        waiting.set(id, () => {
-          clearTimeout(timer);
-          waiting.delete(id);
-          resolve();
+        const done = () => {
+          if (waiting.delete(done)) resolve();
+        };
+        waiting.add(done);
+        channel.ask(confirmQuestion, change, { deadline: CONFIRM_DEADLINE_MS }).then(done, (error: unknown) => {
+          if (error instanceof AskFailed && error.reason === 'deadline') {
+            warn(
+              { change: change.type, afterMs: CONFIRM_DEADLINE_MS },
+              "this node's primary process did not confirm a revocation to the other workers in time: answered anyway (each worker reads sessions from the database until it hears from the primary again)",
+            );
+          }
+          // No primary to confirm (the pipe closed: the worker is being stopped): answered at once.
+          done();
         });
-        if (!send({ gatehouseChange: change, gatehouseConfirm: id } satisfies ChangeMessage)) waiting.get(id)?.();
       });
     },
     start(deliver) {
-      listener = (message) => {
-        if (isChangeMessage(message)) {
-          deliver(message.gatehouseChange);
-          // Acted on (every subscriber runs synchronously): the primary may tell the sender.
-          const relay = numberIn(message, 'gatehouseRelay');
-          if (relay !== undefined) send({ gatehouseRelayed: relay } satisfies RelayedMessage);
-          return;
-        }
-        const pong = numberIn(message, 'gatehousePong');
-        if (pong !== undefined) {
-          heardUpTo = Math.max(heardUpTo, pong);
-          return;
-        }
-        const delivered = (message as Partial<DeliveredMessage> | null)?.gatehouseChangeDelivered;
-        if (delivered && typeof delivered.id === 'number') waiting.get(delivered.id)?.();
+      channel.on(changeNotice, (change) => {
+        if (!closed) deliver(change);
+      });
+      // Acted on (every subscriber runs synchronously) when the answer leaves: the primary may tell the sender.
+      channel.answer(relayQuestion, (change) => {
+        if (!closed) deliver(change);
+        return {};
+      });
+      const ping = () => {
+        const sent = now();
+        channel.ask(heartbeatQuestion, {}, { deadline: FRESH_WITHIN_MS }).then(
+          () => (heardUpTo = Math.max(heardUpTo, sent)),
+          // Unanswered: `fresh` turns false by itself as the clock runs.
+          () => {},
+        );
       };
-      channel.on('message', listener);
-      const ping = () => void send({ gatehousePing: now() } satisfies PingMessage);
       ping();
       heartbeat = setInterval(ping, HEARTBEAT_MS);
       heartbeat.unref();
@@ -153,9 +132,9 @@ export function workerChangeTransport(channel: Pick<NodeJS.Process, 'send' | 'on
       return now() - heardUpTo <= FRESH_WITHIN_MS;
     },
     async close() {
+      closed = true;
       clearInterval(heartbeat);
-      if (listener) channel.off('message', listener);
-      for (const done of [...waiting.values()]) done();
+      for (const done of [...waiting]) done();
     },
   };
 }
@@ -166,61 +145,34 @@ export function workerChangeTransport(channel: Pick<NodeJS.Process, 'send' | 'on
  * acknowledged it (or exited), or after DELIVERY_DEADLINE_MS, naming the late ones in the log. Pings are
  * answered.
  */
-export function relayChangesBetweenWorkers(cluster: Pick<Cluster, 'on' | 'workers'>, log: Log): void {
+export function relayChangesBetweenWorkers(channel: Pick<WorkersChannel, 'on' | 'answer' | 'ask' | 'notify' | 'notifyAll' | 'workers'>, log: Log): void {
   /** Workers whose change feed is attached (they have pinged): they acknowledge what they are sent. */
   const listening = new WeakSet<Worker>();
-  const pending = new Map<number, { waiting: Set<Worker>; done: () => void }>();
-  let nextRelay = 0;
 
-  cluster.on('exit', (worker: Worker) => {
-    for (const relay of [...pending.values()]) {
-      relay.waiting.delete(worker);
-      if (relay.waiting.size === 0) relay.done();
-    }
+  channel.answer(heartbeatQuestion, (_, from) => {
+    listening.add(from);
+    return {};
   });
-
-  cluster.on('message', (from: Worker, message: unknown) => {
-    const ping = numberIn(message, 'gatehousePing');
-    if (ping !== undefined) {
-      listening.add(from);
-      if (from.isConnected()) from.send({ gatehousePong: ping } satisfies PongMessage);
-      return;
-    }
-    const relayed = numberIn(message, 'gatehouseRelayed');
-    if (relayed !== undefined) {
-      const relay = pending.get(relayed);
-      relay?.waiting.delete(from);
-      if (relay?.waiting.size === 0) relay.done();
-      return;
-    }
-    if (!isChangeMessage(message)) return;
-    const others = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && worker !== from && worker.isConnected());
-    const confirmed = numberIn(message, 'gatehouseConfirm');
-    if (confirmed === undefined) {
-      for (const worker of others) worker.send({ gatehouseChange: message.gatehouseChange } satisfies ChangeMessage);
-      return;
-    }
-    const change = message.gatehouseChange;
-    const senderId = confirmed;
-    const relay = (nextRelay = (nextRelay + 1) % Number.MAX_SAFE_INTEGER);
+  channel.on(changeNotice, (change, from) => channel.notifyAll(changeNotice, change, from));
+  channel.answer(confirmQuestion, async (change, from) => {
+    const others = channel.workers().filter((worker) => worker !== from);
     // A worker still starting has nothing cached yet: it is sent the change, and not waited for.
-    const waiting = new Set(others.filter((worker) => listening.has(worker)));
-    const timer = setTimeout(() => done(), DELIVERY_DEADLINE_MS);
-    timer.unref();
-    function done(): void {
-      if (!pending.delete(relay)) return;
-      clearTimeout(timer);
-      const late = [...waiting].map((worker) => worker.process.pid ?? 0);
-      if (late.length > 0) {
-        log.warn(
-          { change: change.type, late, afterMs: DELIVERY_DEADLINE_MS },
-          'a revocation was answered before every worker had acted on it: the late workers read sessions from the database until they catch up',
-        );
-      }
-      if (from.isConnected()) from.send({ gatehouseChangeDelivered: { id: senderId, late } } satisfies DeliveredMessage);
+    const acting = others.filter((worker) => listening.has(worker));
+    for (const worker of others) if (!listening.has(worker)) channel.notify(worker, changeNotice, change);
+    const acknowledged = await Promise.allSettled(acting.map((worker) => channel.ask(worker, relayQuestion, change, { deadline: DELIVERY_DEADLINE_MS })));
+    // A worker that exited meanwhile has nothing left to serve: it is not late.
+    const late = acting
+      .filter((_, index) => {
+        const outcome = acknowledged[index]!;
+        return outcome.status === 'rejected' && !(outcome.reason instanceof AskFailed && outcome.reason.reason === 'gone');
+      })
+      .map((worker) => worker.process.pid ?? 0);
+    if (late.length > 0) {
+      log.warn(
+        { change: change.type, late, afterMs: DELIVERY_DEADLINE_MS },
+        'a revocation was answered before every worker had acted on it: the late workers read sessions from the database until they catch up',
+      );
     }
-    pending.set(relay, { waiting, done });
-    for (const worker of others) worker.send({ gatehouseChange: change, gatehouseRelay: relay } satisfies ChangeMessage);
-    if (waiting.size === 0) done();
+    return { late };
   });
 }

@@ -47,15 +47,15 @@ function appReturnTo(app: AppConfig, rd: unknown): string {
 }
 
 /** App host: `GET /.gatehouse/start?rd=` */
-export function appStart(services: Pick<HandshakeDeps, 'portalOrigin' | 'secureCookies' | 'cookies'>) {
+export function appStart(deps: Pick<HandshakeDeps, 'portalOrigin' | 'secureCookies' | 'cookies'>) {
   return async function handler(request: FastifyRequest<{ Querystring: { rd?: string } }>, reply: FastifyReply, app: AppConfig) {
     const state = newSecret();
-    const authorize = new URL(endpoints.appAuthorize, services.portalOrigin);
+    const authorize = new URL(endpoints.appAuthorize, deps.portalOrigin);
     authorize.searchParams.set('app', app.id);
     authorize.searchParams.set('state', state);
     authorize.searchParams.set('rd', appReturnTo(app, request.query.rd));
     return reply
-      .setCookie(services.cookies.appState, state, cookieOptions(services.secureCookies, STATE_COOKIE_SECONDS))
+      .setCookie(deps.cookies.appState, state, cookieOptions(deps.secureCookies, STATE_COOKIE_SECONDS))
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
       .redirect(authorize.href, 303);
@@ -63,9 +63,9 @@ export function appStart(services: Pick<HandshakeDeps, 'portalOrigin' | 'secureC
 }
 
 /** Portal: `GET /.gatehouse/app-authorize?app&state&rd` */
-export function appAuthorize(services: Pick<HandshakeDeps, 'apps' | 'appSessions'>) {
+export function appAuthorize(deps: Pick<HandshakeDeps, 'apps' | 'appSessions'>) {
   return async function handler(request: FastifyRequest<{ Querystring: { app?: string; state?: string; rd?: string } }>, reply: FastifyReply) {
-    const app = typeof request.query.app === 'string' ? services.apps.get(request.query.app) : undefined;
+    const app = typeof request.query.app === 'string' ? deps.apps.get(request.query.app) : undefined;
     if (!app) throw new AppError('not_found');
     const state = request.query.state;
     if (!isWellFormedSecret(state)) throw new AppError('bad_request', { params: { reason: 'missing or malformed state' } });
@@ -76,7 +76,7 @@ export function appAuthorize(services: Pick<HandshakeDeps, 'apps' | 'appSessions
     // Not signed in: sign in first and come back to the app, which starts this handshake again.
     if (!current) return reply.redirect(`${pages.signIn.path}?rd=${encodeURIComponent(returnTo)}`, 303);
 
-    const code = await services.appSessions.issueCode({ sessionId: current.session.id, app, state, returnTo });
+    const code = await deps.appSessions.issueCode({ sessionId: current.session.id, app, state, returnTo });
     const complete = new URL(endpoints.appComplete, new URL(app.publicUrl).origin);
     complete.searchParams.set('code', code);
     complete.searchParams.set('state', state);
@@ -85,25 +85,25 @@ export function appAuthorize(services: Pick<HandshakeDeps, 'apps' | 'appSessions
 }
 
 /** App host: `GET /.gatehouse/complete?code&state` */
-export function appComplete(services: HandshakeDeps) {
+export function appComplete(deps: HandshakeDeps) {
   return async function handler(
     request: FastifyRequest<{ Querystring: { code?: string; state?: string } }>,
     reply: FastifyReply,
     app: AppConfig,
   ) {
     const origin = new URL(app.publicUrl).origin;
-    const stateCookie = request.cookies[services.cookies.appState];
+    const stateCookie = request.cookies[deps.cookies.appState];
     // The state in the URL must be this browser's own (login CSRF / stolen code defence).
     if (!stateCookie || stateCookie !== request.query.state) throw new AppError('sign_in_expired', { retryUrl: `${origin}/` });
-    const code = await services.appSessions.redeemCode(request.query.code, stateCookie, origin);
+    const code = await deps.appSessions.redeemCode(request.query.code, stateCookie, origin);
     if (!code) throw new AppError('sign_in_expired', { retryUrl: `${origin}/` });
-    const session = await services.sessions.findById(code.session_id);
+    const session = await deps.sessions.findById(code.session_id);
     if (!session || session.revoked_at !== null) throw new AppError('sign_in_expired', { retryUrl: `${origin}/` });
-    const token = await services.appSessions.create(session.id, app.id, origin);
-    const lifetime = Math.max(1, Math.floor((Math.min(session.absolute_expires_at, Date.now() + services.running.current.session.absoluteLifetime) - Date.now()) / 1000));
+    const token = await deps.appSessions.create(session.id, app.id, origin);
+    const lifetime = Math.max(1, Math.floor((Math.min(session.absolute_expires_at, Date.now() + deps.running.current.session.absoluteLifetime) - Date.now()) / 1000));
     return reply
-      .setCookie(services.cookies.appSession, token, cookieOptions(services.secureCookies, lifetime))
-      .clearCookie(services.cookies.appState, cookieOptions(services.secureCookies))
+      .setCookie(deps.cookies.appSession, token, cookieOptions(deps.secureCookies, lifetime))
+      .clearCookie(deps.cookies.appState, cookieOptions(deps.secureCookies))
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
       // Checked again on the way out (the stored value came from appReturnTo; this keeps it so).

@@ -18,8 +18,8 @@ export interface DeniedPageDeps {
 }
 
 /** An app host's CSRF token: bound to its own session token, so it is useless on any other host. */
-export function appCsrfToken(services: Pick<DeniedPageDeps, 'secrets'>, appToken: string | undefined): string {
-  return csrfToken(services.secrets.cookieKey, { secret_hash: `app\u0000${hashSecret(appToken ?? '')}` });
+export function appCsrfToken(deps: Pick<DeniedPageDeps, 'secrets'>, appToken: string | undefined): string {
+  return csrfToken(deps.secrets.cookieKey, { secret_hash: `app\u0000${hashSecret(appToken ?? '')}` });
 }
 
 /**
@@ -29,7 +29,7 @@ export function appCsrfToken(services: Pick<DeniedPageDeps, 'secrets'>, appToken
  * your apps" and "Sign out".
  */
 export function sendDeniedPage(
-  services: DeniedPageDeps,
+  deps: DeniedPageDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   { app, email, url }: { app: AppConfig; email: string; url: string },
@@ -48,10 +48,10 @@ export function sendDeniedPage(
         reference: request.id,
         switchAccountAction: endpoints.switchAccount,
         returnTo: url,
-        appsUrl: `${services.portalOrigin}${pages.home.path}`,
-        contact: services.running.current.organization.contact,
+        appsUrl: `${deps.portalOrigin}${pages.home.path}`,
+        contact: deps.running.current.organization.contact,
         signOutAction: endpoints.signOut,
-        csrfToken: appCsrfToken(services, request.cookies[services.cookies.appSession]),
+        csrfToken: appCsrfToken(deps, request.cookies[deps.cookies.appSession]),
       }),
     );
 }

@@ -24,7 +24,7 @@ export interface ProxyEndpointsOptions {
  * access for proxied requests is `checkAccess`, which the proxy calls itself.
  */
 export async function proxyEndpoints(app: FastifyInstance, { deps, appOf }: ProxyEndpointsOptions) {
-  await app.register(forwardAuthRoutes, { services: deps });
+  await app.register(forwardAuthRoutes, { deps });
   typed(app).route({ ...contractRoute(routes.operations.getJwks), handler: jwks(deps) });
   if (!appOf) {
     app.get(endpoints.appAuthorize, appAuthorize(deps));

@@ -73,9 +73,9 @@ export interface ForwardAuthDeps extends AccessDeps, DeniedPageDeps {
   apps: Pick<AppRegistry, 'get'>;
 }
 
-export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogger): ForwardAuthCheck {
-  const isTrusted = trustedProxyCheck(services.running.current.trustedProxies);
-  const { apps, cookies } = services;
+export function forwardAuthCheck(deps: ForwardAuthDeps, log: FastifyBaseLogger): ForwardAuthCheck {
+  const isTrusted = trustedProxyCheck(deps.running.current.trustedProxies);
+  const { apps, cookies } = deps;
   const forbidden: ForwardAuthAnswer = { kind: 'status', status: 403, headers: identityHeaders(undefined) };
   const warn = rateLimitedWarning(log);
 
@@ -87,7 +87,7 @@ export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogg
     const app = apps.get(appId);
     if (!app) return 'the auth URL names no known app';
     // Read per request: a config reload may name another header.
-    const { uriHeader } = services.running.current.forwardAuth;
+    const { uriHeader } = deps.running.current.forwardAuth;
     if (rewriteHeaderOf(headers, uriHeader)) return `the request carries a URI or URL-rewrite header other than ${uriHeader}`;
     const original = forwardedRequest(headers, uriHeader);
     if (!original) return uriHeader === 'x-original-url' ? 'X-Original-URL and X-Original-Method must each be one well-formed value' : `X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-Method and ${uriHeader} must each be one well-formed value`;
@@ -138,13 +138,13 @@ export function forwardAuthCheck(services: ForwardAuthDeps, log: FastifyBaseLogg
     now(request) {
       const found = target(request);
       if (typeof found === 'string') return refused(request.appId, found);
-      const result = checkAccessNow(services, found.access);
+      const result = checkAccessNow(deps, found.access);
       return result ? answer(request.mode, request.headers, found, result) : undefined;
     },
     async check(request) {
       const found = target(request);
       if (typeof found === 'string') return refused(request.appId, found);
-      return answer(request.mode, request.headers, found, await checkAccess(services, request.context, found.access));
+      return answer(request.mode, request.headers, found, await checkAccess(deps, request.context, found.access));
     },
   };
 }
@@ -191,8 +191,8 @@ const ENDPOINTS: ReadonlyArray<[string, ForwardAuthMode]> = [
 ];
 
 /** The forward-auth endpoints as Fastify routes, on the portal and on app hosts. */
-export async function forwardAuthRoutes(app: FastifyInstance, { services }: { services: ForwardAuthDeps }) {
-  const checker = forwardAuthCheck(services, app.log);
+export async function forwardAuthRoutes(app: FastifyInstance, { deps }: { deps: ForwardAuthDeps }) {
+  const checker = forwardAuthCheck(deps, app.log);
   async function forwardAuth(request: FastifyRequest, reply: FastifyReply) {
     const endpoint = forwardAuthEndpoint(request.url);
     if (!endpoint) throw new AppError('not_found');
@@ -209,7 +209,7 @@ export async function forwardAuthRoutes(app: FastifyInstance, { services }: { se
       case 'redirect':
         return reply.redirect(answer.location, 302);
       case 'denied-page':
-        return sendDeniedPage(services, request, reply, answer);
+        return sendDeniedPage(deps, request, reply, answer);
     }
   }
 

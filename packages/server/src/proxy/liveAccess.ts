@@ -117,7 +117,7 @@ export class LiveAccess {
 
   /**
    * The process is stopping: checks stop, and open WebSockets are told Gatehouse is going away. Streams
-   * are left to finish (main.ts bounds how long).
+   * are left to finish (cli/start.ts bounds how long).
    */
   close(): void {
     clearInterval(this.timer);

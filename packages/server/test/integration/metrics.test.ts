@@ -88,7 +88,7 @@ describe('metrics and the access log of one process', () => {
   let upstream: Upstream;
   let hangsUp: Server;
   let gatehouse: RunningGatehouse;
-  /** The metrics listener's scrape URL (started by startGatehouse as main.ts starts it). */
+  /** The metrics listener's scrape URL (started by startGatehouse as cli/start.ts starts it). */
   let scrapeUrl: string;
   let dir: string;
   let accessLogFile: string;

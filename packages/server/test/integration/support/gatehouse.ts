@@ -16,7 +16,7 @@ export interface RunningGatehouse {
   app: FastifyInstance;
   services: Services;
   /**
-   * With `metrics:` configured, its metrics listener, started as main.ts starts it: the scrape URL and
+   * With `metrics:` configured, its metrics listener, started as cli/start.ts starts it: the scrape URL and
    * the operator's readiness report (`GET /readyz` there, every check).
    */
   metricsUrl: string | undefined;

@@ -39,25 +39,39 @@ node20_pid=
 finish() {
   local status=$?
   set +e
-  [ -z "$node20_pid" ] || kill "$node20_pid" 2>/dev/null
-  rm -rf "$work"
+  [ -z "$node20_pid" ] || kill -- "-$node20_pid" 2>/dev/null
   if ((${#timings[@]} > 0)); then
+    children_cpu
     echo
-    echo "Phase timings (wall clock):"
+    echo "Phase timings (wall clock; CPU time of the phase's processes, which depends less on what else runs):"
     printf '  %s\n' "${timings[@]}"
-    printf '  %5d s  total\n' "$SECONDS"
+    printf '  %5d s wall  %5d s CPU  total\n' "$SECONDS" "$cpu"
   fi
+  rm -rf "$work"
   exit "$status"
 }
 trap finish EXIT
 
+# Sets cpu to the CPU seconds (user and system) of the processes this script has waited for so far,
+# theirs included. Called as a command, not in $(…): a subshell's `times` would count its own children.
+children_cpu() {
+  times >"$work/times"
+  cpu=$(awk 'NR == 2 { split($0, t, /[ms ]+/); print int(t[1] * 60 + t[2] + t[3] * 60 + t[4]) }' "$work/times")
+}
+# timing NAME WALL CPU STATUS: notes one phase's line for the summary.
+timing() {
+  timings+=("$(printf '%5d s wall  %5d s CPU  %s%s' "$2" "$3" "$1" "$( (($4 == 0)) || echo ' (failed)')")")
+}
 # phase NAME COMMAND...: runs the command and notes how long it took.
 phase() {
-  local name=$1 start=$SECONDS status=0
+  local name=$1 start=$SECONDS cpu cpu_start status=0
   shift
+  children_cpu
+  cpu_start=$cpu
   printf '\n=== %s\n' "$name"
   "$@" || status=$?
-  timings+=("$(printf '%5d s  %s%s' $((SECONDS - start)) "$name" "$( ((status == 0)) || echo ' (failed)')")")
+  children_cpu
+  timing "$name" $((SECONDS - start)) $((cpu - cpu_start)) "$status"
   return "$status"
 }
 
@@ -80,7 +94,8 @@ if [ "$(major "$machine_node")" != "$(major "$node24")" ]; then
   mkdir "$work/bin"
   ln -s "$machine_node" "$work/bin/node"
   node20_start=$SECONDS
-  PATH="$work/bin:$PATH" "$machine_node" node_modules/vitest/vitest.mjs run --no-cache --project unit --project integration --project integration-postgres >"$work/node20.log" 2>&1 &
+  # A process group of its own (setsid), so that a failure elsewhere stops it with the servers it started.
+  PATH="$work/bin:$PATH" setsid "$machine_node" node_modules/vitest/vitest.mjs run --no-cache --project unit --project integration --project integration-postgres >"$work/node20.log" 2>&1 &
   node20_pid=$!
 else
   echo "The machine's Node.js is the pinned one's major version: the unit and integration tests run once."
@@ -93,11 +108,14 @@ vitest_status=0
 phase "vitest on Node.js 24 (all projects)" npx vitest run || vitest_status=$?
 if [ -n "$node20_pid" ]; then
   node20_status=0
+  children_cpu
+  node20_cpu=$cpu
   wait "$node20_pid" || node20_status=$?
   node20_pid=
+  children_cpu
   printf '\n=== vitest on Node.js %s (unit, integration), run beside the phases above\n' "$("$machine_node" --version)"
   cat "$work/node20.log"
-  timings+=("$(printf '%5d s  %s%s' $((SECONDS - node20_start)) "vitest on the machine's Node.js (unit, integration), from after the build, beside the above" "$( ((node20_status == 0)) || echo ' (failed)')")")
+  timing "vitest on the machine's Node.js (unit, integration), from after the build, beside the above" $((SECONDS - node20_start)) $((cpu - node20_cpu)) "$node20_status"
   ((node20_status == 0)) || exit "$node20_status"
 fi
 ((vitest_status == 0)) || exit "$vitest_status"

@@ -6,9 +6,10 @@ let held: object | undefined;
  * Keeps one of Node's own `process.nextTick` queue entries alive for the life of the process, so that the
  * hidden classes ("maps") V8 builds for those entries are never collected.
  *
- * Why: Node 20 makes each entry with an object literal that has computed keys
- * (`{ [async_id_symbol]: …, [trigger_async_id_symbol]: …, callback, args }`, internal/process/task_queues),
- * and V8 holds the maps of such a literal only weakly. When a major garbage collection runs while no
+ * Why: Node makes each entry with an object literal that has computed keys
+ * (`{ [async_id_symbol]: …, [trigger_async_id_symbol]: …, callback, args }`, internal/process/task_queues;
+ * Node 24 adds a third symbol, the entry's async context frame), and V8 holds the maps of such a literal
+ * only weakly. When a major garbage collection runs while no
  * entry is queued — something that happens at start-up, when the heap grows while modules load — the maps
  * die and the next entries get new ones. `nextTick`'s inline caches then have seen several maps for the
  * same literal, and the optimised code defines each computed property through a runtime call instead of

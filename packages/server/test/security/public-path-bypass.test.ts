@@ -191,7 +191,7 @@ describe('the forwarded-URI reader', () => {
       }),
       { numRuns: 5_000 },
     );
-  });
+  }, 30_000);
 
   // Threat: a second URI header (the client's copy beside the proxy's) read as a list.
   it('refuses any two URIs, however they arrive', () => {

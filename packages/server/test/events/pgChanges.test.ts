@@ -107,24 +107,19 @@ describe('change notifications between two nodes on PostgreSQL', () => {
   }
 
   // Threat: a session revoked on one node still let in by another node's cache, for up to the cache's ttl.
-  it('a revocation on one node ends the session on the other within 100 ms (p99 over 1,000)', async () => {
-    const latencies: number[] = [];
-    for (let index = 0; index < 1_000; index++) {
+  // How fast the notice travels is measured by the benchmark (bench/README.md, "a revocation reaches the
+  // other node"), not asserted here: this proves that every one of many revocations reaches the other
+  // node's cache, each one refused there as soon as it is heard.
+  it('every revocation on one node ends the session on the other, whose cache still held it', async () => {
+    for (let index = 0; index < 200; index++) {
       const { secret, session } = await a.sessions.create({ userId: 'u1', identityId: 'i1', providerId: 'dev' });
       // Cached on B: from here on only the notification can tell B.
       expect((await b.resolver.portal(secret, request))?.session.id).toBe(session.id);
       const heard = next(b, 'sessions-ended', (change) => 'sessionIds' in change && change.sessionIds.includes(session.id));
-      const started = performance.now();
       await a.sessions.revoke(session.id, 'sign-out');
       await heard;
-      latencies.push(performance.now() - started);
       expect(await b.resolver.portal(secret, request)).toBeUndefined();
     }
-    latencies.sort((x, y) => x - y);
-    const p50 = latencies[499]!;
-    const p99 = latencies[989]!;
-    console.log(`revocation reached the other node: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${latencies.at(-1)!.toFixed(2)} ms`);
-    expect(p99).toBeLessThan(100);
   }, 120_000);
 
   // Threat: a policy tightened in the console on one node still applied the old way on the other.

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { createServices, type Services } from '../../src/services.js';
 import { ChangeFeed, type Change, type ChangeTransport } from '../../src/events/changes.js';
+import { seedAnn } from '../support/seed.js';
 
 /** Two feeds joined as two nodes would be by a real transport: what one publishes, the other receives. */
 function joined(): [ChangeTransport, ChangeTransport] {
@@ -114,9 +115,7 @@ describe('two nodes on one database', () => {
     };
     a = await createServices(parseConfig(input, { env: {} }), log);
     b = await createServices(parseConfig(input, { env: {} }), log);
-    const now = Date.now();
-    await a.database.db.insertInto('users').values({ id: 'u1', email: 'ann@example.com', name: 'Ann', picture: null, status: 'active', roles: '[]', primary_identity_id: 'i1', created_at: now, updated_at: now, last_sign_in_at: now }).execute();
-    await a.database.db.insertInto('identities').values({ id: 'i1', user_id: 'u1', provider_id: 'dev', subject: 's1', email: 'ann@example.com', email_verified: 1, claims: '{}', linked_at: now, last_used_at: now }).execute();
+    await seedAnn(a.database.db);
   });
   afterEach(async () => {
     await a?.close();

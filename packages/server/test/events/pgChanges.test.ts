@@ -10,6 +10,7 @@ import { loadSecrets } from '../../src/secrets.js';
 import type { Change } from '../../src/events/changes.js';
 import { announceChange, envelopesOf, parseEnvelope } from '../../src/events/pgChanges.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { seedAnn } from '../support/seed.js';
 
 describe('change notifications: the payload', () => {
   it('splits a long list of sessions into notifications PostgreSQL accepts, losing none', () => {
@@ -71,9 +72,7 @@ describe('change notifications between two nodes on PostgreSQL', () => {
     a = await createServices(config(), log);
     b = await createServices(config(), log);
     await Promise.all([listening(a), listening(b)]);
-    const now = Date.now();
-    await a.database.db.insertInto('users').values({ id: 'u1', email: 'ann@example.com', name: 'Ann', picture: null, status: 'active', roles: '[]', primary_identity_id: 'i1', created_at: now, updated_at: now, last_sign_in_at: now }).execute();
-    await a.database.db.insertInto('identities').values({ id: 'i1', user_id: 'u1', provider_id: 'dev', subject: 's1', email: 'ann@example.com', email_verified: 1, claims: '{}', linked_at: now, last_used_at: now }).execute();
+    await seedAnn(a.database.db);
   });
   afterEach(async () => {
     await a?.close();

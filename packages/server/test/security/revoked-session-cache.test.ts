@@ -9,6 +9,7 @@ import { SessionResolver } from '../../src/sessions/sessionResolver.js';
 import { SessionStore, type Session } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { ChangeFeed } from '../../src/events/changes.js';
+import { seedAnn } from '../support/seed.js';
 
 // Threat: a revocation (sign-out, an admin's revoke, back-channel logout, suspension) that lands while
 // the session cache is loading that very session is lost: the load read the row before the revocation,
@@ -63,9 +64,7 @@ describe('a session revoked while the cache loads it', () => {
     const config = parseConfig({ publicUrl: 'http://localhost:4180', dataDir, providers: [{ id: 'dev', name: 'Dev', issuer: 'http://127.0.0.1:9', clientId: 'x', clientSecret: 'y' }] }, { env: {} });
     services = await createServices(config, log);
     const { db } = services.database;
-    const now = Date.now();
-    await db.insertInto('users').values({ id: 'u1', email: 'ann@example.com', name: 'Ann', picture: null, status: 'active', roles: '[]', primary_identity_id: null, created_at: now, updated_at: now, last_sign_in_at: now }).execute();
-    await db.insertInto('identities').values({ id: 'i1', user_id: 'u1', provider_id: 'dev', subject: 'sub-1', email: 'ann@example.com', email_verified: 1, claims: '{}', linked_at: now, last_used_at: now }).execute();
+    await seedAnn(db, { subject: 'sub-1', primary: false });
     sessions = new HeldSessionStore(db, createTokenCipher(services.secrets), config.session);
     // This store's revocations reach the resolver as the composition root wires them (services.ts).
     const changes = new ChangeFeed();

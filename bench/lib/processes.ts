@@ -1,6 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 /**
  * The servers under test, each in its own Node process (never in the load generator's), each in its
@@ -115,18 +114,7 @@ function killGroup(server: ServerProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** A TCP port that was free on 127.0.0.1 a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
-    });
-  });
-}
+export { freePort } from '../../packages/server/test/support/ports.js';
 
 let clockTicks: number | undefined;
 function ticksPerSecond(): number {

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../packages/server/test/support/ports.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -16,39 +16,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** A port nobody listens on right now, on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/** Whether nobody listens on this port of 127.0.0.1 right now. */
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/**
- * A port P such that P and P + each offset are free: for a Gatehouse whose built-in development
- * services sit at fixed offsets from its own port (extends: development-defaults).
- */
-export async function freePortBlock(offsets: readonly number[]): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const free = await Promise.all([0, ...offsets].map((offset) => isFree(base + offset)));
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error('no block of free ports found');
-}
+export { freePort, freePortBlock } from '../../packages/server/test/support/ports.js';
 
 /**
  * Starts Gatehouse exactly as `npm start` does (the built server with its development services), but

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { subjectFor } from '../../../dev-idp/src/defaultUsers.js';
 import { formAction, ScriptedBrowser } from '../integration/support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from '../integration/support/devIdpProcess.js';
-import { freePort } from '../integration/support/freePort.js';
+import { freePort } from '../support/ports.js';
 import type { Bindings } from './client.js';
 import { APPS, PROVIDER, USER } from './model.js';
 import { startRecordingUpstreams, type RecordingUpstreams } from './upstream.js';

@@ -3,7 +3,7 @@ import { csvField } from '../../src/admin/auditRoutes.js';
 import { ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { formAction } from './support/browser.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { startUpstream } from './support/upstream.js';
 

@@ -13,7 +13,7 @@ import { localReload, readConfigFrom } from '../../src/reload.js';
 import { cookieNames } from '../../src/sessions/cookies.js';
 import { createServices, type Services } from '../../src/services.js';
 import { ScriptedBrowser } from './support/browser.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 import { startUpstream, type Upstream } from './support/upstream.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerPresets } from '@gatehouse/contract';
 import { ScriptedBrowser, signedInThroughDevIdp } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { startGitHubStandIn, type GitHubStandIn } from './support/githubStandIn.js';
 import { startPresetIdp, type PresetIdp } from './support/presetIdp.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedBrowser, type Hop } from './support/browser.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { startGitHubStandIn, type GitHubStandIn } from './support/githubStandIn.js';
 

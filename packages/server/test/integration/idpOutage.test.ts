@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 

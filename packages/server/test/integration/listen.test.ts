@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listen } from '../../src/http/listen.js';
 import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 
 /** Whether something answers HTTP at this address (a GET of /). */
 async function answers(address: string): Promise<boolean> {

@@ -12,7 +12,7 @@ import { WebSocket } from 'ws';
 import { parse as parseYaml } from 'yaml';
 import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 import { startUpstream, type Upstream } from './support/upstream.js';

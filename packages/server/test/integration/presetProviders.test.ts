@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedBrowser } from './support/browser.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { startPresetIdp, type PresetIdp } from './support/presetIdp.js';
 import { startUpstream, type Upstream } from './support/upstream.js';

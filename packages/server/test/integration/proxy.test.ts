@@ -4,7 +4,7 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { inputValue, ScriptedBrowser } from './support/browser.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
 import { startUpstream, type Upstream } from './support/upstream.js';

@@ -7,7 +7,7 @@ import { parseConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { createServices, type Services } from '../../src/services.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { createTestStore, removeTestStore, storeConfig } from './support/testStore.js';
 
 /**

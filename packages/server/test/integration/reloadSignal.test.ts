@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ScriptedBrowser } from './support/browser.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startHostileIdp, type HostileIdp } from './support/hostileIdp.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 

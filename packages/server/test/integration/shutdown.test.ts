@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { startUpstream, type Upstream } from './support/upstream.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
-import { freePort } from './support/freePort.js';
+import { freePort } from '../support/ports.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 
 

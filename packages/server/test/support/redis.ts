@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../integration/support/freePort.js';
+import { freePort } from './ports.js';
 
 export interface RedisServer {
   url: string;

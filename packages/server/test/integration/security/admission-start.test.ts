@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedBrowser } from '../support/browser.js';
 import { startBuiltProcess, type BuiltProcess } from '../support/builtProcess.js';
-import { freePort } from '../support/freePort.js';
+import { freePort } from '../../support/ports.js';
 import { startHostileIdp, type HostileIdp } from '../support/hostileIdp.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from '../support/testStore.js';
 

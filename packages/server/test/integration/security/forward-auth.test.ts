@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_ORGANIZATION } from '../../../src/accounts/admission.js';
-import { freePort } from '../support/freePort.js';
+import { freePort } from '../../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from '../support/gatehouse.js';
 
 /**

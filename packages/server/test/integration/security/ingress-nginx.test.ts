@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_ORGANIZATION } from '../../../src/accounts/admission.js';
 import { nginxMainConfig } from '../../../../../e2e/support/nginxConfig.js';
-import { freePort } from '../support/freePort.js';
+import { freePort } from '../../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from '../support/gatehouse.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedBrowser } from '../support/browser.js';
-import { freePort } from '../support/freePort.js';
+import { freePort } from '../../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from '../support/gatehouse.js';
 import { startHostileIdp, type HostileIdp } from '../support/hostileIdp.js';
 import { signedInBrowser } from '../support/signedIn.js';

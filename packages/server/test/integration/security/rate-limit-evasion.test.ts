@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalAddress, rateLimitKey } from '../../../src/http/trustedProxies.js';
-import { freePort } from '../support/freePort.js';
+import { freePort } from '../../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from '../support/gatehouse.js';
 
 // Threat: brute force of the sign-in endpoints past their per-address budget by rotating the spelling

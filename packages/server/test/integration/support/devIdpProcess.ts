@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './freePort.js';
+import { freePort } from '../../support/ports.js';
 
 const main = fileURLToPath(new URL('../../../../dev-idp/dist/main.js', import.meta.url));
 

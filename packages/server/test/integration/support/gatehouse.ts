@@ -7,7 +7,7 @@ import type { ConfigInput } from '../../../src/config/schema.js';
 import { readinessReport } from '../../../src/operations/health.js';
 import { listenMetrics, READINESS_PATH, type MetricsListener } from '../../../src/operations/metricsListener.js';
 import { createServices, type Services } from '../../../src/services.js';
-import { freePort } from './freePort.js';
+import { freePort } from '../../support/ports.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './testStore.js';
 
 export interface RunningGatehouse {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { freePort } from './freePort.js';
+import { freePort } from '../../support/ports.js';
 
 /**
  * An IdP that misbehaves on purpose, for the answers a real IdP will not produce: ID tokens signed with

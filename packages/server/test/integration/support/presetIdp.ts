@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { freePort } from './freePort.js';
+import { freePort } from '../../support/ports.js';
 
 /**
  * A stand-in for an IdP that cannot be reached from a test (Google, Microsoft Entra ID and Microsoft

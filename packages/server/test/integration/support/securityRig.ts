@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { formAction, ScriptedBrowser, type Hop } from './browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './devIdpProcess.js';
-import { freePort } from './freePort.js';
+import { freePort } from '../../support/ports.js';
 import { startGatehouse, type RunningGatehouse, type StartOptions } from './gatehouse.js';
 import { startHostileIdp, type HostileIdp } from './hostileIdp.js';
 import { startUpstream, type Upstream } from './upstream.js';

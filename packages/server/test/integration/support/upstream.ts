@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { freePort } from './freePort.js';
+import { freePort } from '../../support/ports.js';
 
 export interface Upstream {
   url: string;

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { ScriptedBrowser, type Hop } from '../../integration/support/browser.js';
-import { freePort } from '../../integration/support/freePort.js';
+import { freePort } from '../../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from '../../integration/support/gatehouse.js';
 import { startHostileIdp, type HostileIdp } from '../../integration/support/hostileIdp.js';
 import { startUpstream, type Upstream } from '../../integration/support/upstream.js';

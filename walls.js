@@ -28,7 +28,7 @@ export const LAYERS = [
   ['accounts', 'apps', 'audit'],
   ['sessions'],
   ['authorize', 'providers'],
-  ['authenticate', 'proxy'],
+  ['authenticate', 'proxy', 'provide'],
   ['admin', 'api'],
 ];
 
@@ -62,7 +62,7 @@ export const NAMED_WALLS = [
   { to: ['services.ts'], onlyBy: COMPOSITION_ROOT, why: 'Only the composition root (app.ts, services.ts, main.ts, devServices.ts, reload.ts, cli/) sees Services: declare the dependencies this module takes.' },
   { to: ['admin', 'api'], onlyBy: COMPOSITION_ROOT, why: 'admin/ and api/ are the edges: only the composition root registers them.' },
   { to: ['cli'], onlyBy: ['main.ts'], why: 'cli/ holds the commands main.ts runs: nothing else imports them.' },
-  { to: ['authenticate', 'providers'], notBy: ['sessions', 'authorize', 'proxy'], why: `sessions/, authorize/ and proxy/ each ${NOT_AUTHENTICATE}` },
+  { to: ['authenticate', 'providers'], notBy: ['sessions', 'authorize', 'proxy', 'provide'], why: `sessions/, authorize/, proxy/ and provide/ each ${NOT_AUTHENTICATE}` },
 ];
 
 const AREAS = LAYERS.flat();

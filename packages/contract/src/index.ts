@@ -35,6 +35,8 @@ export * from './definitions/ids.js';
 export * from './definitions/email.js';
 export * from './definitions/policy.js';
 export * from './definitions/urls.js';
+export * from './definitions/duration.js';
+export * from './definitions/oidcClient.js';
 export * from './definitions/app.js';
 export * from './definitions/issues.js';
 export * from './definitions/signInRefusal.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../src/config/load.js';
-import { parseDuration } from '../src/config/duration.js';
+import { parseDuration } from '@gatehouse/contract';
 
 const provider = {
   id: 'corp',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema } from './ids.js';
+import { oidcClientSchema } from './oidcClient.js';
 import { policySchema } from './policy.js';
 import { httpUrl, originUrl, parsedUrl } from './urls.js';
 
@@ -70,8 +71,25 @@ export const appSchema = z
      * the signed assertion) lets whoever can measure its length recover the secret (BREACH).
      */
     compress: z.boolean().default(false),
+    /**
+     * Whether Gatehouse guards the app's host: as its reverse proxy (with an upstream) or answering the
+     * forward-auth checks of nginx, Caddy or Traefik (without). Off only for an app that signs people
+     * in with OpenID Connect alone (`oidc`): Gatehouse then answers nothing on its host.
+     */
+    guard: z.boolean().default(true),
+    /** The app signs people in with OpenID Connect, Gatehouse being its OpenID Provider. */
+    oidc: oidcClientSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((app, ctx) => {
+    if (app.guard) return;
+    if (!app.oidc) ctx.addIssue({ code: 'custom', path: ['guard'], message: 'an app Gatehouse does not guard must sign people in with OpenID Connect (oidc)' });
+    const hostOnly = (['upstream', 'publicPaths', 'websockets', 'corsPreflight', 'preserveHost', 'passAccessToken', 'compress'] as const).filter((key) => {
+      const value = app[key];
+      return Array.isArray(value) ? value.length > 0 : value !== undefined && value !== false;
+    });
+    for (const key of hostOnly) ctx.addIssue({ code: 'custom', path: [key], message: 'only for an app whose host Gatehouse guards (guard: true)' });
+  });
 
 /** An app definition with its defaults applied. */
 export type AppDefinition = z.output<typeof appSchema>;

@@ -1,18 +1,9 @@
-import { appSchema, emailSchema, groupPrefix, idSchema, originUrl, providerSchema } from '@gatehouse/contract';
+import { appSchema, durationSchema, emailSchema, groupPrefix, idSchema, originUrl, providerSchema } from '@gatehouse/contract';
 import { z } from 'zod';
 import { providerWarnings, testOnlySettings } from './providers/trust.js';
 import { appSetIssues } from './appSetIssues.js';
-import { parseDuration } from './duration.js';
 
-/** A duration such as "15m" or "12h", parsed to milliseconds. */
-const duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
-  const ms = parseDuration(value);
-  if (ms === undefined || ms <= 0) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration such as 90s, 15m, 12h or 7d` });
-    return z.NEVER;
-  }
-  return ms;
-});
+const duration = durationSchema;
 
 const adminGroupEntry = z
   .object({

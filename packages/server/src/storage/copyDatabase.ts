@@ -46,6 +46,10 @@ const TABLES: { [T in keyof Database]: { key: readonly (keyof Database[T] & stri
   apps_set_aside: { key: ['id'], references: [] },
   providers: { key: ['id'], references: [] },
   settings: { key: ['key'], references: [] },
+  op_payloads: { key: ['model', 'id_hash'], references: [] },
+  op_grants: { key: ['grant_id'], references: [] },
+  op_logout_deliveries: { key: ['id'], references: [] },
+  op_client_secrets: { key: ['id'], references: [] },
 };
 
 export type TableName = keyof Database;

@@ -13,6 +13,7 @@ import * as providerPublication from './migrations/0009_provider_publication.js'
 import * as claimsVerified from './migrations/0010_claims_verified.js';
 import * as appHostUnique from './migrations/0011_app_host_unique.js';
 import * as signingKeyPurpose from './migrations/0012_signing_key_purpose.js';
+import * as openidProvider from './migrations/0013_openid_provider.js';
 
 /** Migrations are compiled into the server (no directory scanning), in order, named by their file. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0010_claims_verified': claimsVerified,
   '0011_app_host_unique': appHostUnique,
   '0012_signing_key_purpose': signingKeyPurpose,
+  '0013_openid_provider': openidProvider,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

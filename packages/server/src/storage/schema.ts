@@ -18,6 +18,10 @@ export interface Database {
   apps_set_aside: AppsSetAsideTable;
   providers: ProvidersTable;
   settings: SettingsTable;
+  op_payloads: OpPayloadsTable;
+  op_grants: OpGrantsTable;
+  op_logout_deliveries: OpLogoutDeliveriesTable;
+  op_client_secrets: OpClientSecretsTable;
 }
 
 /** An app created in the console: its definition is the same JSON shape as an `apps:` entry. */
@@ -229,3 +233,67 @@ export type AuditEventRow = Selectable<AuditEventsTable>;
 
 // Kept for tables that will use database-generated values later.
 export type { Generated };
+
+/** What oidc-provider stores (provide/adapter.ts): one row per model and id, the id kept only hashed. */
+export interface OpPayloadsTable {
+  model: string;
+  id_hash: string;
+  /** The model's JSON, without the id itself (it is the bearer secret of a code or token). */
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code_hash: string | null;
+  expires_at: number;
+  /** Set once by a compare-and-set: the code was redeemed, the refresh token rotated. */
+  consumed_at: number | null;
+}
+
+/** A grant of the OpenID Provider, with the Gatehouse session it was made in (migration 0013). */
+export interface OpGrantsTable {
+  grant_id: string;
+  client_id: string;
+  app_id: string;
+  user_id: string;
+  session_id: string;
+  sid: string;
+  subject: string;
+  /** The granted scopes, space-separated. */
+  scopes: string;
+  created_at: number;
+  last_used_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+}
+
+/** A back-channel logout token owed to a client (the outbox; migration 0013). */
+export interface OpLogoutDeliveriesTable {
+  id: string;
+  grant_id: string;
+  client_id: string;
+  app_id: string;
+  user_id: string;
+  session_id: string;
+  sid: string;
+  subject: string;
+  uri: string;
+  reason: string;
+  created_at: number;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  claimed_until: number | null;
+  delivered_at: number | null;
+  abandoned_at: number | null;
+  last_error: string | null;
+}
+
+/** A console client's secret, kept hashed (migration 0013). */
+export interface OpClientSecretsTable {
+  id: string;
+  app_id: string;
+  secret_hash: string;
+  hint: string;
+  created_at: number;
+  created_by: string | null;
+  revoked_at: number | null;
+}

@@ -109,6 +109,12 @@ async function populate(location: DatabaseLocation, extra?: (services: Services)
       .insertInto('apps_set_aside')
       .values({ id: 'wiki-copy', definition: JSON.stringify({ id: 'wiki-copy', publicUrl: WIKI_ORIGIN }), host: new URL(WIKI_ORIGIN).host, kept_app_id: 'wiki', created_at: 1, updated_at: 2, set_aside_at: 3 })
       .execute();
+    // What the OpenID Provider keeps (provide/): a token by its hash, its grant, a logout owed, a client secret's hash.
+    const db = services.database.db;
+    await db.insertInto('op_payloads').values({ model: 'AccessToken', id_hash: 'hash-of-an-access-token', payload: '{"kind":"AccessToken"}', grant_id: 'grant-1', uid: null, user_code_hash: null, expires_at: Date.now() + 600_000, consumed_at: null }).execute();
+    await db.insertInto('op_grants').values({ grant_id: 'grant-1', client_id: 'wiki', app_id: 'wiki', user_id: user.id, session_id: session.id, sid: 'op-sid-1', subject: user.id, scopes: 'openid email', created_at: 1, last_used_at: 2, expires_at: Date.now() + 600_000, revoked_at: null, revoked_reason: null }).execute();
+    await db.insertInto('op_logout_deliveries').values({ id: 'delivery-1', grant_id: 'grant-0', client_id: 'wiki', app_id: 'wiki', user_id: user.id, session_id: ended.session.id, sid: 'op-sid-0', subject: user.id, uri: `${WIKI_ORIGIN}/logout`, reason: 'sign-out', created_at: 1, next_attempt_at: 1, claimed_until: null, delivered_at: 2, abandoned_at: null, last_error: null }).execute();
+    await db.insertInto('op_client_secrets').values({ id: 'secret-1', app_id: 'wiki', secret_hash: 'hash-of-a-client-secret', hint: 'gh_abcd', created_at: 1, created_by: user.id, revoked_at: null }).execute();
     const appToken = await services.appSessions.create(session.id, 'wiki', WIKI_ORIGIN);
     await services.appSessions.issueCode({ sessionId: session.id, app: wiki, state: 'handshake-state', returnTo: '/pages' });
     await services.attempts.create({ state: 'state-1', bindingSecret: 'binding-1', providerId: 'corp', nonce: 'n', codeVerifier: 'v', returnTo: '/', purpose: 'sign-in' });

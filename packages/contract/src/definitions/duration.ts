@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Durations in config are written the way operators think of them ("90s", "15m", "12h", "7d")
  * and stored in milliseconds. A bare number is read as seconds.
@@ -19,3 +21,13 @@ export function parseDuration(value: string | number): number | undefined {
   const [, amount, unit] = match;
   return Math.round(Number(amount) * UNITS[unit!]!);
 }
+
+/** A duration such as "15m" or "12h" (a bare number is seconds), parsed to milliseconds; zero is refused. */
+export const durationSchema = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration such as 90s, 15m, 12h or 7d` });
+    return z.NEVER;
+  }
+  return ms;
+});

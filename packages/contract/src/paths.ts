@@ -62,6 +62,28 @@ export const endpoints = {
   apiDocs: '/api/docs',
 } as const;
 
+/** Where the OpenID Provider's endpoints live on the portal (its issuer is the portal's origin). */
+export const OIDC_PREFIX = '/oidc';
+
+/**
+ * Gatehouse as the OpenID Provider of its apps (provide/): the portal's origin is the issuer, and
+ * discovery says where each endpoint is; apps that cannot read discovery are configured with these.
+ */
+export const oidcEndpoints = {
+  discovery: '/.well-known/openid-configuration',
+  authorization: `${OIDC_PREFIX}/authorize`,
+  token: `${OIDC_PREFIX}/token`,
+  userinfo: `${OIDC_PREFIX}/userinfo`,
+  jwks: `${OIDC_PREFIX}/jwks`,
+  revocation: `${OIDC_PREFIX}/revoke`,
+  introspection: `${OIDC_PREFIX}/introspect`,
+  pushedAuthorizationRequest: `${OIDC_PREFIX}/par`,
+  endSession: `${OIDC_PREFIX}/logout`,
+  /** The login step: where the authorization endpoint sends the browser, and the sign-in returns to. */
+  interaction: `${OIDC_PREFIX}/interaction/:uid`,
+  interactionUrl: (uid: string) => `${OIDC_PREFIX}/interaction/${segment(uid)}`,
+} as const;
+
 /** The front end's pages: `path` for the route table, `href` for links and the server's redirects. */
 export const pages = {
   home: { path: '/', href: () => '/' },

@@ -389,6 +389,15 @@ export function opStoreSuite(name: string, open: Opener, { realConcurrency }: Su
           expect(rotated.refresh_token).toBeTruthy();
           expect(rotated.refresh_token).not.toBe(issued.refresh_token);
           const again = await oidc.refreshTokenGrant(config, rotated.refresh_token!);
+          // Threat: a reader of the database presenting what it finds there. Here, with a live grant (its
+          // Grant, consumed code, tokens) and the OP's session, none of the values the flow saw is in it.
+          const rowsOf = async () => JSON.stringify(await handle.db.selectFrom('op_payloads').selectAll().execute());
+          const live = await rowsOf();
+          expect((JSON.parse(live) as Array<{ model: string }>).map((row) => row.model)).toEqual(expect.arrayContaining(['Session', 'Grant', 'AuthorizationCode', 'AccessToken', 'RefreshToken']));
+          for (const secret of [third.callback.searchParams.get('code')!, issued.access_token, issued.refresh_token!, rotated.refresh_token!, rotated.access_token, again.refresh_token!, again.access_token, ...jar.values()]) {
+            expect(secret.length).toBeGreaterThanOrEqual(16);
+            expect(live).not.toContain(secret);
+          }
           expect((await tokenRequest(two, { grant_type: 'refresh_token', refresh_token: issued.refresh_token! })).body).toMatchObject({ error: 'invalid_grant', error_description: 'grant request is invalid' });
           expect((await tokenRequest(one, { grant_type: 'refresh_token', refresh_token: again.refresh_token! })).body.error).toBe('invalid_grant');
           // Two nodes rotating one refresh token at once: exactly one new refresh token.
@@ -401,13 +410,12 @@ export function opStoreSuite(name: string, open: Opener, { realConcurrency }: Su
           expect((await tokenRequest(one, { grant_type: 'refresh_token', refresh_token: winner.refresh_token! })).body.error).toBe('invalid_grant');
           expect((await fetch(`${two.origin}/me`, { headers: { authorization: `Bearer ${winner.access_token!}` } })).status).toBe(401);
 
-          // Threat: a reader of the database presenting what it finds there. No code, token or cookie
-          // value the flow saw (the OP's session and interaction cookies included) is in it.
-          const rows = JSON.stringify(await handle.db.selectFrom('op_payloads').selectAll().execute());
+          // And at the end: no code, token or cookie value the flow saw (the OP's session and
+          // interaction cookies included) is in any row left.
+          const rows = await rowsOf();
           const secrets = [code, racedCode, tokens.access_token, tokens.refresh_token!, issued.refresh_token!, rotated.refresh_token!, rotated.access_token, again.refresh_token!, fresh.refresh_token!, winner.refresh_token!, winner.access_token!, ...jar.values()];
           expect(secrets.filter((value) => value.length >= 16)).toHaveLength(secrets.length);
           for (const secret of secrets) expect(rows).not.toContain(secret);
-          expect((JSON.parse(rows) as Array<{ model: string }>).map((row) => row.model)).toEqual(expect.arrayContaining(['Session', 'AccessToken', 'RefreshToken']));
         } finally {
           for (const node of nodes) await node.close();
         }

@@ -19,8 +19,9 @@ import { GRANTABLE_MODELS, type OpStore, type StoredPayload } from './opStore.js
  * - No payload, but a Session's. Payloads carry other rows' ids: an Interaction holds its Session's id
  *   (`session.cookie`), its own in `returnTo`, a device code, a pushed request's id (`parJti`). Each
  *   payload is therefore sealed (JWE, dir + A256GCM) under a key derived (HKDF-SHA256) from the row's own
- *   id, which only the bearer has: reading it takes the id. A Session is the exception, in the clear
- *   without its id: oidc-provider finds it by `uid` alone (a token's session binding), never by id then.
+ *   id, which only the bearer has: reading it takes the id. (A Grant's id is no secret, its codes and
+ *   tokens name it, and its payload holds none: sealed alike, for one rule.) A Session is the exception,
+ *   in the clear without its id: oidc-provider also finds it by `uid` alone (a token's session binding).
  *   A Session found by uid therefore has no `jti` (oidc-provider's constructor gives it a random one);
  *   oidc-provider only reads such a Session, and so must Gatehouse's code: saving it would store a copy.
  * - A DeviceCode is found by its user code too: its id is also sealed under the user code, and the user

@@ -122,14 +122,23 @@ class OpAdapter implements Adapter {
             sealed: await seal(JSON.stringify(rest), keyFrom(id, this.model, 'payload')),
             ...(userCode === undefined ? {} : { idSealed: await seal(id, keyFrom(userCode, this.model, 'id')) }),
           };
-    await this.store.savePayload(this.model, id, {
+    const row = {
       payload: JSON.stringify(envelope),
       grantId: GRANTABLE_MODELS.has(this.model) && typeof payload.grantId === 'string' ? payload.grantId : undefined,
       uid: this.model === 'Session' && typeof payload.uid === 'string' ? payload.uid : undefined,
       userCode,
       expiresIn: lifetime,
       consumed: Boolean(consumed),
-    });
+    };
+    if (this.model !== 'ReplayDetection') return this.store.savePayload(this.model, id, row);
+    // oidc-provider's replay check is find, then save: two nodes given one client assertion at once
+    // would both find nothing. The save is the check here: the second is refused. Threat: a captured
+    // private_key_jwt assertion replayed to another node within its lifetime. (oidc-provider checks
+    // DPoP proofs and client attestations the same way; Gatehouse's clients use neither, and were one
+    // to, the loser is still refused, as invalid_client.)
+    if (!(await this.store.insertPayloadOnce(this.model, id, row))) {
+      throw new errors.InvalidClientAuth('client assertion tokens must only be used once');
+    }
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {

@@ -158,6 +158,36 @@ export class OpStore {
       .execute();
   }
 
+  /**
+   * Inserts the row unless a live one has this model and id already (an expired one is replaced):
+   * false when one had. One statement, so of two nodes recording one value at once exactly one does.
+   */
+  async insertPayloadOnce(model: string, id: string, input: PayloadToSave): Promise<boolean> {
+    if (!Number.isFinite(input.expiresIn)) throw new TypeError(`${model}: oidc-provider gave no lifetime to store it with`);
+    const now = this.now();
+    const row = {
+      model,
+      id_hash: opIdHash(id),
+      payload: input.payload,
+      grant_id: input.grantId ?? null,
+      uid: input.uid ?? null,
+      user_code_hash: input.userCode === undefined ? null : opIdHash(input.userCode),
+      expires_at: now + Math.round(input.expiresIn * 1000),
+      consumed_at: input.consumed ? now : null,
+    };
+    const result = await this.db
+      .insertInto('op_payloads')
+      .values(row)
+      .onConflict((conflict) =>
+        conflict
+          .columns(['model', 'id_hash'])
+          .doUpdateSet((eb) => ({ payload: eb.ref('excluded.payload'), expires_at: eb.ref('excluded.expires_at'), consumed_at: null }))
+          .where('op_payloads.expires_at', '<=', now),
+      )
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
   /** The live row of this model and id (never one past its expiry). */
   async findPayload(model: string, id: string): Promise<StoredPayload | undefined> {
     const row = await this.db

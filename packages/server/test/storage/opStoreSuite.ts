@@ -85,8 +85,14 @@ export function opStoreSuite(name: string, open: Opener, { realConcurrency }: Su
           await adapter.upsert(`${model}-id`, { ...payload, jti: `${model}-id` }, 600);
           expect(await adapter.find(`${model}-id`), model).toEqual({ ...payload, jti: `${model}-id` });
           expect(await adapter.find(`${model}-other`), model).toBeUndefined();
-          // Saved again (oidc-provider re-saves Sessions, Interactions, Grants under one id): replaced.
-          await adapter.upsert(`${model}-id`, { ...payload, jti: `${model}-id`, accountId: 'bob' }, 600);
+          // Saved again (oidc-provider re-saves Sessions, Interactions, Grants under one id): replaced;
+          // but a replay marker, whose second save is the replay it is there to catch.
+          const again = adapter.upsert(`${model}-id`, { ...payload, jti: `${model}-id`, accountId: 'bob' }, 600);
+          if (model === 'ReplayDetection') {
+            expect(await thrown(again)).toBeInstanceOf(errors.InvalidClientAuth);
+            continue;
+          }
+          await again;
           expect((await adapter.find(`${model}-id`))?.accountId, model).toBe('bob');
         }
         // One model's id is not another's.
@@ -346,6 +352,22 @@ export function opStoreSuite(name: string, open: Opener, { realConcurrency }: Su
           const ids = results.flat().map((grant) => grant.grantId);
           expect(ids.sort()).toEqual([0, 1, 2, 3, 4, 5].map((index) => `g${round}-${index}`));
         }
+      });
+
+      it('one client assertion recorded by two nodes at once: exactly one accepts it', async () => {
+        // Threat: a captured private_key_jwt assertion replayed to a second node in the same moment
+        // (oidc-provider looks for the jti, then saves it: both nodes would find nothing).
+        const factories = [opAdapterFactory(store), opAdapterFactory(new OpStore(second.db, now))];
+        for (let round = 0; round < 20; round++) {
+          const payload = { iat: epoch(clock), exp: epoch(clock) + 60, jti: `jti-${round}`, kind: 'ReplayDetection', iss: 'wiki' };
+          const outcomes = await Promise.allSettled(factories.flatMap((factory) => [factory('ReplayDetection').upsert(`jti-${round}`, payload, 60), factory('ReplayDetection').upsert(`jti-${round}`, payload, 60)]));
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ error: 'invalid_client' });
+        }
+        // Once expired (and not purged yet) the same value may be recorded again.
+        clock += 60_000;
+        await factories[1]!('ReplayDetection').upsert('jti-0', { iat: epoch(clock), exp: epoch(clock) + 60, jti: 'jti-0', kind: 'ReplayDetection', iss: 'wiki' }, 60);
+        expect(await factories[0]!('ReplayDetection').find('jti-0')).toMatchObject({ iss: 'wiki' });
       });
 
       it('a real authorization code + PKCE flow and refresh rotation, on oidc-provider over this storage', async () => {

@@ -128,18 +128,8 @@ export class OpStore {
 
   /** Inserts or replaces a model's row (oidc-provider saves Sessions, Interactions, Grants again under one id). */
   async savePayload(model: string, id: string, input: PayloadToSave): Promise<void> {
-    if (!Number.isFinite(input.expiresIn)) throw new TypeError(`${model}: oidc-provider gave no lifetime to store it with`);
     const now = this.now();
-    const row = {
-      model,
-      id_hash: opIdHash(id),
-      payload: input.payload,
-      grant_id: input.grantId ?? null,
-      uid: input.uid ?? null,
-      user_code_hash: input.userCode === undefined ? null : opIdHash(input.userCode),
-      expires_at: now + Math.round(input.expiresIn * 1000),
-      consumed_at: input.consumed ? now : null,
-    };
+    const row = payloadRow(model, id, input, now);
     await this.db
       .insertInto('op_payloads')
       .values(row)
@@ -163,18 +153,8 @@ export class OpStore {
    * false when one had. One statement, so of two nodes recording one value at once exactly one does.
    */
   async insertPayloadOnce(model: string, id: string, input: PayloadToSave): Promise<boolean> {
-    if (!Number.isFinite(input.expiresIn)) throw new TypeError(`${model}: oidc-provider gave no lifetime to store it with`);
     const now = this.now();
-    const row = {
-      model,
-      id_hash: opIdHash(id),
-      payload: input.payload,
-      grant_id: input.grantId ?? null,
-      uid: input.uid ?? null,
-      user_code_hash: input.userCode === undefined ? null : opIdHash(input.userCode),
-      expires_at: now + Math.round(input.expiresIn * 1000),
-      consumed_at: input.consumed ? now : null,
-    };
+    const row = payloadRow(model, id, input, now);
     const result = await this.db
       .insertInto('op_payloads')
       .values(row)
@@ -408,6 +388,20 @@ export class OpStore {
       .executeTakeFirst();
     return { payloads: Number(payloads.numDeletedRows), grants: Number(grants.numDeletedRows) };
   }
+}
+
+function payloadRow(model: string, id: string, input: PayloadToSave, now: number) {
+  if (!Number.isFinite(input.expiresIn)) throw new TypeError(`${model}: oidc-provider gave no lifetime to store it with`);
+  return {
+    model,
+    id_hash: opIdHash(id),
+    payload: input.payload,
+    grant_id: input.grantId ?? null,
+    uid: input.uid ?? null,
+    user_code_hash: input.userCode === undefined ? null : opIdHash(input.userCode),
+    expires_at: now + Math.round(input.expiresIn * 1000),
+    consumed_at: input.consumed ? now : null,
+  };
 }
 
 function stored(row: { payload: string; consumed_at: number | null; expires_at: number }): StoredPayload {

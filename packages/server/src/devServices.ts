@@ -128,7 +128,7 @@ export async function startDevServices(config: Config, log: FastifyBaseLogger): 
  * guarded address to link to from the first app Gatehouse guards in front of it. No secret: the default
  * app is a public client with PKCE (config/defaults.ts).
  */
-function demoOidcEnv(config: Config, demoPort: number, portalOrigin: string): Record<string, string> {
+export function demoOidcEnv(config: Config, demoPort: number, portalOrigin: string): Record<string, string> {
   const app = config.apps.find((candidate) => candidate.id === DEMO_OIDC_APP_ID && candidate.oidc);
   if (!app?.oidc) return {};
   const guarded = config.apps.find((candidate) => candidate.guard && candidate.upstream && new URL(candidate.upstream).port === String(demoPort));

@@ -17,10 +17,15 @@ let op: OpenIdProvider;
 let demo: DemoApp;
 let demoUrl: string;
 let relay: Awaited<ReturnType<typeof startLogoutRelay>>;
+/** The demo as a public client (no secret, PKCE), as the development defaults register it. */
+let publicDemo: DemoApp;
+let publicDemoUrl: string;
 
 beforeAll(async () => {
   const demoPort = await freePort();
   demoUrl = `http://127.0.0.1:${demoPort}`;
+  const publicDemoPort = await freePort();
+  publicDemoUrl = `http://127.0.0.1:${publicDemoPort}`;
   relay = await startLogoutRelay(() => `${demoUrl}/backchannel-logout`);
   op = await startOpenIdProvider([
     {
@@ -30,6 +35,7 @@ beforeAll(async () => {
       postLogoutRedirectUris: [`${demoUrl}/signed-out`],
       backchannelLogoutUri: `${relay.url}/demo`,
     },
+    { clientId: 'demo-public', redirectUris: [`${publicDemoUrl}/callback`], postLogoutRedirectUris: [`${publicDemoUrl}/signed-out`], backchannelLogoutUri: `${publicDemoUrl}/backchannel-logout` },
     // Another app of the same OP: its logout tokens are real, and addressed to it, not to the demo.
     {
       clientId: 'other-app',
@@ -44,9 +50,11 @@ beforeAll(async () => {
     host: '127.0.0.1',
     oidc: { issuer: op.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, publicUrl: demoUrl, guardedUrl: 'http://whoami.localhost:4180' },
   });
+  publicDemo = await startDemoApp({ port: publicDemoPort, host: '127.0.0.1', oidc: { issuer: op.issuer, clientId: 'demo-public', publicUrl: publicDemoUrl } });
 });
 
 afterAll(async () => {
+  await publicDemo?.close();
   await demo?.close();
   await op?.close();
   await relay?.close();
@@ -283,6 +291,18 @@ describe('Sign in with Gatehouse (the demo as an OpenID Connect client)', () => 
       const json = await fetch(`${demoUrl}/backchannel-logout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ logout_token: demoToken }) });
       expect(json.status).toBe(400);
     });
+  });
+
+  it('signs in, out and is signed out by the OP as a public client (no secret, PKCE), as npm start registers it', async () => {
+    const browser = new Browser();
+    const { url } = await browser.follow(`${publicDemoUrl}/login`);
+    const { response, url: landed } = await browser.follow(`${url}/login`, form({ login: 'alice@example.com', password: 'alice' }));
+    expect(landed).toBe(`${publicDemoUrl}/me`);
+    expect(await response.text()).toContain('<tr><th scope="row">aud</th><td><code>demo-public</code>');
+    // Signing out at the OP reaches it over back-channel logout, straight from the OP.
+    const { response: confirm, url: confirmUrl } = await browser.follow(`${op.issuer}/session/end`);
+    await confirmOpLogout(browser, confirm, confirmUrl);
+    expect((await browser.request(`${publicDemoUrl}/me`)).status).toBe(303);
   });
 
   it('keeps the whoami page on every other host (the hosts Gatehouse guards)', async () => {

@@ -21,7 +21,8 @@ export async function freePort(): Promise<number> {
 
 export interface RegisteredClient {
   clientId: string;
-  clientSecret: string;
+  /** Without one, a public client (`none`, PKCE), as `npm start` registers the demo. */
+  clientSecret?: string;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   backchannelLogoutUri: string;
@@ -50,7 +51,7 @@ export async function startOpenIdProvider(clients: RegisteredClient[]): Promise<
       ...process.env,
       DEV_IDP_PORT: String(port),
       DEV_IDP_ISSUER: issuer,
-      DEV_IDP_CONFIG: JSON.stringify({ clients: clients.map((client) => ({ ...client, clientName: client.clientId })), dataDir }),
+      DEV_IDP_CONFIG: JSON.stringify({ clients: clients.map((client) => ({ ...client, clientName: client.clientId, ...(client.clientSecret ? {} : { tokenEndpointAuthMethod: 'none' }) })), dataDir }),
     },
   });
   const close = () =>

@@ -173,8 +173,9 @@ function describeError(error: unknown, timedOut: boolean): string {
 
 export class BackchannelDelivery {
   private readonly options: DeliveryOptions;
-  private readonly dispatcher: Agent;
   private readonly now: () => number;
+  /** The connections to the apps, every one through the address guard; made at first use, closed by stop(). */
+  private dispatcher: Agent | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -188,18 +189,13 @@ export class BackchannelDelivery {
   ) {
     this.options = { ...DEFAULT_DELIVERY_OPTIONS, ...options };
     this.now = deps.now ?? Date.now;
-    this.dispatcher = new Agent({
-      connect: guardedConnector({ timeout: this.options.timeout, resolve: deps.resolve }),
-      headersTimeout: this.options.timeout,
-      bodyTimeout: this.options.timeout,
-      connections: this.options.concurrency,
-    });
   }
 
   /** Starts the loop: a first look soon (at a random moment within the interval, so workers spread), then every interval. */
   start(): void {
     if (this.started) return;
     this.started = true;
+    if (this.stopping.signal.aborted) this.stopping = new AbortController();
     this.schedule(Math.round(Math.random() * this.options.interval));
   }
 
@@ -215,12 +211,23 @@ export class BackchannelDelivery {
 
   /** Stops the loop: posts under way are cut short and their deliveries released for the next process. */
   async stop(): Promise<void> {
-    if (!this.started) return;
     this.started = false;
     clearTimeout(this.timer);
     this.stopping.abort();
     await this.running;
-    await this.dispatcher.close();
+    const dispatcher = this.dispatcher;
+    this.dispatcher = undefined;
+    await dispatcher?.close();
+  }
+
+  private agent(): Agent {
+    this.dispatcher ??= new Agent({
+      connect: guardedConnector({ timeout: this.options.timeout, resolve: this.deps.resolve }),
+      headersTimeout: this.options.timeout,
+      bodyTimeout: this.options.timeout,
+      connections: this.options.concurrency,
+    });
+    return this.dispatcher;
   }
 
   /** Delivers what is due now, batch after batch; resolves to how many deliveries it took on. For tests and the loop. */
@@ -296,7 +303,7 @@ export class BackchannelDelivery {
     const outcome: PostOutcome = earlier
       ? { ok: false, error: `not tried: ${earlier}` }
       : await this.sign(claim, client).then(
-          (token) => postLogoutToken(this.dispatcher, uri, token, this.options.timeout, this.stopping.signal),
+          (token) => postLogoutToken(this.agent(), uri, token, this.options.timeout, this.stopping.signal),
           (error: unknown) => {
             log.error({ err: error, app: claim.appId }, 'back-channel logout: the logout token could not be signed');
             return { ok: false, error: 'the logout token could not be signed' } as const;

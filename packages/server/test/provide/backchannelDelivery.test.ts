@@ -183,6 +183,14 @@ describe('back-channel logout delivery', () => {
     for (let i = 0; i < 500 && app.accepted.length === 0; i++) await sleep(10);
     expect(app.accepted.map((token) => token.sid)).toEqual(['sid-g1']);
     await delivery.stop();
+    // Stopped, it posts nothing; started again (a reload of the process's parts), it delivers again.
+    await store.enqueue([owed('wiki', 'g2')]);
+    delivery.wake();
+    expect(await delivery.drain()).toBe(0);
+    delivery.start();
+    delivery.wake();
+    for (let i = 0; i < 500 && app.accepted.length === 1; i++) await sleep(10);
+    expect(app.accepted.map((token) => token.sid)).toEqual(['sid-g1', 'sid-g2']);
   });
 
   // Threat: the token posted to another place than the app registered (a redirect an app, or whoever controls its host, answers).

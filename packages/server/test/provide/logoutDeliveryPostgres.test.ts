@@ -5,10 +5,14 @@ import { AuditLog } from '../../src/audit/auditLog.js';
 import { parseConfig } from '../../src/config/load.js';
 import { BackchannelDelivery } from '../../src/provide/backchannelDelivery.js';
 import { LogoutDeliveryStore } from '../../src/provide/logoutDeliveryStore.js';
+import { SessionTies } from '../../src/provide/sessionTies.js';
+import { SessionStore } from '../../src/sessions/sessionStore.js';
+import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
+import { seedAnn } from '../support/seed.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 import { logoutDeliverySuite, type Opener } from './logoutDeliverySuite.js';
-import { clientsOf, silentLog, startKeys, startReceiver, type LogoutReceiver, type TestKeys } from './support.js';
+import { clientsOf, grantEnderOn, seedGrant, silentLog, startKeys, startReceiver, type LogoutReceiver, type TestKeys } from './support.js';
 
 /**
  * The back-channel logout outbox on a real PostgreSQL server started for this file: each test gets the
@@ -105,5 +109,57 @@ describe('two nodes draining one outbox on PostgreSQL', () => {
     // A few more rounds of both loops: nothing goes out twice.
     await sleep(200);
     await expectEachOnce(db);
+  });
+});
+
+/**
+ * A revocation on one node while the other sweeps: both may try to end the same grants and owe their
+ * logouts; each app still receives exactly one logout token per grant.
+ */
+describe('a revocation on one node while the other sweeps, on PostgreSQL', () => {
+  const ISSUER = 'https://gatehouse.example';
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('ends each grant once and delivers its logout once', async () => {
+    const keys = await startKeys();
+    cleanups.push(() => keys.close());
+    const app = await startReceiver({ jwksUrl: keys.jwksUrl, issuer: ISSUER, clients: { '/logout': { clientId: 'wiki', alg: 'RS256' } } });
+    cleanups.push(() => app.close());
+    const clients = clientsOf([{ appId: 'wiki', clientId: 'wiki', backchannelLogoutUri: `${app.origin}/logout`, idTokenAlgorithm: 'RS256' }]);
+    const first = await open();
+    const second = await open.sibling!();
+    cleanups.push(() => first.close(), () => second.close());
+    await seedAnn(first.db);
+    const cipher = createTokenCipher({ encryptionKeys: new Map([['k1', Buffer.alloc(32, 7)]]), currentKeyId: 'k1' });
+    const nodes = [first, second].map((handle) => {
+      const sessions = new SessionStore(handle.db, cipher, { idleTimeout: 3_600_000, absoluteLifetime: 86_400_000, touchInterval: 60_000 });
+      const outbox = new LogoutDeliveryStore(handle.db);
+      const delivery = new BackchannelDelivery({ store: outbox, clients, sign: keys.sign, issuer: ISSUER, audit: new AuditLog(handle.db), log: silentLog }, { interval: 50 });
+      const ties = new SessionTies({ sessions, grants: grantEnderOn(handle.db), outbox, clients, delivery, log: silentLog }, { interval: 600_000 });
+      delivery.start();
+      ties.start();
+      cleanups.push(async () => {
+        await ties.stop();
+        await delivery.stop();
+      });
+      return { sessions, ties };
+    });
+    const [a, b] = nodes as [(typeof nodes)[number], (typeof nodes)[number]];
+    for (let round = 0; round < 20; round++) {
+      const { session } = await a.sessions.create({ userId: 'u1', identityId: 'i1', providerId: 'dev' });
+      for (let i = 0; i < 5; i++) await seedGrant(first.db, { grantId: `r${round}-g${i}`, appId: 'wiki', sessionId: session.id, sid: `r${round}-sid${i}` });
+      // Node a revokes (and ends the grants in its listener) while node b's sweep finds the same revoked session.
+      await Promise.all([a.sessions.revoke(session.id, 'sign-out'), b.ties.sweep(), b.ties.sweep()]);
+    }
+    for (let i = 0; i < 1_000 && app.accepted.length < 100; i++) await sleep(10);
+    await sleep(200);
+    expect(app.rejected).toEqual([]);
+    expect(app.accepted).toHaveLength(100);
+    expect(new Set(app.accepted.map((token) => token.sid)).size).toBe(100);
+    const ended = await first.db.selectFrom('op_grants').select(['revoked_reason']).execute();
+    expect(ended.every((grant) => grant.revoked_reason === 'sign-out')).toBe(true);
   });
 });

@@ -3,13 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppRegistry } from '../../src/apps/appRegistry.js';
 import { AuditLog } from '../../src/audit/auditLog.js';
 import { parseConfig } from '../../src/config/load.js';
+import { OpStore } from '../../src/provide/opStore.js';
 import { backchannelLogout, type BackchannelLogout } from '../../src/provide/backchannelLogout.js';
 import { logoutClientsOf } from '../../src/provide/backchannelDelivery.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { seedAnn } from '../support/seed.js';
-import { grantEnderOn, seedGrant, silentLog, startKeys, startReceiver, type LogoutReceiver, type TestKeys } from './support.js';
+import { seedGrant, silentLog, startKeys, startReceiver, type LogoutReceiver, type TestKeys } from './support.js';
 
 /**
  * Back-channel logout as the composition root puts it together (provide/backchannelLogout.ts): from the
@@ -75,7 +76,7 @@ describe('back-channel logout, put together', () => {
     handle = await openDatabase(parsed);
     await seedAnn(handle.db);
     const sessions = new SessionStore(handle.db, createTokenCipher({ encryptionKeys: new Map([['k1', Buffer.alloc(32, 7)]]), currentKeyId: 'k1' }), { idleTimeout: 3_600_000, absoluteLifetime: 86_400_000, touchInterval: 60_000 });
-    logout = backchannelLogout({ db: handle.db, sessions, apps: new AppRegistry(parsed.apps), audit: new AuditLog(handle.db), log: silentLog, issuer: ISSUER, grants: grantEnderOn(handle.db), sign: keys.sign });
+    logout = backchannelLogout({ db: handle.db, sessions, apps: new AppRegistry(parsed.apps), audit: new AuditLog(handle.db), log: silentLog, issuer: ISSUER, grants: new OpStore(handle.db), sign: keys.sign });
     logout.start();
     const { session } = await sessions.create({ userId: 'u1', identityId: 'i1', providerId: 'dev' });
     const grant = await seedGrant(handle.db, { appId: 'wiki', clientId: 'wiki-client', sessionId: session.id });

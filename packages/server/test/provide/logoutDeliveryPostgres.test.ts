@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/auditLog.js';
 import { parseConfig } from '../../src/config/load.js';
 import { BackchannelDelivery } from '../../src/provide/backchannelDelivery.js';
+import { OpStore } from '../../src/provide/opStore.js';
 import { LogoutDeliveryStore } from '../../src/provide/logoutDeliveryStore.js';
 import { SessionTies } from '../../src/provide/sessionTies.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
@@ -12,7 +13,7 @@ import { seedAnn } from '../support/seed.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 import { logoutDeliverySuite, type Opener } from './logoutDeliverySuite.js';
-import { clientsOf, grantEnderOn, seedGrant, silentLog, startKeys, startReceiver, type LogoutReceiver, type TestKeys } from './support.js';
+import { clientsOf, seedGrant, silentLog, startKeys, startReceiver, type LogoutReceiver, type TestKeys } from './support.js';
 
 /**
  * The back-channel logout outbox on a real PostgreSQL server started for this file: each test gets the
@@ -138,7 +139,7 @@ describe('a revocation on one node while the other sweeps, on PostgreSQL', () =>
       const sessions = new SessionStore(handle.db, cipher, { idleTimeout: 3_600_000, absoluteLifetime: 86_400_000, touchInterval: 60_000 });
       const outbox = new LogoutDeliveryStore(handle.db);
       const delivery = new BackchannelDelivery({ store: outbox, clients, sign: keys.sign, issuer: ISSUER, audit: new AuditLog(handle.db), log: silentLog }, { interval: 50 });
-      const ties = new SessionTies({ sessions, grants: grantEnderOn(handle.db), outbox, clients, delivery, log: silentLog }, { interval: 600_000 });
+      const ties = new SessionTies({ sessions, grants: new OpStore(handle.db), outbox, clients, delivery, log: silentLog }, { interval: 600_000 });
       delivery.start();
       ties.start();
       cleanups.push(async () => {

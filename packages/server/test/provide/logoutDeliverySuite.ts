@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OpStore } from '../../src/provide/opStore.js';
 import { LogoutDeliveryStore, type DeliveryToEnqueue, type RetryPolicy } from '../../src/provide/logoutDeliveryStore.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { seedAnn } from '../support/seed.js';
-import { grantEnderOn, seedGrant } from './support.js';
+import { seedGrant } from './support.js';
 
 /**
  * The back-channel logout outbox (provide/logoutDeliveryStore.ts), written once and run on SQLite
@@ -221,7 +222,7 @@ export function logoutDeliverySuite(name: string, open: Opener, { realConcurrenc
         now = T0 + timeouts.absoluteLifetime;
         expect((await store.grantsOfEndedSessions(2)).map((grant) => grant.grantId)).toEqual(['live', 'revoked']);
         // Once ended, a grant is not found again.
-        await grantEnderOn(handle.db, clock).revokeGrants({ sessionIds: [revoked.id, idle.id, 'no-such-session'] }, 'x');
+        await new OpStore(handle.db, clock).revokeGrants({ sessionIds: [revoked.id, idle.id, 'no-such-session'] }, 'x');
         expect((await store.grantsOfEndedSessions(100)).map((grant) => grant.grantId)).toEqual(['live', 'old']);
       });
 
@@ -229,7 +230,7 @@ export function logoutDeliverySuite(name: string, open: Opener, { realConcurrenc
         const session = await newSession();
         for (const [grantId, appId] of [['w1', 'wiki'], ['w2', 'wiki'], ['c1', 'chat'], ['n1', 'notes']] as const) await seedGrant(handle.db, { grantId, appId, sessionId: session.id });
         await seedGrant(handle.db, { grantId: 'still-live', appId: 'wiki', sessionId: 'other' });
-        await grantEnderOn(handle.db, clock).revokeGrants({ sessionIds: [session.id] }, 'sign-out');
+        await new OpStore(handle.db, clock).revokeGrants({ sessionIds: [session.id] }, 'sign-out');
         await store.enqueue([delivery('w1')]);
         const found = await store.endedGrantsWithoutDelivery(['wiki', 'chat'], T0 - 1, 100);
         expect(found.map((grant) => grant.grantId).sort()).toEqual(['c1', 'w2']);

@@ -3,13 +3,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AuditLog } from '../../src/audit/auditLog.js';
 import { parseConfig } from '../../src/config/load.js';
 import { BackchannelDelivery } from '../../src/provide/backchannelDelivery.js';
+import { OpStore } from '../../src/provide/opStore.js';
 import { LogoutDeliveryStore } from '../../src/provide/logoutDeliveryStore.js';
 import { SessionTies, type GrantEnder } from '../../src/provide/sessionTies.js';
 import { SessionStore, type RevokeReason, type Session } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { seedAnn } from '../support/seed.js';
-import { clientsOf, grantEnderOn, seedGrant, silentLog, startKeys, startReceiver, type LogoutReceiver, type TestKeys } from './support.js';
+import { clientsOf, seedGrant, silentLog, startKeys, startReceiver, type LogoutReceiver, type TestKeys } from './support.js';
 
 /**
  * Sessions tie it together (provide/sessionTies.ts): whichever way a Gatehouse session ends, its grants
@@ -60,7 +61,7 @@ beforeEach(async () => {
     { appId: 'notes', clientId: 'notes', backchannelLogoutUri: undefined, idTokenAlgorithm: 'RS256' },
   ]);
   delivery = new BackchannelDelivery({ store: outbox, clients, sign: keys.sign, issuer: ISSUER, audit: new AuditLog(handle.db), log: silentLog, now: clock }, { interval: 600_000 });
-  grants = grantEnderOn(handle.db, clock);
+  grants = new OpStore(handle.db, clock);
   ties = new SessionTies({ sessions, grants: { revokeGrants: (filter, reason) => grants.revokeGrants(filter, reason) }, outbox, clients, delivery, log: silentLog, now: clock }, { interval: 600_000 });
 });
 afterEach(async () => {

@@ -5,7 +5,8 @@ import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWK } f
 import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { BACKCHANNEL_LOGOUT_EVENT, LOGOUT_TOKEN_TYPE, logoutTokenSigner, type ActiveSigningKey, type IdTokenAlgorithm, type LogoutClient, type LogoutClients, type LogoutTokenSigner } from '../../src/provide/backchannelDelivery.js';
-import type { EndedGrant, GrantEnder } from '../../src/provide/sessionTies.js';
+import { OpStore } from '../../src/provide/opStore.js';
+import type { EndedGrant } from '../../src/provide/sessionTies.js';
 import type { Database } from '../../src/storage/schema.js';
 
 /** What the OpenID Provider's tests of back-channel logout stand on: grants, keys, a receiving app. */
@@ -23,10 +24,11 @@ export interface GrantSeed {
   createdAt?: number;
 }
 
-/** Writes a live grant (and one token of it in op_payloads), as the OpenID Provider records one at an authorization. */
+/** Records a live grant (and a refresh token of it) through the OpenID Provider's store, as an authorization does. */
 export async function seedGrant(db: Kysely<Database>, seed: GrantSeed): Promise<EndedGrant> {
   const now = seed.createdAt ?? Date.now();
-  const grant: EndedGrant = {
+  const store = new OpStore(db, () => now);
+  const grant = await store.recordGrant({
     grantId: seed.grantId ?? randomUUID(),
     clientId: seed.clientId ?? seed.appId,
     appId: seed.appId,
@@ -34,50 +36,11 @@ export async function seedGrant(db: Kysely<Database>, seed: GrantSeed): Promise<
     sessionId: seed.sessionId,
     sid: seed.sid ?? randomUUID(),
     subject: seed.subject ?? 'sub-of-ann',
-  };
-  await db
-    .insertInto('op_grants')
-    .values({
-      grant_id: grant.grantId,
-      client_id: grant.clientId,
-      app_id: grant.appId,
-      user_id: grant.userId,
-      session_id: grant.sessionId,
-      sid: grant.sid,
-      subject: grant.subject,
-      scopes: 'openid email',
-      created_at: now,
-      last_used_at: now,
-      expires_at: now + 14 * 86_400_000,
-    })
-    .execute();
-  await db
-    .insertInto('op_payloads')
-    .values({ model: 'RefreshToken', id_hash: randomUUID(), payload: '{}', grant_id: grant.grantId, uid: null, user_code_hash: null, expires_at: now + 86_400_000, consumed_at: null })
-    .execute();
+    scopes: ['openid', 'email'],
+    expiresAt: now + 14 * 86_400_000,
+  });
+  await store.savePayload('RefreshToken', randomUUID(), { payload: '{}', grantId: grant.grantId, expiresIn: 86_400 });
   return grant;
-}
-
-/**
- * GrantEnder's contract, on the tables themselves: in one transaction the grants of these sessions not
- * ended yet are marked revoked and their codes and tokens deleted; the ones ended are returned.
- */
-export function grantEnderOn(db: Kysely<Database>, now: () => number = Date.now): GrantEnder {
-  return {
-    revokeGrants: ({ sessionIds }, reason) =>
-      db.transaction().execute(async (trx) => {
-        if (sessionIds.length === 0) return [];
-        const rows = await trx
-          .updateTable('op_grants')
-          .set({ revoked_at: now(), revoked_reason: reason })
-          .where('session_id', 'in', [...sessionIds])
-          .where('revoked_at', 'is', null)
-          .returningAll()
-          .execute();
-        if (rows.length > 0) await trx.deleteFrom('op_payloads').where('grant_id', 'in', rows.map((row) => row.grant_id)).execute();
-        return rows.map((row) => ({ grantId: row.grant_id, clientId: row.client_id, appId: row.app_id, userId: row.user_id, sessionId: row.session_id, sid: row.sid, subject: row.subject }));
-      }),
-  };
 }
 
 /** Clients by app id, as the app catalogue would give them. */

@@ -115,7 +115,7 @@ export class LogoutDeliveryStore {
   async enqueue(deliveries: readonly DeliveryToEnqueue[]): Promise<number> {
     const now = this.now();
     // In one order everywhere: two processes inserting the same grants in other orders each wait on a
-    // row the other inserted first, and PostgreSQL ends one of them as a deadlock (as it did here).
+    // row the other inserted first, and PostgreSQL ends one of them as a deadlock.
     const sorted = [...deliveries].sort((a, b) => (a.grantId < b.grantId ? -1 : a.grantId > b.grantId ? 1 : 0));
     let inserted = 0;
     for (let start = 0; start < sorted.length; start += INSERT_CHUNK) {
@@ -149,14 +149,15 @@ export class LogoutDeliveryStore {
    * (unclaimed, or its claim ran out), so of two nodes claiming at once each gets other rows, never the
    * same (on PostgreSQL the losing update re-reads the row after the winner commits and finds it
    * claimed; SKIP LOCKED only spares it the wait). A node that dies holding a claim loses it when the
-   * lease ends, and another node delivers.
+   * lease ends, and another node delivers. Leases are read on each node's clock: the nodes' clocks must
+   * agree to well within a lease (NTP does), as they must for sessions' expiry anyway.
    */
   async claimDue(limit: number, lease: number): Promise<ClaimedDelivery[]> {
     const now = this.now();
     const claimedUntil = now + lease;
     const postgres = dialectOf(this.db) === 'postgres';
     // The due rows are picked once, in a materialised CTE: PostgreSQL may run a plain `in (select …
-    // limit n)` again for each row it updates, and so claim more than n rows (as it did here).
+    // limit n)` again for each row it updates, and so claim more than n rows.
     const rows = await this.db
       .with(
         (cte) => cte('due').materialized(),

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/auditLog.js';
@@ -227,6 +230,31 @@ describe('back-channel logout delivery', () => {
     expect(await store.forGrant('g2')).toMatchObject({ abandonedAt: expect.any(Number), attempts: 0, lastError: 'the app no longer has a back-channel logout URI' });
     expect(await store.forGrant('g3')).toMatchObject({ abandonedAt: expect.any(Number), lastError: 'the app is no longer an OpenID Connect client' });
     expect((await auditOf('oidc_logout_failed')).map((event) => event.app_id).sort()).toEqual(['gone', 'notes']);
+  });
+});
+
+describe('the workers of one node on one SQLite file', () => {
+  it('deliver each logout exactly once while both drain at the same time', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'gatehouse-logout-'));
+    const config = parseConfig({ dataDir: folder, database: { path: path.join(folder, 'gatehouse.db') } }, { env: {} });
+    const workers = [await openDatabase(config), await openDatabase(config)];
+    try {
+      const app = await receive();
+      const clients = clientsOf([wiki(app.origin)]);
+      await new LogoutDeliveryStore(workers[0]!.db).enqueue(Array.from({ length: 60 }, (_, i) => owed('wiki', `g${i}`)));
+      const drains = workers.map(
+        (worker) => new BackchannelDelivery({ store: new LogoutDeliveryStore(worker.db), clients, sign: keys.sign, issuer: ISSUER, audit: new AuditLog(worker.db), log: silentLog }, { batch: 3, concurrency: 2 }),
+      );
+      drainers.push(...drains);
+      const handled = await Promise.all([drains[0]!.drain(), drains[1]!.drain(), drains[0]!.drain(), drains[1]!.drain()]);
+      expect(handled.reduce((sum, n) => sum + n, 0)).toBe(60);
+      expect(app.rejected).toEqual([]);
+      expect(app.accepted).toHaveLength(60);
+      expect(new Set(app.accepted.map((token) => token.sid)).size).toBe(60);
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close()));
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

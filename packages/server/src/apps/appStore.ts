@@ -29,6 +29,18 @@ function storedHostOf(app: AppConfig): string | null {
   return app.guard ? hostOf(app) : null;
 }
 
+/**
+ * A definition as stored: the schema's output, read back through the same schema at every load. A
+ * duration there is milliseconds, which the schema would read again as seconds (a bare number is
+ * seconds in gatehouse.yaml): so it is written as "<n>ms", which reads back as itself.
+ */
+function stored(app: AppConfig): string {
+  if (!app.oidc) return JSON.stringify(app);
+  const { accessTokenLifetime, idTokenLifetime, refreshTokenLifetime } = app.oidc;
+  const ms = (value: number) => `${value}ms`;
+  return JSON.stringify({ ...app, oidc: { ...app.oidc, accessTokenLifetime: ms(accessTokenLifetime), idTokenLifetime: ms(idTokenLifetime), refreshTokenLifetime: ms(refreshTokenLifetime) } });
+}
+
 /** The key on which every create and change of a console app with a client id waits its turn (see `clientIdTaken`). */
 const CLIENT_IDS = 'apps/oidc-client-ids';
 
@@ -109,7 +121,7 @@ export class AppStore {
       }
       return trx
         .insertInto('apps')
-        .values({ id: app.id, definition: JSON.stringify(app), host, created_at: now, updated_at: now })
+        .values({ id: app.id, definition: stored(app), host, created_at: now, updated_at: now })
         .onConflict((conflict) => conflict.doNothing())
         .executeTakeFirst();
     });
@@ -130,7 +142,7 @@ export class AppStore {
           const holder = await clientIdTaken(trx, after);
           if (holder) throw taken('oidc.clientId', { id: holder, fromConfig: false }, clientIdOf(after));
         }
-        await trx.updateTable('apps').set({ definition: JSON.stringify(after), host, updated_at: this.now() }).where('id', '=', id).execute();
+        await trx.updateTable('apps').set({ definition: stored(after), host, updated_at: this.now() }).where('id', '=', id).execute();
       });
     } catch (error) {
       // Another app took the host since the registry was loaded (a create or a change on another node).

@@ -140,6 +140,23 @@ describe.each(openers)('console clients and their secrets on $name', ({ open, se
     expect(registry.forHost('wiki.localhost:4180')?.id).toBe('wiki');
   });
 
+  // Regression: lifetimes (milliseconds in the parsed definition) were stored as bare numbers, which the
+  // schema reads as seconds: every load multiplied them by 1000.
+  it('token lifetimes read back as they were saved, load after load', async () => {
+    const app = oidcOnly('docs');
+    await apps.create({ ...app, oidc: { ...app.oidc, accessTokenLifetime: '5m', refreshTokenLifetime: 90 } });
+    for (let round = 0; round < 2; round++) {
+      const fresh = new AppRegistry([]);
+      await new AppStore(handle.db, fresh, PORTAL, now, log).load();
+      expect(fresh.get('docs')?.oidc).toMatchObject({ accessTokenLifetime: 300_000, idTokenLifetime: 3_600_000, refreshTokenLifetime: 90_000 });
+      await apps.load();
+    }
+    await apps.update('docs', { ...app, oidc: { ...app.oidc, idTokenLifetime: '2h' } });
+    const fresh = new AppRegistry([]);
+    await new AppStore(handle.db, fresh, PORTAL, now, log).load();
+    expect(fresh.get('docs')?.oidc).toMatchObject({ accessTokenLifetime: 600_000, idTokenLifetime: 7_200_000 });
+  });
+
   it('a console client id another app holds is a 409 conflict on oidc.clientId, naming it', async () => {
     const refused = await apps.create(oidcOnly('other', 'other.example.com', 'grafana')).catch((error: unknown) => error as AppError);
     expect(refused).toMatchObject({ code: 'conflict', status: 409, field: 'oidc.clientId', message: 'An app in the configuration file ("grafana") already signs in with the client id "grafana". Choose another.' });

@@ -1,5 +1,6 @@
 import type { AdminApp, ClientSecret } from '@gatehouse/contract';
 import { Alert, Anchor, Button, Code, CopyButton, Group, List, Modal, Skeleton, Stack, Tabs, Text, Title } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
 import { useState } from 'react';
 import { CopyableValue } from '../../../components/CopyableValue';
 import { DateTime } from '../../../components/DateTime';
@@ -17,7 +18,7 @@ function NewSecretDialog({ secret, onClose }: { secret: string | undefined; onCl
   return (
     <Modal opened={secret !== undefined} onClose={onClose} title="Copy the client secret now" centered closeButtonProps={{ 'aria-label': 'Close' }}>
       <Stack gap="md">
-        <Alert color="yellow" title="Shown this once">
+        <Alert color="orange" variant="light" icon={<IconAlertTriangle aria-hidden />} title="Shown this once" styles={{ title: { color: 'var(--mantine-color-text)' } }}>
           Gatehouse keeps only a hash of it: once this window is closed, nobody can see it again. Paste it into the app now, or create
           another one later.
         </Alert>
@@ -27,7 +28,7 @@ function NewSecretDialog({ secret, onClose }: { secret: string | undefined; onCl
         <Group justify="flex-end" gap="sm">
           <CopyButton value={secret ?? ''} timeout={2000}>
             {({ copied, copy }) => (
-              <Button variant="light" onClick={copy}>
+              <Button variant="default" onClick={copy}>
                 {copied ? 'Copied' : 'Copy'}
               </Button>
             )}

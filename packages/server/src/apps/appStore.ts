@@ -45,13 +45,14 @@ function stored(app: AppConfig): string {
 const CLIENT_IDS = 'apps/oidc-client-ids';
 
 /**
- * An id or a host another app has: 409 `conflict`, naming it, for the field a person changes. What
- * holds it is named too (an app in the configuration file cannot be changed in the console).
+ * An id, a host or a client id another app has: 409 `conflict`, naming it, for the field a person
+ * changes. What holds it is named too (an app in the configuration file cannot be changed in the console).
+ * `what` is the host, or the client id.
  */
-function taken(field: 'id' | 'publicUrl' | 'oidc.clientId', holder: { id: string; fromConfig: boolean }, host: string): AppError {
+function taken(field: 'id' | 'publicUrl' | 'oidc.clientId', holder: { id: string; fromConfig: boolean }, what: string): AppError {
   const where = holder.fromConfig ? 'An app in the configuration file' : 'Another app';
   const reason =
-    field === 'id' ? `${where} already has the id "${holder.id}"` : field === 'publicUrl' ? `${where} ("${holder.id}") already uses ${host}` : `${where} ("${holder.id}") already signs in with the client id "${host}"`;
+    field === 'id' ? `${where} already has the id "${holder.id}"` : field === 'publicUrl' ? `${where} ("${holder.id}") already uses ${what}` : `${where} ("${holder.id}") already signs in with the client id "${what}"`;
   return new AppError('conflict', { params: { reason }, field });
 }
 

@@ -126,7 +126,8 @@ export class AppStore {
         .onConflict((conflict) => conflict.doNothing())
         .executeTakeFirst();
     });
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw await this.storedConflict(app.id, hostOf(app));
+    // (An app Gatehouse does not guard holds no host: only its id can have been refused.)
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) throw await this.storedConflict(app.id, host ?? undefined);
     await this.load();
     this.changes?.publish({ type: 'apps-changed' });
     return app;
@@ -178,20 +179,22 @@ export class AppStore {
 
   /**
    * What the database refused a row for: the app that has the id (when there is one to check) or the
-   * host. Read after the refusal, from the database: the registry may not know that app yet.
+   * host (when the row has one). Read after the refusal, from the database: the registry may not know
+   * that app yet.
    */
-  private async storedConflict(id: string | undefined, host: string): Promise<AppError> {
+  private async storedConflict(id: string | undefined, host: string | undefined): Promise<AppError> {
     const holders = await this.db
       .selectFrom('apps')
       .select(['id', 'host'])
-      .where((eb) => eb.or([eb('host', '=', host), ...(id === undefined ? [] : [eb('id', '=', id)])]))
+      .where((eb) => eb.or([...(host === undefined ? [] : [eb('host', '=', host)]), ...(id === undefined ? [] : [eb('id', '=', id)])]))
       .execute();
     const sameId = holders.find((holder) => holder.id === id);
-    if (sameId) return taken('id', { id: sameId.id, fromConfig: false }, host);
-    const holder = holders.find((row) => row.host === host);
-    if (holder) return taken('publicUrl', { id: holder.id, fromConfig: false }, host);
+    if (sameId) return taken('id', { id: sameId.id, fromConfig: false }, host ?? '');
+    const holder = host === undefined ? undefined : holders.find((row) => row.host === host);
+    if (holder && host !== undefined) return taken('publicUrl', { id: holder.id, fromConfig: false }, host);
     // The holder is gone again already; the id or the host was taken when the row was refused all the same.
-    const reason = id === undefined ? `Another app has just taken ${host}` : `Another app has just taken the id "${id}" or ${host}`;
+    const reason =
+      id === undefined ? `Another app has just taken ${host}` : host === undefined ? `Another app has just taken the id "${id}"` : `Another app has just taken the id "${id}" or ${host}`;
     return new AppError('conflict', { params: { reason }, field: id === undefined ? 'publicUrl' : 'id' });
   }
 

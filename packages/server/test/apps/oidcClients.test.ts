@@ -279,6 +279,22 @@ describe.each(openers)('console clients and their secrets on $name', ({ open, se
       }
     });
 
+    // An app with no host in the database: a race for its id is told as one, never as a host taken.
+    it('two nodes creating OpenID-Connect-only apps with one id at once: one is created, the other refused naming the id', async () => {
+      const other = await second();
+      try {
+        await apps.create(guarded('holder', 'same0.example.com'));
+        const nodes = [apps, new AppStore(other.db, new AppRegistry([]), PORTAL, now, log)];
+        for (let round = 0; round < 3; round++) {
+          const outcomes = await Promise.allSettled([nodes[0]!.create(oidcOnly(`same${round}`, `same${round}.example.com`, `x${round}`)), nodes[1]!.create(oidcOnly(`same${round}`, `same${round}.example.com`, `y${round}`))]);
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+          expect((outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict', field: 'id' });
+        }
+      } finally {
+        await other.close();
+      }
+    });
+
     // Threat: two apps created with one client id at once, each passing its node's registry check.
     it('two nodes creating apps with one client id at once: one is created, the other refused', async () => {
       const other = await second();

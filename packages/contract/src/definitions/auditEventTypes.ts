@@ -44,6 +44,9 @@ export const auditEventTypes = [
   'app_deleted',
   /** Written by a migration: a console app on a host an older one had, kept aside. */
   'app_set_aside',
+  /** A console app's OpenID Connect client secret made or revoked (details: its id and hint, never the secret). */
+  'client_secret_created',
+  'client_secret_revoked',
   'provider_created',
   'provider_updated',
   'provider_enabled',

@@ -26,6 +26,8 @@ export const AUDIT_EVENT_LABELS: Record<AuditEventType, string> = {
   app_updated: 'App changed',
   app_deleted: 'App deleted',
   app_set_aside: 'App set aside (host taken)',
+  client_secret_created: 'Client secret created',
+  client_secret_revoked: 'Client secret revoked',
   provider_created: 'Provider added',
   provider_updated: 'Provider changed',
   provider_enabled: 'Provider turned on',

@@ -10,7 +10,7 @@ section{margin:1rem 0;padding:1rem 1.25rem;background:var(--card);border:1px sol
 h1{margin:0 0 1rem}h2{margin:0 0 .75rem;font-size:1.1rem}
 a.button,button{display:inline-block;padding:.5rem 1rem;border:0;border-radius:6px;background:#2456c7;color:#fff;font:inherit;font-weight:600;text-decoration:none;cursor:pointer}
 form{margin:0}
-section>:first-child{margin-top:0}
+section>:first-child{margin-top:0}section>:last-child{margin-bottom:0}
 table{width:100%;border-collapse:collapse;table-layout:fixed}
 th,td{padding:.4rem .5rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{width:16rem;font-weight:600}

@@ -93,7 +93,7 @@ describe('Sign in with Gatehouse (the demo as an OpenID Connect client)', () => 
   it('home page offers both ways, each in a sentence', async () => {
     const response = await fetch(`${demoUrl}/`);
     const html = await response.text();
-    expect(response.headers['get']('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(html).toContain("Behind Gatehouse's guard");
     expect(html).toContain('href="http://whoami.localhost:4180"');
     expect(html).toContain('Sign in with Gatehouse</button>');

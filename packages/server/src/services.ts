@@ -10,7 +10,7 @@ import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
 import { LogoutTokenStore } from './authenticate/logoutTokenStore.js';
 import { AppRegistry } from './apps/appRegistry.js';
 import { AssertionSigner } from './authorize/assertion.js';
-import { SigningKeys } from './keys/signingKeys.js';
+import { ID_TOKEN_KEY_PURPOSES, SigningKeys } from './keys/signingKeys.js';
 import { ProviderRegistry } from './providers/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import { RunningConfig } from './config/running.js';
@@ -58,6 +58,8 @@ export interface Services {
   apps: AppRegistry;
   appStore: AppStore;
   signingKeys: SigningKeys;
+  /** The OpenID Provider's ID token keys, RS256 and ES256: purposes of their own, published at /oidc/jwks only. */
+  idTokenKeys: SigningKeys[];
   assertions: AssertionSigner;
   /** The portal's origin, e.g. http://localhost:4180 (no trailing slash). */
   portalOrigin: string;
@@ -164,6 +166,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const resolver = new SessionResolver({ sessions, accounts, claims, appSessions, providers, changes });
   const signingKeys = new SigningKeys(database.db, cipher, undefined, changes);
   await signingKeys.load();
+  const idTokenKeys = ID_TOKEN_KEY_PURPOSES.map((purpose) => new SigningKeys(database.db, cipher, undefined, changes, purpose));
   const assertions = new AssertionSigner(signingKeys, portalOrigin);
   changes.subscribe((change) => {
     if (change.type === 'sessions-ended' || change.type === 'sessions-changed') change.sessionIds.forEach((id) => assertions.forget(id));
@@ -206,6 +209,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     apps,
     appStore,
     signingKeys,
+    idTokenKeys,
     assertions,
     portalOrigin,
     secureCookies,

@@ -8,11 +8,15 @@ export const ASSERTION_ALG = 'ES256';
 
 /**
  * What a key signs. Each purpose has keys of its own, rotated on their own and published on their own:
- * a key never signs for another purpose, so a token of one kind cannot pass as the other. Only the
- * assertion is signed today; the OpenID Provider's ID tokens will be a purpose beside it.
+ * a key never signs for another purpose, so a token of one kind cannot pass as the other. The
+ * assertion apps receive (published at /.gatehouse/jwks.json), and the OpenID Provider's ID tokens in
+ * RS256 (OpenID Connect Discovery requires it) and ES256 (published at the OP's own /oidc/jwks only):
+ * an ID token never verifies as an assertion, nor an assertion as an ID token.
  */
-export type KeyPurpose = 'assertion';
-const ALGORITHM: Record<KeyPurpose, string> = { assertion: ASSERTION_ALG };
+export type KeyPurpose = 'assertion' | 'id-token-rs256' | 'id-token-es256';
+const ALGORITHM: Record<KeyPurpose, string> = { assertion: ASSERTION_ALG, 'id-token-rs256': 'RS256', 'id-token-es256': 'ES256' };
+/** The purposes of the OpenID Provider's ID token keys. */
+export const ID_TOKEN_KEY_PURPOSES = ['id-token-rs256', 'id-token-es256'] as const satisfies readonly KeyPurpose[];
 /** A retired key stays published this long, so assertions signed just before a rotation still verify. */
 export const RETIRED_KEY_OVERLAP_MS = 24 * 3_600_000;
 
@@ -100,9 +104,35 @@ export class SigningKeys {
     return this.jwks;
   }
 
+  /**
+   * The private halves of this purpose's published keys, the active one first, each with its kid, alg
+   * and use: what a signer that takes JWKs is built with (the OpenID Provider, provide/keys.ts). The
+   * retired ones still published are there so that the set it publishes is the same as this one's.
+   */
+  async privateJwks(): Promise<JWK[]> {
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .select(['kid', 'alg', 'private_jwk_enc'])
+      .where('purpose', '=', this.purpose)
+      .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', this.now() - RETIRED_KEY_OVERLAP_MS)]))
+      .orderBy('retired_at', 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy(inCodePointOrder(this.db, 'kid'))
+      .execute();
+    // The active key (retired_at null) sorts first on both databases only when nulls come first: put it first here.
+    const active = this.current().kid;
+    rows.sort((a, b) => Number(b.kid === active) - Number(a.kid === active));
+    return rows.map((row) => {
+      const privateJwk = this.cipher.decrypt(row.private_jwk_enc, context(row.kid));
+      if (!privateJwk) throw new Error(`signing key ${row.kid} does not decrypt with the configured encryption keys`);
+      return { ...(JSON.parse(privateJwk) as JWK), kid: row.kid, alg: row.alg, use: 'sig' };
+    });
+  }
+
   private async create(db: Db): Promise<string> {
     const kid = randomUUID();
     const alg = ALGORITHM[this.purpose];
+    // RSA keys of 2048 bits: what RS256 verifiers everywhere take (jose's default).
     const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
     const privateJwk = await exportJWK(privateKey);

@@ -1,0 +1,101 @@
+import { oidcEndpoints } from '@gatehouse/contract';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import Provider, { errors, type AdapterFactory, type JWK } from 'oidc-provider';
+import type { ChangeFeed } from '../events/changes.js';
+import type { CookieNames } from '../sessions/cookies.js';
+import type { ProvideAccessDeps } from './access.js';
+import { ClientAuthLimit } from './clientAuthLimit.js';
+import { compareClientSecret, type OidcClientCatalogue } from './clients.js';
+import { opConfiguration, type ProvideRequest } from './configuration.js';
+import { loginStep } from './login.js';
+import { mountProvider, requests } from './mount.js';
+import { housePages } from './pages.js';
+
+/** What the OpenID Provider's door takes (the composition root builds it from Services). */
+export interface ProvideDeps extends ProvideAccessDeps {
+  clients: OidcClientCatalogue;
+  portalOrigin: string;
+  secureCookies: boolean;
+  cookies: Pick<CookieNames, 'chooseAccount'>;
+  /** The server's key (secrets.cookieKey): the OP's cookie, pairwise and placeholder keys derive from it. */
+  secretKey: Buffer;
+  /** The ID token keys (keys/signingKeys.ts, purposes id-token-rs256 and id-token-es256). */
+  idTokenKeys: ReadonlyArray<{ privateJwks(): Promise<JWK[]>; load(): Promise<void> }>;
+  /** oidc-provider's adapter for its models (provide/adapter.ts). */
+  adapter: AdapterFactory;
+  /** A key rotation anywhere (signing-keys-changed) builds a new provider here. */
+  changes: Pick<ChangeFeed, 'subscribe'>;
+  attemptLifetime(): number;
+  log: FastifyBaseLogger;
+  /** Failed client authentications allowed per address and minute (tests lower it). */
+  clientAuthFailures?: number;
+}
+
+/** oidc-provider's errors that mean a client failed to authenticate. */
+const isClientAuthFailure = (error: unknown) => error instanceof errors.InvalidClient || error instanceof errors.InvalidClientAuth;
+
+/**
+ * Builds the provider from the keys as they are in the database. oidc-provider fixes its keys when it
+ * is constructed, so a rotation (`signing-keys-changed`, from this process or any worker or node)
+ * builds a new one, which answers from the next request on; requests under way finish on the old one.
+ */
+export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): Promise<Provider> {
+  const signingJwks = (await Promise.all(deps.idTokenKeys.map((keys) => keys.privateJwks()))).flat();
+  const pages = housePages(deps.log, () => requests.getStore()?.id);
+  const configuration = opConfiguration({
+    ...deps,
+    signingJwks,
+    request: (): ProvideRequest | undefined => {
+      const request = requests.getStore();
+      return request && { currentSession: () => request.currentSession(), ip: request.ip, headers: request.headers };
+    },
+    pages,
+  });
+  const provider = new Provider(deps.portalOrigin, configuration);
+  // Koa believes forwarded headers only with this on; provide/forwarded.ts writes every one of them.
+  provider.proxy = true;
+  // The presented secret is checked against the app's live secret hashes (provide/clients.ts).
+  const clients = deps.clients;
+  provider.Client.prototype.compareClientSecret = function compare(this: { clientId: string }, actual: string) {
+    return compareClientSecret(clients, this.clientId, actual);
+  } as never;
+  const onError = (event: string) => (ctx: { ip?: string } | undefined, error: unknown) => {
+    if (isClientAuthFailure(error)) {
+      const ip = requests.getStore()?.ip ?? ctx?.ip;
+      if (ip) limit.failed(ip);
+    }
+    deps.log.info({ event, err: error instanceof Error ? { name: error.name, message: error.message } : undefined }, 'OpenID Provider refused a request');
+  };
+  for (const event of ['grant.error', 'introspection.error', 'revocation.error', 'pushed_authorization_request.error', 'userinfo.error', 'authorization.error', 'end_session.error'] as const) {
+    (provider.on as (name: string, listener: (...args: never[]) => void) => unknown).call(provider, event, onError(event));
+  }
+  provider.on('server_error', (_ctx: unknown, error: unknown) => deps.log.error({ err: error }, 'OpenID Provider failed'));
+  return provider;
+}
+
+/**
+ * The OpenID Provider's door: discovery and /oidc/* to oidc-provider (provide/mount.ts), the login step
+ * (provide/login.ts), the provider rebuilt after every ID token key rotation.
+ */
+export const provideArea = fp(
+  async (app: FastifyInstance, { deps }: { deps: ProvideDeps }) => {
+    const limit = new ClientAuthLimit(deps.clientAuthFailures);
+    for (const keys of deps.idTokenKeys) await keys.load();
+    let provider = await buildProvider(deps, limit);
+    deps.changes.subscribe((change) => {
+      if (change.type !== 'signing-keys-changed' && change.type !== 'everything') return;
+      void Promise.all(deps.idTokenKeys.map((keys) => keys.load()))
+        .then(() => buildProvider(deps, limit))
+        .then(
+          (rebuilt) => {
+            provider = rebuilt;
+          },
+          (error: unknown) => deps.log.error({ err: error }, 'could not rebuild the OpenID Provider with the new keys; the old ones sign until it can'),
+        );
+    });
+    app.get(oidcEndpoints.interaction, loginStep({ ...deps, provider: () => provider }));
+    mountProvider(app, { provider: () => provider, portalOrigin: deps.portalOrigin, clientAuthLimit: limit });
+  },
+  { name: 'gatehouse-provide', dependencies: ['gatehouse-session'] },
+);

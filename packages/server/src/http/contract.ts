@@ -87,7 +87,7 @@ export const NOT_JSON_ROUTES: Readonly<Record<string, string>> = {
   'GET /api/docs': 'the OpenAPI document, generated from the contract',
   '* /.gatehouse/*': "the app host's 404 for its reserved prefix",
   // The OpenID Provider (provide/): oidc-provider answers as OpenID Connect and OAuth 2.0 define (their
-  // JSON, their errors, their redirects); test/provide/noSecrets.test.ts checks none of it carries a secret.
+  // JSON, their errors, their redirects); test/integration/openIdProvider.test.ts checks that none of it carries a secret.
   '* /oidc/*': 'the OpenID Provider: OAuth 2.0 / OpenID Connect answers, as their specifications define them',
   '* /.well-known/openid-configuration': 'OpenID Connect Discovery 1.0: the OpenID Provider’s metadata',
   'GET /oidc/interaction/:uid': 'the OpenID Provider’s login step: redirects to sign in, back to the app, or a page',

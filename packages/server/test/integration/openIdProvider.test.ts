@@ -1,3 +1,4 @@
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formAction, ScriptedBrowser, type Hop } from './support/browser.js';
@@ -5,6 +6,8 @@ import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.
 import { freePort } from '../support/ports.js';
 import { memoryOpAdapter } from '../support/opMemoryAdapter.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { secretPlaceholder } from '../../src/provide/clients.js';
+import { derivedKey } from '../../src/provide/configuration.js';
 
 /**
  * Gatehouse as the OpenID Provider of an app, end to end: an openid-client v6 relying party discovers
@@ -160,5 +163,130 @@ describe('Gatehouse as the OpenID Provider', () => {
     const next = await discover('grafana', NEXT_SECRET);
     // The next secret authenticates: the refusal is about the token, not the client.
     await expect(client.refreshTokenGrant(next, 'x')).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses a refresh, and userinfo, once the policy no longer admits the person', async () => {
+    // Threat: a person removed from a group keeps getting tokens (node-oidc-provider #392).
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const apps = gatehouse.services.apps;
+    const before = apps.all().filter((app) => apps.source(app.id) === 'config');
+    apps.setConfigApps(before.map((app) => (app.id === 'grafana' ? { ...app, policy: { allow: [{ groups: ['admins'] }], deny: [] } } : app)));
+    try {
+      await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+      await expect(client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub)).rejects.toMatchObject({ status: 401 });
+    } finally {
+      apps.setConfigApps(before);
+    }
+  });
+
+  it('refuses a refresh once the Gatehouse session the grant was made in has ended', async () => {
+    // Threat: tokens outliving the sign-in they came from (a revoked or signed-out session).
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(browser, started.url, 'alice@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const current = await gatehouse.services.resolver.portal(browser.cookie('localhost', gatehouse.services.cookies.session), { headers: {}, log: gatehouse.app.log });
+    await gatehouse.services.sessions.revoke(current!.session.id, 'admin');
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses a replayed code and revokes what the first exchange issued', async () => {
+    // Threat: an intercepted authorization code redeemed a second time (RFC 6749 §4.1.2).
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    await expect(client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state })).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub)).rejects.toMatchObject({ status: 401 });
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it.each([
+    ['a prefix of the registered URI', `${RP}x`],
+    ['dot segments', 'http://127.0.0.1:9/x/../callback'],
+    ['another case', 'http://127.0.0.1:9/Callback'],
+    ['an added query', `${RP}?next=1`],
+  ])('refuses a redirect URI with %s with a page, never a redirect there', async (_what, redirectUri) => {
+    // Threat: a code sent to an address the app did not register (open redirect, code theft).
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config, { redirect_uri: redirectUri });
+    const hop = await new ScriptedBrowser().request(started.url.href, { headers: { accept: 'text/html' } });
+    expect(hop.status).toBe(400);
+    expect(hop.headers.get('location')).toBeNull();
+    expect(hop.body).toContain('oidc_request_invalid');
+    expect(hop.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('refuses a public client without PKCE', async () => {
+    // Threat: a code intercepted on its way to a public client, redeemed without the verifier.
+    const config = await discover('reports');
+    const url = client.buildAuthorizationUrl(config, { redirect_uri: RP, scope: 'openid', state: 's' });
+    const { back } = await authorize(new ScriptedBrowser(), url);
+    expect(back?.searchParams.get('error')).toBe('invalid_request');
+    expect(back?.searchParams.get('error_description')).toMatch(/PKCE/);
+  });
+
+  it('refuses a refresh that asks for more scopes than were granted', async () => {
+    // Threat: a client widening what a person agreed to at a refresh.
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config, { scope: 'openid email offline_access' });
+    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!, { scope: 'openid email groups' })).rejects.toMatchObject({ error: 'invalid_scope' });
+  });
+
+  it('signs ID tokens with keys of their own: never the assertion keys, published at /oidc/jwks only', async () => {
+    // Threat: an ID token passed to an app as its Gatehouse assertion, or the reverse.
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const assertionKeys = createLocalJWKSet(JSON.parse((await new ScriptedBrowser().request(`${portal}/.gatehouse/jwks.json`)).body) as JSONWebKeySet);
+    await expect(jwtVerify(tokens.id_token!, assertionKeys)).rejects.toThrow();
+    const opKeys = JSON.parse((await new ScriptedBrowser().request(`${portal}/oidc/jwks`)).body) as JSONWebKeySet;
+    expect(opKeys.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
+    const assertionKids = new Set((JSON.parse((await new ScriptedBrowser().request(`${portal}/.gatehouse/jwks.json`)).body) as JSONWebKeySet).keys.map((key) => key.kid));
+    for (const key of opKeys.keys) expect(assertionKids.has(key.kid)).toBe(false);
+    // An app's assertion does not verify with the ID token keys either.
+    const assertion = await gatehouse.services.assertions.assertion({ sessionId: 's', userId: 'u', email: 'bob@example.com', name: 'Bob', groups: [] }, 'http://grafana.localhost');
+    await expect(jwtVerify(assertion, createLocalJWKSet(opKeys))).rejects.toThrow();
+  });
+
+  it('answers the server-to-server endpoints on an internal host name, with URLs on the issuer', async () => {
+    // Threat: discovery on another Host naming that host as the token endpoint (apps in containers call internal names).
+    const hop = await new ScriptedBrowser(['gatehouse.internal']).request(`http://gatehouse.internal:${gatehouse.port}/.well-known/openid-configuration`);
+    expect(hop.status).toBe(200);
+    expect(JSON.parse(hop.body).token_endpoint).toBe(`${portal}/oidc/token`);
+    // The authorization endpoint, which a browser reaches and which sets cookies, stays on the portal's name.
+    const authorizeThere = await new ScriptedBrowser(['gatehouse.internal']).request(`http://gatehouse.internal:${gatehouse.port}/oidc/authorize?client_id=grafana`);
+    expect(authorizeThere.status).toBe(421);
+  });
+
+  it('sends no secret in any of its answers', async () => {
+    // Threat: a client secret, the value standing in for it, or a private key leaving in an answer.
+    const placeholder = secretPlaceholder(derivedKey(gatehouse.services.secrets.cookieKey, 'client-secret-placeholder'), 'grafana');
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config);
+    const browser = new ScriptedBrowser();
+    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const answers: string[] = [];
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    answers.push(JSON.stringify(tokens));
+    for (const path of ['/.well-known/openid-configuration', '/oidc/jwks']) answers.push((await browser.request(`${portal}${path}`)).body);
+    const basic = `Basic ${Buffer.from(`grafana:${SECRET}`).toString('base64')}`;
+    const introspected = await browser.request(`${portal}/oidc/introspect`, { form: { token: tokens.access_token }, headers: { authorization: basic } });
+    expect(JSON.parse(introspected.body).active).toBe(true);
+    answers.push(introspected.body);
+    const wrong = await browser.request(`${portal}/oidc/token`, { form: { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'grafana', client_secret: NEXT_SECRET.slice(1) } });
+    answers.push(wrong.body, JSON.stringify([...wrong.headers]));
+    for (const answer of answers) {
+      for (const secret of [SECRET, NEXT_SECRET, NEXT_SECRET.slice(1), placeholder]) expect(answer).not.toContain(secret);
+    }
+    // Only public halves are published.
+    for (const key of (JSON.parse(answers[2]!) as JSONWebKeySet).keys) for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(member);
   });
 });

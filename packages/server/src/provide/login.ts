@@ -56,8 +56,10 @@ export function loginStep(deps: LoginDeps) {
     const { prompt } = details;
     if (prompt.name === 'login') {
       const reauthenticate = prompt.reasons.includes('login_prompt') || prompt.reasons.includes('max_age');
-      // Signed in since this step began: a sign-in made for it (the step's iat is in seconds).
-      const fresh = current !== undefined && seconds(current.session.created_at) >= (details.iat ?? Number.POSITIVE_INFINITY);
+      // Signed in since this step began: a sign-in made for it. The step's iat is whole seconds, so a
+      // sign-in made in the same second just before the step counts too: the session is under a second
+      // older than asked, never more.
+      const fresh = current !== undefined && details.iat !== undefined && current.session.created_at >= details.iat * 1000;
       if (!current || (reauthenticate && !fresh)) {
         if (current) reply.setCookie(deps.cookies.chooseAccount, '1', cookieOptions(deps.secureCookies, Math.ceil(deps.attemptLifetime() / 1000)));
         return reply303(pages.signIn.href(here));

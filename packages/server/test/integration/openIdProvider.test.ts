@@ -289,4 +289,27 @@ describe('Gatehouse as the OpenID Provider', () => {
     // Only public halves are published.
     for (const key of (JSON.parse(answers[2]!) as JSONWebKeySet).keys) for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(member);
   });
+
+  it.each([
+    ['prompt=login', { prompt: 'login' }],
+    ['max_age=1', { max_age: '1' }],
+  ])('sends the person through the IdP again for %s, and says when they signed in', async (_what, extra) => {
+    // Threat: an app that asks for a fresh authentication (before a sensitive action) handed an old one.
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const first = await authorizationUrl(config);
+    const signedIn = await authorize(browser, first.url, 'bob@example.com');
+    const before = (await client.authorizationCodeGrant(config, signedIn.back!, { pkceCodeVerifier: first.verifier, expectedState: first.state })).claims()!;
+    // A second passes, so that the sign-in above is older than max_age and than the step below.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const started = await authorizationUrl(config, extra);
+    const hop = await browser.request(started.url.href, { headers: { accept: 'text/html' } });
+    const { stoppedAt } = await browser.follow(hop, (url) => url.pathname === '/sign-in');
+    expect(stoppedAt?.pathname).toBe('/sign-in');
+    // The next sign-in asks the IdP to let the person choose (the "Switch account" sign-in).
+    expect(browser.cookie('localhost', gatehouse.services.cookies.chooseAccount)).toBe('1');
+    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const after = (await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state })).claims()!;
+    expect(after.auth_time!).toBeGreaterThan(before.auth_time!);
+  });
 });

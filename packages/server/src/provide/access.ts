@@ -16,7 +16,7 @@ import { isActive, type SessionStore } from '../sessions/sessionStore.js';
  * re-checks the person).
  */
 export interface ProvideAccessDeps {
-  sessions: Pick<SessionStore, 'findById'>;
+  sessions: Pick<SessionStore, 'findById' | 'revoke'>;
   accounts: Pick<AccountStore, 'getUser' | 'getIdentity'>;
   providers: GroupTrustLookup;
   running: InForce<Pick<Config, 'admins'>>;

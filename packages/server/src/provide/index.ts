@@ -9,6 +9,7 @@ import { ClientAuthLimit } from './clientAuthLimit.js';
 import { compareClientSecret, type OidcClientCatalogue } from './clients.js';
 import { opConfiguration, type ProvideRequest } from './configuration.js';
 import { loginStep } from './login.js';
+import { endGatehouseSessionOnLogout } from './logout.js';
 import { mountProvider, requests } from './mount.js';
 import { housePages } from './pages.js';
 
@@ -70,6 +71,15 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
   for (const event of ['grant.error', 'introspection.error', 'revocation.error', 'pushed_authorization_request.error', 'userinfo.error', 'authorization.error', 'end_session.error'] as const) {
     (provider.on as (name: string, listener: (...args: never[]) => void) => unknown).call(provider, event, onError(event));
   }
+  endGatehouseSessionOnLogout(provider, {
+    sessions: deps.sessions,
+    audit: deps.audit,
+    request: () => {
+      const request = requests.getStore();
+      return request && { currentSession: () => request.currentSession(), ip: request.ip, headers: request.headers };
+    },
+    appIdOf: (clientId) => (clientId ? deps.clients.client(clientId)?.app.id : undefined),
+  });
   provider.on('server_error', (_ctx: unknown, error: unknown) => deps.log.error({ err: error }, 'OpenID Provider failed'));
   return provider;
 }

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formAction, ScriptedBrowser, type Hop } from './support/browser.js';
+import { formAction, inputValue, ScriptedBrowser, type Hop } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from '../support/ports.js';
 import { memoryOpAdapter } from '../support/opMemoryAdapter.js';
@@ -17,6 +17,7 @@ import { derivedKey } from '../../src/provide/configuration.js';
 const SECRET = 'grafana-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 const NEXT_SECRET = 'grafana-next-secret-0123456789abcdefghijklmnopqrstuv';
 const RP = 'http://127.0.0.1:9/callback';
+const SIGNED_OUT = 'http://127.0.0.1:9/signed-out';
 
 let idp: DevIdpProcess;
 let gatehouse: RunningGatehouse;
@@ -39,7 +40,7 @@ beforeAll(async () => {
         publicUrl: `http://grafana.localhost:${port}`,
         guard: false,
         policy: { allow: [{ groups: ['staff'] }] },
-        oidc: { secrets: [SECRET, NEXT_SECRET], redirectUris: [RP], scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] },
+        oidc: { secrets: [SECRET, NEXT_SECRET], redirectUris: [RP], postLogoutRedirectUris: [SIGNED_OUT], scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] },
       },
       {
         id: 'reports',
@@ -300,16 +301,46 @@ describe('Gatehouse as the OpenID Provider', () => {
     const first = await authorizationUrl(config);
     const signedIn = await authorize(browser, first.url, 'bob@example.com');
     const before = (await client.authorizationCodeGrant(config, signedIn.back!, { pkceCodeVerifier: first.verifier, expectedState: first.state })).claims()!;
-    // A second passes, so that the sign-in above is older than max_age and than the step below.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // Two seconds pass, so that the sign-in above is older than max_age (whole seconds: oidc-provider
+    // compares its second with now's) and than the step below.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
     const started = await authorizationUrl(config, extra);
     const hop = await browser.request(started.url.href, { headers: { accept: 'text/html' } });
-    const { stoppedAt } = await browser.follow(hop, (url) => url.pathname === '/sign-in');
+    const { stoppedAt } = await browser.follow(hop, (url) => url.pathname === '/sign-in' || url.origin === new URL(RP).origin);
     expect(stoppedAt?.pathname).toBe('/sign-in');
     // The next sign-in asks the IdP to let the person choose (the "Switch account" sign-in).
     expect(browser.cookie('localhost', gatehouse.services.cookies.chooseAccount)).toBe('1');
     const { back } = await authorize(browser, started.url, 'bob@example.com');
     const after = (await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state })).claims()!;
     expect(after.auth_time!).toBeGreaterThan(before.auth_time!);
+  });
+
+  it('ends the Gatehouse session on RP-initiated logout and returns to the registered URI with the state', async () => {
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const cookie = browser.cookie('localhost', gatehouse.services.cookies.session);
+    const resolve = () => gatehouse.services.resolver.portal(cookie, { headers: {}, log: gatehouse.app.log });
+    expect(await resolve()).toBeDefined();
+
+    // Threat: a logout that sends the person to an address the app did not register (open redirect).
+    const unregistered = client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:9/elsewhere', state: 'st' });
+    const refused = await browser.request(unregistered.href, { headers: { accept: 'text/html' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('oidc_request_invalid');
+    expect(await resolve()).toBeDefined();
+
+    const url = client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: SIGNED_OUT, state: 'st' });
+    const question = await browser.request(url.href, { headers: { accept: 'text/html' } });
+    expect(question.status).toBe(200);
+    expect(question.body).toContain('Sign out of Gatehouse?');
+    expect(question.body).toContain('Grafana');
+    const confirmed = await browser.request(new URL(formAction(question.body)!, portal).href, { form: { xsrf: inputValue(question.body, 'xsrf')!, logout: 'yes' }, headers: { origin: portal } });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe(`${SIGNED_OUT}?state=st`);
+    expect(await resolve()).toBeUndefined();
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 });

@@ -22,7 +22,7 @@ export interface ProvideDeps extends ProvideAccessDeps {
   /** The server's key (secrets.cookieKey): the OP's cookie, pairwise and placeholder keys derive from it. */
   secretKey: Buffer;
   /** The ID token keys (keys/signingKeys.ts, purposes id-token-rs256 and id-token-es256). */
-  idTokenKeys: ReadonlyArray<{ privateJwks(): Promise<JWK[]>; load(): Promise<void> }>;
+  idTokenKeys: ReadonlyArray<{ privateJwks(): Promise<JWK[]>; load(): Promise<void>; nextChangeAt(): Promise<number | undefined> }>;
   /** oidc-provider's adapter for its models (provide/adapter.ts). */
   adapter: AdapterFactory;
   /** A key rotation anywhere (signing-keys-changed) builds a new provider here. */
@@ -93,16 +93,33 @@ export const provideArea = fp(
     const limit = new ClientAuthLimit(deps.clientAuthFailures);
     for (const keys of deps.idTokenKeys) await keys.load();
     let provider = await buildProvider(deps, limit);
-    deps.changes.subscribe((change) => {
-      if (change.type !== 'signing-keys-changed' && change.type !== 'everything') return;
+    // A next key begins to sign at a time written in the database: each process rebuilds its provider
+    // at that moment, so every worker and node switches together without hearing anything.
+    let timer: NodeJS.Timeout | undefined;
+    const scheduleNextSwitch = async () => {
+      const times = (await Promise.all(deps.idTokenKeys.map((keys) => keys.nextChangeAt()))).filter((at): at is number => at !== undefined);
+      clearTimeout(timer);
+      if (times.length === 0) return;
+      // setTimeout takes at most about 24.8 days: a later switch is looked at again then.
+      timer = setTimeout(rebuild, Math.min(Math.max(0, Math.min(...times) - Date.now()) + 10, 2 ** 31 - 1));
+      timer.unref();
+    };
+    const rebuild = () => {
       void Promise.all(deps.idTokenKeys.map((keys) => keys.load()))
         .then(() => buildProvider(deps, limit))
-        .then(
-          (rebuilt) => {
-            provider = rebuilt;
-          },
-          (error: unknown) => deps.log.error({ err: error }, 'could not rebuild the OpenID Provider with the new keys; the old ones sign until it can'),
-        );
+        .then(async (rebuilt) => {
+          provider = rebuilt;
+          await scheduleNextSwitch();
+        })
+        .catch((error: unknown) => {
+          deps.log.error({ err: error }, 'could not rebuild the OpenID Provider with the new keys; the old ones sign until it can');
+          timer = setTimeout(rebuild, 5_000).unref();
+        });
+    };
+    await scheduleNextSwitch();
+    app.addHook('onClose', async () => clearTimeout(timer));
+    deps.changes.subscribe((change) => {
+      if (change.type === 'signing-keys-changed' || change.type === 'everything') rebuild();
     });
     app.get(oidcEndpoints.interaction, loginStep({ ...deps, provider: () => provider }));
     mountProvider(app, { provider: () => provider, portalOrigin: deps.portalOrigin, clientAuthLimit: limit });

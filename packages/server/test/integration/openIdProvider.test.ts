@@ -1,4 +1,4 @@
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formAction, inputValue, ScriptedBrowser, type Hop } from './support/browser.js';
@@ -342,5 +342,28 @@ describe('Gatehouse as the OpenID Provider', () => {
     expect(confirmed.headers.get('location')).toBe(`${SIGNED_OUT}?state=st`);
     expect(await resolve()).toBeUndefined();
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('publishes the next ID token key before it signs, then signs with it', async () => {
+    // Threat: ID tokens signed by a key the apps' cached key sets do not hold yet (refused sign-ins after a rotation).
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const idTokenKid = async () => {
+      const started = await authorizationUrl(config);
+      const { back } = await authorize(browser, started.url, 'bob@example.com');
+      const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+      return decodeProtectedHeader(tokens.id_token!).kid;
+    };
+    const before = await idTokenKid();
+    const rs256 = gatehouse.services.idTokenKeys.find((keys) => keys.purpose === 'id-token-rs256')!;
+    const next = await rs256.rotate(1500);
+    const published = async () => (JSON.parse((await browser.request(`${portal}/oidc/jwks`)).body) as JSONWebKeySet).keys.map((key) => key.kid);
+    // Published at once (the change feed rebuilt the provider), and not signing yet.
+    await expect.poll(published).toContain(next);
+    expect(await published()).toContain(before);
+    expect(await idTokenKid()).toBe(before);
+    // From its time on, it signs; the old key stays published for tokens signed just before.
+    await expect.poll(idTokenKid, { timeout: 10_000, interval: 250 }).toBe(next);
+    expect(await published()).toContain(before);
   });
 });

@@ -193,6 +193,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         changes: services.changes,
         attemptLifetime: () => running.current.signIn.attemptLifetime,
         log: options.loggerInstance ?? app.log,
+        metrics: services.metrics,
         sessions: services.sessions,
         accounts: services.accounts,
         providers: services.providers,

@@ -1,7 +1,8 @@
 import { oidcEndpoints } from '@gatehouse/contract';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import Provider, { errors, type AdapterFactory, type JWK } from 'oidc-provider';
+import Provider, { errors, type AdapterFactory, type JWK, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Metrics, OidcStep } from '../operations/metrics.js';
 import type { ChangeFeed } from '../events/changes.js';
 import type { CookieNames } from '../sessions/cookies.js';
 import type { ProvideAccessDeps } from './access.js';
@@ -29,9 +30,21 @@ export interface ProvideDeps extends ProvideAccessDeps {
   changes: Pick<ChangeFeed, 'subscribe'>;
   attemptLifetime(): number;
   log: FastifyBaseLogger;
+  metrics: Pick<Metrics, 'oidc'>;
   /** Failed client authentications allowed per address and minute (tests lower it). */
   clientAuthFailures?: number;
 }
+
+/** The events oidc-provider emits for each counted step (`<prefix>.success`, `<prefix>.error`). */
+const OIDC_EVENTS: Record<OidcStep, string> = {
+  authorization: 'authorization',
+  token: 'grant',
+  userinfo: 'userinfo',
+  introspection: 'introspection',
+  revocation: 'revocation',
+  par: 'pushed_authorization_request',
+  logout: 'end_session',
+};
 
 /** oidc-provider's errors that mean a client failed to authenticate. */
 const isClientAuthFailure = (error: unknown) => error instanceof errors.InvalidClient || error instanceof errors.InvalidClientAuth;
@@ -61,15 +74,24 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
   provider.Client.prototype.compareClientSecret = function compare(this: { clientId: string }, actual: string) {
     return compareClientSecret(clients, this.clientId, actual);
   } as never;
-  const onError = (event: string) => (ctx: { ip?: string } | undefined, error: unknown) => {
-    if (isClientAuthFailure(error)) {
-      const ip = requests.getStore()?.ip ?? ctx?.ip;
-      if (ip) limit.failed(ip);
-    }
-    deps.log.info({ event, err: error instanceof Error ? { name: error.name, message: error.message } : undefined }, 'OpenID Provider refused a request');
+  // Counted per step, client (only clients of the catalogue: the labels stay bounded) and outcome.
+  const clientOf = (ctx: KoaContextWithOIDC | undefined) => {
+    const id = ctx?.oidc?.client?.clientId;
+    return id && deps.clients.client(id) ? id : '';
   };
-  for (const event of ['grant.error', 'introspection.error', 'revocation.error', 'pushed_authorization_request.error', 'userinfo.error', 'authorization.error', 'end_session.error'] as const) {
-    (provider.on as (name: string, listener: (...args: never[]) => void) => unknown).call(provider, event, onError(event));
+  const on = (event: string, listener: (ctx: KoaContextWithOIDC | undefined, error?: unknown) => void) =>
+    (provider.on as (name: string, listener: (...args: never[]) => void) => unknown).call(provider, event, listener);
+  for (const [step, prefix] of Object.entries(OIDC_EVENTS) as Array<[OidcStep, string]>) {
+    on(`${prefix}.success`, (ctx) => deps.metrics.oidc(step, clientOf(ctx), 'success'));
+    on(`${prefix}.error`, (ctx, error) => {
+      const code = error instanceof errors.OIDCProviderError ? error.error : 'server_error';
+      deps.metrics.oidc(step, clientOf(ctx), code);
+      if (isClientAuthFailure(error)) {
+        const ip = requests.getStore()?.ip ?? ctx?.ip;
+        if (ip) limit.failed(ip);
+      }
+      deps.log.info({ step, client: clientOf(ctx), error: code, description: error instanceof errors.OIDCProviderError ? error.error_description : undefined }, 'OpenID Provider refused a request');
+    });
   }
   endGatehouseSessionOnLogout(provider, {
     sessions: deps.sessions,

@@ -30,6 +30,7 @@ beforeAll(async () => {
   gatehouse = await startGatehouse({
     port,
     opAdapter: memoryOpAdapter(),
+    metrics: { listen: { host: '127.0.0.1', port: 0 } },
     providers: [
       { id: 'dev', name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups'] },
     ],
@@ -365,5 +366,28 @@ describe('Gatehouse as the OpenID Provider', () => {
     // From its time on, it signs; the old key stays published for tokens signed just before.
     await expect.poll(idTokenKid, { timeout: 10_000, interval: 250 }).toBe(next);
     expect(await published()).toContain(before);
+  });
+
+  it('counts its answers in gatehouse_oidc_requests_total', async () => {
+    const scrape = await fetch(gatehouse.metricsUrl!);
+    const text = await scrape.text();
+    expect(text).toMatch(/gatehouse_oidc_requests_total\{step="token",client="grafana",outcome="success"\} [1-9]/);
+    expect(text).toMatch(/gatehouse_oidc_requests_total\{step="token",client="grafana",outcome="invalid_client"\} [1-9]/);
+    expect(text).toMatch(/gatehouse_oidc_requests_total\{step="authorization",client="reports",outcome="access_denied"\} [1-9]/);
+  });
+
+  // Last: it leaves this test's address refused for a minute.
+  it('refuses an address that failed client authentication too often, before reading its request', async () => {
+    // Threat: guessing a client secret at the token endpoint.
+    const browser = new ScriptedBrowser();
+    const attempt = () => browser.request(`${portal}/oidc/token`, { form: { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'grafana', client_secret: 'guess-0123456789abcdefghijklmnopqrstuvwxyz' } });
+    let answer = await attempt();
+    for (let i = 0; i < 40 && answer.status === 401; i++) answer = await attempt();
+    expect(answer.status).toBe(429);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 'invalid_client' });
+    // The right secret from the same address is refused too until the window ends.
+    const basic = `Basic ${Buffer.from(`grafana:${SECRET}`).toString('base64')}`;
+    expect((await browser.request(`${portal}/oidc/token`, { form: { grant_type: 'refresh_token', refresh_token: 'x' }, headers: { authorization: basic } })).status).toBe(429);
   });
 });

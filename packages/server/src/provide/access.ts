@@ -38,6 +38,26 @@ export function sessionOfGrant(grantId: unknown): string | undefined {
   return sessionId && rest && extra === undefined ? sessionId : undefined;
 }
 
+/**
+ * The record of a grant with the Gatehouse session it was made in (the op_grants table, provide/opStore.ts):
+ * what ending a session ends, and what back-channel logout tells the client (its `sid` and `sub`).
+ */
+export interface GrantToRecord {
+  grantId: string;
+  clientId: string;
+  appId: string;
+  userId: string;
+  sessionId: string;
+  sid: string;
+  subject: string;
+  scopes: readonly string[];
+  expiresAt: number;
+}
+
+export interface GrantLedger {
+  recordGrant(input: GrantToRecord): Promise<unknown>;
+}
+
 /** The Gatehouse session by its id, when it is still live and its person active (as the resolver judges a cookie's). */
 export async function liveSession(deps: Pick<ProvideAccessDeps, 'sessions' | 'accounts' | 'providers'>, sessionId: string, now = Date.now()): Promise<CurrentSession | undefined> {
   const session = await deps.sessions.findById(sessionId);

@@ -5,7 +5,8 @@ import Provider, { errors, type AdapterFactory, type JWK, type KoaContextWithOID
 import type { Metrics, OidcStep } from '../operations/metrics.js';
 import type { ChangeFeed } from '../events/changes.js';
 import type { CookieNames } from '../sessions/cookies.js';
-import type { ProvideAccessDeps } from './access.js';
+import type { GrantLedger, ProvideAccessDeps } from './access.js';
+import { recordGrants } from './grants.js';
 import { ClientAuthLimit } from './clientAuthLimit.js';
 import { compareClientSecret, type OidcClientCatalogue } from './clients.js';
 import { opConfiguration, type ProvideRequest } from './configuration.js';
@@ -31,6 +32,8 @@ export interface ProvideDeps extends ProvideAccessDeps {
   attemptLifetime(): number;
   log: FastifyBaseLogger;
   metrics: Pick<Metrics, 'oidc'>;
+  /** Where each grant is recorded with its Gatehouse session (provide/opStore.ts), for ending it with the session. */
+  grants?: GrantLedger;
   /** Failed client authentications allowed per address and minute (tests lower it). */
   clientAuthFailures?: number;
 }
@@ -93,6 +96,7 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
       deps.log.info({ step, client: clientOf(ctx), error: code, description: error instanceof errors.OIDCProviderError ? error.error_description : undefined }, 'OpenID Provider refused a request');
     });
   }
+  if (deps.grants) recordGrants(provider, deps.grants, deps.clients, (ctx, sub, client) => configuration.pairwiseIdentifier!(ctx, sub, client));
   endGatehouseSessionOnLogout(provider, {
     sessions: deps.sessions,
     audit: deps.audit,

@@ -192,7 +192,7 @@ describe('Gatehouse as the OpenID Provider', () => {
     const { back } = await authorize(browser, started.url, 'alice@example.com');
     const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
     const current = await gatehouse.services.resolver.portal(browser.cookie('localhost', gatehouse.services.cookies.session), { headers: {}, log: gatehouse.app.log });
-    await gatehouse.services.sessions.revoke(current!.session.id, 'admin');
+    await gatehouse.services.sessions.revoke(current!.session.id, 'revoked-by-admin');
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 

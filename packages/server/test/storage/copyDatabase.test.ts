@@ -11,6 +11,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityProfile } from '../../src/accounts/identityProfile.js';
 import { OPEN_ORGANIZATION } from '../../src/accounts/admission.js';
+import { opAdapterFactory } from '../../src/provide/adapter.js';
+import { OpStore } from '../../src/provide/opStore.js';
 import { ProviderStore } from '../../src/providers/providerStore.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
@@ -32,6 +34,8 @@ const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const log = pino({ level: 'silent' });
 const request = { log, ip: '192.0.2.7', headers: { 'user-agent': 'copy-test' } };
 const WIKI_ORIGIN = 'https://wiki.example.com';
+/** An access token of the OpenID Provider (its id is the bearer value, stored only hashed, its payload sealed under it). */
+const OP_ACCESS_TOKEN = 'op-access-token-of-ann-0123456789';
 
 let server: TestPostgres;
 let dir: string;
@@ -111,8 +115,10 @@ async function populate(location: DatabaseLocation, extra?: (services: Services)
       .execute();
     // What the OpenID Provider keeps (provide/): a token by its hash, its grant, a logout owed, a client secret's hash.
     const db = services.database.db;
-    await db.insertInto('op_payloads').values({ model: 'AccessToken', id_hash: 'hash-of-an-access-token', payload: '{"kind":"AccessToken"}', grant_id: 'grant-1', uid: null, user_code_hash: null, expires_at: Date.now() + 600_000, consumed_at: null }).execute();
-    await db.insertInto('op_grants').values({ grant_id: 'grant-1', client_id: 'wiki', app_id: 'wiki', user_id: user.id, session_id: session.id, sid: 'op-sid-1', subject: user.id, scopes: 'openid email', created_at: 1, last_used_at: 2, expires_at: Date.now() + 600_000, revoked_at: null, revoked_reason: null }).execute();
+    const opStore = new OpStore(db);
+    const iat = Math.floor(Date.now() / 1000);
+    await opAdapterFactory(opStore)('AccessToken').upsert(OP_ACCESS_TOKEN, { jti: OP_ACCESS_TOKEN, kind: 'AccessToken', iat, exp: iat + 600, clientId: 'wiki', accountId: user.id, grantId: 'grant-1', scope: 'openid email' }, 600);
+    await opStore.recordGrant({ grantId: 'grant-1', clientId: 'wiki', appId: 'wiki', userId: user.id, sessionId: session.id, sid: 'op-sid-1', subject: user.id, scopes: ['openid', 'email'], expiresAt: Date.now() + 600_000 });
     await db.insertInto('op_logout_deliveries').values({ id: 'delivery-1', grant_id: 'grant-0', client_id: 'wiki', app_id: 'wiki', user_id: user.id, session_id: ended.session.id, sid: 'op-sid-0', subject: user.id, uri: `${WIKI_ORIGIN}/logout`, reason: 'sign-out', created_at: 1, next_attempt_at: 1, claimed_until: null, delivered_at: 2, abandoned_at: null, last_error: null }).execute();
     await db.insertInto('op_client_secrets').values({ id: 'secret-1', app_id: 'wiki', secret_hash: 'hash-of-a-client-secret', hint: 'gh_abcd', created_at: 1, created_by: user.id, revoked_at: null }).execute();
     const appToken = await services.appSessions.create(session.id, 'wiki', WIKI_ORIGIN);
@@ -200,6 +206,10 @@ describe('copy-database', () => {
       expect(services.signingKeys.publicJwks().keys).toHaveLength(2);
       // A replayed back-channel logout token is still recognised.
       expect(await services.logoutTokens.remember('corp', 'jti-b', Date.now() + 600_000)).toBe(false);
+      // The OpenID Provider's token is still found by its bearer value, its payload still opens, its grant is live.
+      const opStore = new OpStore(services.database.db);
+      expect(await opAdapterFactory(opStore)('AccessToken').find(OP_ACCESS_TOKEN)).toMatchObject({ jti: OP_ACCESS_TOKEN, accountId: install.userId, grantId: 'grant-1' });
+      expect((await opStore.liveGrantsOfSessions([install.sessionId])).map((grant) => grant.grantId)).toEqual(['grant-1']);
     } finally {
       await services.close();
     }

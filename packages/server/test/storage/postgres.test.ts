@@ -5,6 +5,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 import { admissionModelSuite } from './admissionModel.js';
+import { opStoreSuite } from './opStoreSuite.js';
 import { expectSearchAlikeEverywhere, expectUsersInCodePointOrder, storeSuite, type Opener } from './storeSuite.js';
 
 /**
@@ -40,6 +41,8 @@ const open: Opener = Object.assign(
 );
 
 storeSuite('PostgreSQL', open, { realConcurrency: true });
+
+opStoreSuite('PostgreSQL', open, { realConcurrency: true });
 
 admissionModelSuite('PostgreSQL', open, { runs: 100, steps: 20 });
 

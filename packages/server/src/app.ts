@@ -29,7 +29,7 @@ import { buildProxy } from './proxy/index.js';
 import { sessionsArea } from './sessions/index.js';
 import { provideArea } from './provide/index.js';
 import { catalogueOfApps } from './provide/clients.js';
-import type { AdapterFactory } from 'oidc-provider';
+import { opAdapterFactory } from './provide/adapter.js';
 import { localReload, readConfigFrom, type Reload } from './reload.js';
 import type { CurrentSession } from './sessions/sessionResolver.js';
 
@@ -42,11 +42,6 @@ export interface BuildOptions {
    * has every worker apply it (cli/start.ts, reload.ts); by default, reading the config file again here.
    */
   reload?: Reload;
-  /**
-   * oidc-provider's adapter for the OpenID Provider's models (provide/adapter.ts over the database).
-   * Without one the OpenID Provider is not mounted: nothing of it may live only in memory.
-   */
-  opAdapter?: AdapterFactory;
 }
 
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -179,29 +174,29 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     metrics: services.metrics,
     publishTested: (providerId) => (services.providers.hidden(providerId) ? services.providerStore.publish(providerId, 'test') : Promise.resolve(false)),
   });
-  if (options.opAdapter) {
-    // The OpenID Provider of the apps that sign in with OpenID Connect, on the portal (provide/).
-    await app.register(provideArea, {
-      deps: {
-        clients: catalogueOfApps(services.apps),
-        portalOrigin: services.portalOrigin,
-        secureCookies: services.secureCookies,
-        cookies: services.cookies,
-        secretKey: services.secrets.cookieKey,
-        idTokenKeys: services.idTokenKeys,
-        adapter: options.opAdapter,
-        changes: services.changes,
-        attemptLifetime: () => running.current.signIn.attemptLifetime,
-        log: options.loggerInstance ?? app.log,
-        metrics: services.metrics,
-        sessions: services.sessions,
-        accounts: services.accounts,
-        providers: services.providers,
-        running,
-        audit: services.audit,
-      },
-    });
-  }
+  // The OpenID Provider of the apps that sign in with OpenID Connect, on the portal (provide/), its
+  // storage on the database (provide/adapter.ts).
+  await app.register(provideArea, {
+    deps: {
+      clients: catalogueOfApps(services.apps),
+      portalOrigin: services.portalOrigin,
+      secureCookies: services.secureCookies,
+      cookies: services.cookies,
+      secretKey: services.secrets.cookieKey,
+      idTokenKeys: services.idTokenKeys,
+      adapter: opAdapterFactory(services.opStore),
+      grants: services.opStore,
+      changes: services.changes,
+      attemptLifetime: () => running.current.signIn.attemptLifetime,
+      log: options.loggerInstance ?? app.log,
+      metrics: services.metrics,
+      sessions: services.sessions,
+      accounts: services.accounts,
+      providers: services.providers,
+      running,
+      audit: services.audit,
+    },
+  });
   await app.register(apiArea, {
     // Read at each request: a config reload may rename the organisation.
     organizationName: () => running.current.organization.name,

@@ -11,6 +11,7 @@ import { LogoutTokenStore } from './authenticate/logoutTokenStore.js';
 import { AppRegistry } from './apps/appRegistry.js';
 import { AssertionSigner } from './authorize/assertion.js';
 import { ID_TOKEN_KEY_PURPOSES, SigningKeys } from './keys/signingKeys.js';
+import { OpStore } from './provide/opStore.js';
 import { ProviderRegistry } from './providers/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import { RunningConfig } from './config/running.js';
@@ -58,6 +59,8 @@ export interface Services {
   apps: AppRegistry;
   appStore: AppStore;
   signingKeys: SigningKeys;
+  /** The OpenID Provider's storage: oidc-provider's payloads and the grants with their Gatehouse sessions. */
+  opStore: OpStore;
   /** The OpenID Provider's ID token keys, RS256 and ES256: purposes of their own, published at /oidc/jwks only. */
   idTokenKeys: SigningKeys[];
   assertions: AssertionSigner;
@@ -210,6 +213,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     appStore,
     signingKeys,
     idTokenKeys,
+    opStore: new OpStore(database.db),
     assertions,
     portalOrigin,
     secureCookies,

@@ -21,7 +21,6 @@ import { configFromPrimary, localReload, primaryReload, readConfigFrom, workerRe
 import { relayChangesBetweenWorkers, workerChangeTransport } from '../events/clusterChanges.js';
 import { countLimitsForWorkers } from '../limits/clusterLimits.js';
 import { purgeLogoutTokenJtis } from '../storage/purge.js';
-import { OpStore } from '../provide/opStore.js';
 import { openDatabase } from '../storage/database.js';
 import { SchemaTooNewError } from '../storage/migrate.js';
 import { SigningKeys } from '../keys/signingKeys.js';
@@ -152,7 +151,7 @@ async function serve({ config, file }: LoadedConfig, worker?: WorkerOf): Promise
     void services.reviewAdmission('all', { by: 'start' }).catch((error: unknown) => log.error({ err: error }, 'the live sessions could not be judged against the sign-in rules at start'));
   }
   // The OpenID Provider's expired codes and tokens, and its grants ended long enough ago.
-  const opStore = new OpStore(services.database.db);
+  const { opStore } = services;
   const purge = setInterval(
     () =>
       void Promise.all([services.attempts.purgeExpired(), purgeLogoutTokenJtis(services.database.db), opStore.purgeExpired()]).catch((error: unknown) =>

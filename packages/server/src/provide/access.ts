@@ -7,6 +7,7 @@ import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { isActive, type SessionStore } from '../sessions/sessionStore.js';
+import type { OpStore } from './opStore.js';
 
 /**
  * The app's policy, asked at every step of the OpenID Provider: each authorization (an existing grant
@@ -38,25 +39,8 @@ export function sessionOfGrant(grantId: unknown): string | undefined {
   return sessionId && rest && extra === undefined ? sessionId : undefined;
 }
 
-/**
- * The record of a grant with the Gatehouse session it was made in (the op_grants table, provide/opStore.ts):
- * what ending a session ends, and what back-channel logout tells the client (its `sid` and `sub`).
- */
-export interface GrantToRecord {
-  grantId: string;
-  clientId: string;
-  appId: string;
-  userId: string;
-  sessionId: string;
-  sid: string;
-  subject: string;
-  scopes: readonly string[];
-  expiresAt: number;
-}
-
-export interface GrantLedger {
-  recordGrant(input: GrantToRecord): Promise<unknown>;
-}
+/** Where each grant is recorded with the Gatehouse session it was made in (op_grants, provide/opStore.ts). */
+export type GrantLedger = Pick<OpStore, 'recordGrant'>;
 
 /** The Gatehouse session by its id, when it is still live and its person active (as the resolver judges a cookie's). */
 export async function liveSession(deps: Pick<ProvideAccessDeps, 'sessions' | 'accounts' | 'providers'>, sessionId: string, now = Date.now()): Promise<CurrentSession | undefined> {

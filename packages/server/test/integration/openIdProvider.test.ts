@@ -4,13 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formAction, inputValue, ScriptedBrowser, type Hop } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from '../support/ports.js';
-import { memoryOpAdapter } from '../support/opMemoryAdapter.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
 import { secretPlaceholder } from '../../src/provide/clients.js';
 import { derivedKey } from '../../src/provide/configuration.js';
 
 /**
- * Gatehouse as the OpenID Provider of an app, end to end: an openid-client v6 relying party discovers
+ * Gatehouse as the OpenID Provider of an app, end to end, on its database storage: an openid-client v6 relying party discovers
  * Gatehouse, a person signs in through Gatehouse and the real development IdP, the app exchanges the
  * code (PKCE), reads userinfo and refreshes; the app's policy decides at each step.
  */
@@ -29,7 +28,6 @@ beforeAll(async () => {
   idp = await startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/dev`], postLogoutRedirectUris: [`${portal}/signed-out`] });
   gatehouse = await startGatehouse({
     port,
-    opAdapter: memoryOpAdapter(),
     metrics: { listen: { host: '127.0.0.1', port: 0 } },
     providers: [
       { id: 'dev', name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups'] },
@@ -126,6 +124,14 @@ describe('Gatehouse as the OpenID Provider', () => {
     expect(refreshed.access_token).not.toBe(tokens.access_token);
     // Rotation: the old refresh token is spent.
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+
+    // The grant is recorded with the Gatehouse session it was made in, the client's sid and sub.
+    const current = await gatehouse.services.resolver.portal(browser.cookie('localhost', gatehouse.services.cookies.session), { headers: {}, log: gatehouse.app.log });
+    const [grant] = await gatehouse.services.opStore.liveGrantsOfSessions([current!.session.id]);
+    expect(grant).toMatchObject({ clientId: 'grafana', appId: 'grafana', userId: current!.user.id, sessionId: current!.session.id, subject: claims.sub });
+    // The sid a logout token will carry (in the ID token only for clients with a back-channel logout URI).
+    expect(grant!.sid).toMatch(/^[\w-]{20,}$/);
+    expect(grant!.scopes).toEqual(expect.arrayContaining(['openid', 'email', 'groups']));
 
     // Signed in already: straight back to the app, no IdP in between.
     const again = await authorizationUrl(config);

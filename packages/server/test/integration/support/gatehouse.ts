@@ -1,4 +1,3 @@
-import type { AdapterFactory } from 'oidc-provider';
 import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -39,8 +38,6 @@ export interface StartOptions extends Partial<Omit<ConfigInput, 'dataDir' | 'dat
   logStream?: Writable;
   /** The built front end it serves (packages/web/dist unless given). */
   webRoot?: string;
-  /** oidc-provider's adapter: with one, the OpenID Provider is mounted (app.ts). */
-  opAdapter?: AdapterFactory;
 }
 
 /**
@@ -48,7 +45,7 @@ export interface StartOptions extends Partial<Omit<ConfigInput, 'dataDir' | 'dat
  * project says), configured like an operator would.
  */
 export async function startGatehouse(overrides: StartOptions = {}): Promise<RunningGatehouse> {
-  const { port: wanted, store: given, logStream, webRoot, opAdapter, ...input } = overrides;
+  const { port: wanted, store: given, logStream, webRoot, ...input } = overrides;
   const port = wanted ?? (await freePort());
   const store = given ?? (await createTestStore());
   const owned = given === undefined;
@@ -71,7 +68,7 @@ export async function startGatehouse(overrides: StartOptions = {}): Promise<Runn
     let app: FastifyInstance;
     let metrics: MetricsListener | undefined;
     try {
-      app = await buildApp(services, { loggerInstance: log, ...(webRoot ? { webRoot } : {}), ...(opAdapter ? { opAdapter } : {}) });
+      app = await buildApp(services, { loggerInstance: log, ...(webRoot ? { webRoot } : {}) });
       await app.listen({ host: '127.0.0.1', port });
       if (config.metrics && services.metricsRegistry) {
         const { host, port: metricsPort } = config.metrics.listen;

@@ -124,6 +124,8 @@ export function opConfiguration(deps: ConfigurationDeps): Configuration {
     scopes: ['openid', 'offline_access', 'profile', 'email', 'groups'],
     claims: Object.fromEntries(Object.entries(SCOPE_CLAIMS).map(([scope, claims]) => [scope, [...claims]])),
     responseTypes: ['code'],
+    // A client's `subject` chooses: one sub per person everywhere, or one per client (pairwiseIdentifier).
+    subjectTypes: ['public', 'pairwise'],
     // Exact matching of the one registered redirect URI too: an app always says where it wants the code.
     allowOmittingSingleRegisteredRedirectUri: false,
     // Scope claims are put in the ID token by `claims()` per client (claimsInIdToken), never by default.

@@ -42,6 +42,14 @@ beforeAll(async () => {
         oidc: { secrets: [SECRET, NEXT_SECRET], redirectUris: [RP], postLogoutRedirectUris: [SIGNED_OUT], scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] },
       },
       {
+        id: 'wiki',
+        name: 'Wiki',
+        publicUrl: `http://wiki.localhost:${port}`,
+        guard: false,
+        policy: { allow: [{ groups: ['staff'] }] },
+        oidc: { secrets: [SECRET], redirectUris: [RP], subject: 'pairwise', idTokenAlgorithm: 'ES256', claimsInIdToken: false },
+      },
+      {
         id: 'reports',
         name: 'Reports',
         publicUrl: `http://reports.localhost:${port}`,
@@ -137,6 +145,29 @@ describe('Gatehouse as the OpenID Provider', () => {
     const again = await authorizationUrl(config);
     const second = await authorize(browser, again.url);
     expect(second.back?.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('gives a pairwise client a subject of its own, signs with its algorithm and keeps claims to userinfo when asked', async () => {
+    // Threat: two clients linking one person's activity through a shared identifier.
+    const grafana = await discover('grafana', SECRET);
+    const wiki = await discover('wiki', SECRET);
+    const browser = new ScriptedBrowser();
+    const signIn = async (config: client.Configuration, login?: string) => {
+      const started = await authorizationUrl(config, { scope: 'openid email' });
+      const { back, hop } = await authorize(browser, started.url, login);
+      expect(back, `${hop.status} ${hop.url} ${/<p>.*<\/p>/.exec(hop.body)?.[0]}`).toBeDefined();
+      return client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    };
+    const publicSub = (await signIn(grafana, 'bob@example.com')).claims()!.sub;
+    const tokens = await signIn(wiki);
+    const claims = tokens.claims()!;
+    expect(claims.sub).not.toBe(publicSub);
+    expect(decodeProtectedHeader(tokens.id_token!).alg).toBe('ES256');
+    expect(claims.email).toBeUndefined();
+    const info = await client.fetchUserInfo(wiki, tokens.access_token, claims.sub);
+    expect(info).toMatchObject({ sub: claims.sub, email: 'bob@example.com' });
+    // The same person, the same pairwise subject next time.
+    expect((await signIn(wiki)).claims()!.sub).toBe(claims.sub);
   });
 
   it('answers prompt=none without a Gatehouse session with login_required, to the redirect URI', async () => {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { oidcEndpoints, OIDC_PREFIX } from '@gatehouse/contract';
-import type { Account, Adapter, AdapterFactory, ClientMetadata, Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
+import { oidcEndpoints } from '@gatehouse/contract';
+import type { Account, Adapter, AdapterFactory, Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import { interactionPolicy } from 'oidc-provider';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { personClaims, SCOPE_CLAIMS } from './claims.js';
@@ -234,10 +234,5 @@ export function opConfiguration(deps: ConfigurationDeps): Configuration {
       };
       return account;
     },
-    extraClientMetadata: { properties: [] },
   } satisfies Configuration;
 }
-
-/** The client metadata type, for tests. */
-export type { ClientMetadata };
-export { OIDC_PREFIX };

@@ -33,9 +33,7 @@ export interface ProvideDeps extends ProvideAccessDeps {
   log: FastifyBaseLogger;
   metrics: Pick<Metrics, 'oidc'>;
   /** Where each grant is recorded with its Gatehouse session (provide/opStore.ts), for ending it with the session. */
-  grants?: GrantLedger;
-  /** Failed client authentications allowed per address and minute (tests lower it). */
-  clientAuthFailures?: number;
+  grants: GrantLedger;
 }
 
 /** The events oidc-provider emits for each counted step (`<prefix>.success`, `<prefix>.error`). */
@@ -96,7 +94,7 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
       deps.log.info({ step, client: clientOf(ctx), error: code, description: error instanceof errors.OIDCProviderError ? error.error_description : undefined }, 'OpenID Provider refused a request');
     });
   }
-  if (deps.grants) recordGrants(provider, deps.grants, deps.clients, (ctx, sub, client) => configuration.pairwiseIdentifier!(ctx, sub, client));
+  recordGrants(provider, deps.grants, deps.clients, (ctx, sub, client) => configuration.pairwiseIdentifier!(ctx, sub, client));
   endGatehouseSessionOnLogout(provider, {
     sessions: deps.sessions,
     audit: deps.audit,
@@ -116,12 +114,13 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
  */
 export const provideArea = fp(
   async (app: FastifyInstance, { deps }: { deps: ProvideDeps }) => {
-    const limit = new ClientAuthLimit(deps.clientAuthFailures);
+    const limit = new ClientAuthLimit();
     for (const keys of deps.idTokenKeys) await keys.load();
     let provider = await buildProvider(deps, limit);
     // A next key begins to sign at a time written in the database: each process rebuilds its provider
     // at that moment, so every worker and node switches together without hearing anything.
     let timer: NodeJS.Timeout | undefined;
+    let closed = false;
     const scheduleNextSwitch = async () => {
       const times = (await Promise.all(deps.idTokenKeys.map((keys) => keys.nextChangeAt()))).filter((at): at is number => at !== undefined);
       clearTimeout(timer);
@@ -131,6 +130,7 @@ export const provideArea = fp(
       timer.unref();
     };
     const rebuild = () => {
+      if (closed) return;
       void Promise.all(deps.idTokenKeys.map((keys) => keys.load()))
         .then(() => buildProvider(deps, limit))
         .then(async (rebuilt) => {
@@ -143,7 +143,10 @@ export const provideArea = fp(
         });
     };
     await scheduleNextSwitch();
-    app.addHook('onClose', async () => clearTimeout(timer));
+    app.addHook('onClose', async () => {
+      closed = true;
+      clearTimeout(timer);
+    });
     deps.changes.subscribe((change) => {
       if (change.type === 'signing-keys-changed' || change.type === 'everything') rebuild();
     });

@@ -221,6 +221,32 @@ describe('Gatehouse as the OpenID Provider', () => {
     }
   });
 
+  it('refuses a refresh for a person suspended meanwhile', async () => {
+    // Threat: a suspended person's app sessions living on through refresh tokens.
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const userId = tokens.claims()!.sub;
+    await gatehouse.services.accounts.setStatus(userId, 'suspended');
+    try {
+      await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    } finally {
+      await gatehouse.services.accounts.setStatus(userId, 'active');
+    }
+  });
+
+  it('allows CORS on the token endpoint only from the origins of the client’s redirect URIs', async () => {
+    // Threat: another site's scripts reading token answers of a single-page client.
+    const preflight = (origin: string) =>
+      new ScriptedBrowser().request(`${portal}/oidc/token`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+    expect((await preflight('http://127.0.0.1:9')).headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:9');
+    const token = (origin: string) => new ScriptedBrowser().request(`${portal}/oidc/token`, { form: { grant_type: 'authorization_code', code: 'x', client_id: 'reports', redirect_uri: RP, code_verifier: 'x'.repeat(43) }, headers: { origin } });
+    expect((await token('http://127.0.0.1:9')).headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:9');
+    expect((await token('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('refuses a refresh once the Gatehouse session the grant was made in has ended', async () => {
     // Threat: tokens outliving the sign-in they came from (a revoked or signed-out session).
     const config = await discover('grafana', SECRET);

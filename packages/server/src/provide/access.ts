@@ -58,6 +58,10 @@ export function decide(deps: Pick<ProvideAccessDeps, 'providers' | 'running'>, c
   return evaluatePolicy(app.policy, policySubject(deps.running.current.admins, current.user, sessionGroups(deps.providers, current)));
 }
 
+/** One access_denied audit event per (session, app, step) per minute: an app retrying (prompt=none polls) repeats a lot. */
+const DENIAL_RECORD_INTERVAL_MS = 60_000;
+const lastDenial = new Map<string, number>();
+
 /** A refusal is recorded as access_denied, naming the client's app and the step that refused. */
 export async function recordDenial(
   deps: Pick<ProvideAccessDeps, 'audit'>,
@@ -67,6 +71,11 @@ export async function recordDenial(
   decision: PolicyDecision,
   step: 'authorization' | 'token' | 'userinfo',
 ): Promise<void> {
+  const key = `${current.session.id}\u0000${app.id}\u0000${step}`;
+  const now = Date.now();
+  if (now - (lastDenial.get(key) ?? 0) < DENIAL_RECORD_INTERVAL_MS) return;
+  if (lastDenial.size >= 10_000) lastDenial.clear();
+  lastDenial.set(key, now);
   await deps.audit.record({
     type: 'access_denied',
     outcome: 'failure',

@@ -217,7 +217,9 @@ export function opConfiguration(deps: ConfigurationDeps): Configuration {
       const sessionId = token ? sessionOfGrant(token.grantId) : undefined;
       const current = sessionId ? await liveSession(deps, sessionId) : token ? undefined : await deps.request()?.currentSession();
       if (!current || current.user.id !== sub) return undefined;
-      const decision = decide(deps, current, found.app);
+      // At the authorization endpoint the policy is the gatehouse_policy check's (its answer is
+      // access_denied or the 403 page); with a token, this is the code exchange, refresh or userinfo.
+      const decision = token ? decide(deps, current, found.app) : { allow: true, reason: '', decidedBy: null };
       if (!decision.allow) {
         const request = deps.request();
         if (request) await recordDenial(deps, request, current, found.app, decision, token?.kind === 'AccessToken' ? 'userinfo' : 'token');

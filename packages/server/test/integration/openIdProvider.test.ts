@@ -193,6 +193,11 @@ describe('Gatehouse as the OpenID Provider', () => {
     const silent = await authorizationUrl(config, { scope: 'openid email', prompt: 'none' });
     const denied = await authorize(browser, silent.url);
     expect(denied.back?.searchParams.get('error')).toBe('access_denied');
+    // Recorded once for the app and step, however often the app asks again within the minute.
+    await authorize(browser, (await authorizationUrl(config, { scope: 'openid email', prompt: 'none' })).url);
+    const { events } = await gatehouse.services.audit.query({ type: 'access_denied', appId: 'reports' }, 1, 50);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.details).toMatchObject({ app: { id: 'reports', name: 'Reports' }, oidc: 'authorization' });
   });
 
   it('accepts either of two live secrets and refuses a wrong one with invalid_client', async () => {

@@ -24,6 +24,16 @@ export const auditEventTypes = [
   'backchannel_logout',
   /** A signed-in person an app's policy does not let in (`details.app`). */
   'access_denied',
+  /**
+   * An OpenID Connect app took the logout token of a grant whose session ended (Back-Channel Logout;
+   * `details`: `{ app, attempts, reason }`).
+   */
+  'oidc_logout_delivered',
+  /**
+   * Gatehouse gave up telling an OpenID Connect app of a logout: the retries ran out, or the app no
+   * longer takes logout tokens (`details`: `{ app, attempts, reason, error }`).
+   */
+  'oidc_logout_failed',
   // What administrators changed (`details`: `before`/`after` where something changed).
   'user_suspended',
   'user_reactivated',

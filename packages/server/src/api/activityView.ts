@@ -127,6 +127,11 @@ function words(entry: AuditEntry, details: Details, provider: string | undefined
       return { summary: `${provider ?? 'Your identity provider'} signed you out`, detail: sessionsEnded(count(details.sessions)) };
     case 'access_denied':
       return { summary: app ? `Denied access to ${app}` : 'Denied access to an app', detail: "Your account is not among those this app's rules let in." };
+    case 'oidc_logout_delivered':
+      return { summary: app ? `Signed out of ${app}` : 'Signed out of an app', detail: null };
+    case 'oidc_logout_failed':
+      // The person may still be signed in there: the one thing they can do about it is say so.
+      return { summary: app ? `${app} could not be told that you signed out` : 'An app could not be told that you signed out', detail: 'You may still be signed in there: sign out in the app itself.' };
     case 'user_suspended':
       return { summary: 'Your account was suspended by an administrator', detail: sessionsEnded(count(details.sessionsEnded)) };
     case 'user_reactivated':

@@ -75,6 +75,11 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
   provider.Client.prototype.compareClientSecret = function compare(this: { clientId: string }, actual: string) {
     return compareClientSecret(clients, this.clientId, actual);
   } as never;
+  // Logout tokens are posted from the outbox when the Gatehouse session ends (provide/backchannelDelivery.ts:
+  // from any node, retried, audited), never by oidc-provider from this process's memory: its own post
+  // at an RP-initiated logout would be a second, unrecorded one. Its feature stays on for what it
+  // advertises and accepts (backchannel_logout_uri, the sid in ID tokens).
+  provider.Client.prototype.backchannelLogout = async function outbox() {} as never;
   // Counted per step, client (only clients of the catalogue: the labels stay bounded) and outcome.
   const clientOf = (ctx: KoaContextWithOIDC | undefined) => {
     const id = ctx?.oidc?.client?.clientId;

@@ -1,4 +1,6 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formAction, inputValue, ScriptedBrowser, type Hop } from './support/browser.js';
@@ -21,8 +23,22 @@ const SIGNED_OUT = 'http://127.0.0.1:9/signed-out';
 let idp: DevIdpProcess;
 let gatehouse: RunningGatehouse;
 let portal: string;
+/** The app's back-channel logout endpoint: a real listener that keeps the logout tokens it is sent. */
+let backchannel: Server;
+const logoutTokens: string[] = [];
 
 beforeAll(async () => {
+  backchannel = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      const token = new URLSearchParams(body).get('logout_token');
+      if (token) logoutTokens.push(token);
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => backchannel.listen(0, '127.0.0.1', resolve));
+  const backchannelUri = `http://127.0.0.1:${(backchannel.address() as AddressInfo).port}/backchannel`;
   const port = await freePort();
   portal = `http://localhost:${port}`;
   idp = await startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/dev`], postLogoutRedirectUris: [`${portal}/signed-out`] });
@@ -39,7 +55,7 @@ beforeAll(async () => {
         publicUrl: `http://grafana.localhost:${port}`,
         guard: false,
         policy: { allow: [{ groups: ['staff'] }] },
-        oidc: { secrets: [SECRET, NEXT_SECRET], redirectUris: [RP], postLogoutRedirectUris: [SIGNED_OUT], scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] },
+        oidc: { secrets: [SECRET, NEXT_SECRET], redirectUris: [RP], postLogoutRedirectUris: [SIGNED_OUT], backchannelLogoutUri: backchannelUri, scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] },
       },
       {
         id: 'wiki',
@@ -64,6 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gatehouse?.close();
   await idp?.close();
+  await new Promise((resolve) => backchannel?.close(resolve));
 });
 
 const insecure = { execute: [client.allowInsecureRequests] };
@@ -410,6 +427,20 @@ describe('Gatehouse as the OpenID Provider', () => {
     expect(confirmed.status).toBe(303);
     expect(confirmed.headers.get('location')).toBe(`${SIGNED_OUT}?state=st`);
     expect(await resolve()).toBeUndefined();
+    // The app's back-channel endpoint is told, once, with the sid of its ID token, signed with the ID token keys.
+    const sid = tokens.claims()!.sid;
+    expect(sid).toBeDefined();
+    const keys = createLocalJWKSet(JSON.parse((await browser.request(`${portal}/oidc/jwks`)).body) as JSONWebKeySet);
+    const told = async () => {
+      const found = [];
+      for (const token of logoutTokens) {
+        const { payload } = await jwtVerify(token, keys, { issuer: portal, audience: 'grafana', typ: 'logout+jwt' });
+        if (payload.sid === sid) found.push(payload);
+      }
+      return found;
+    };
+    await expect.poll(async () => (await told()).length, { timeout: 10_000 }).toBe(1);
+    expect((await told())[0]).toMatchObject({ sub: tokens.claims()!.sub, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } });
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 

@@ -23,7 +23,7 @@ import { countLimitsForWorkers } from '../limits/clusterLimits.js';
 import { purgeLogoutTokenJtis } from '../storage/purge.js';
 import { openDatabase } from '../storage/database.js';
 import { SchemaTooNewError } from '../storage/migrate.js';
-import { SigningKeys } from '../keys/signingKeys.js';
+import { ID_TOKEN_KEY_PURPOSES, SigningKeys } from '../keys/signingKeys.js';
 import { createTokenCipher } from '../sessions/tokenCipher.js';
 
 /**
@@ -220,7 +220,9 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
     const secrets = loadSecrets(config);
     const database = await openDatabase(config, log);
     try {
-      await new SigningKeys(database.db, createTokenCipher(secrets)).load();
+      const cipher = createTokenCipher(secrets);
+      // The OpenID Provider's ID token keys too: workers starting together must not race to make them.
+      for (const purpose of ['assertion', ...ID_TOKEN_KEY_PURPOSES] as const) await new SigningKeys(database.db, cipher, undefined, undefined, purpose).load();
     } finally {
       await database.close();
     }

@@ -27,6 +27,11 @@ import { docsRoutes } from './http/docs.js';
 import type { Services } from './services.js';
 import { buildProxy } from './proxy/index.js';
 import { sessionsArea } from './sessions/index.js';
+import { provideArea } from './provide/index.js';
+import { catalogueOfApps } from './provide/clients.js';
+import { opAdapterFactory } from './provide/adapter.js';
+import { backchannelLogout } from './provide/backchannelLogout.js';
+import { logoutTokenSigner } from './provide/backchannelDelivery.js';
 import { localReload, readConfigFrom, type Reload } from './reload.js';
 import type { CurrentSession } from './sessions/sessionResolver.js';
 
@@ -171,6 +176,44 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     metrics: services.metrics,
     publishTested: (providerId) => (services.providers.hidden(providerId) ? services.providerStore.publish(providerId, 'test') : Promise.resolve(false)),
   });
+  // The OpenID Provider of the apps that sign in with OpenID Connect, on the portal (provide/), its
+  // storage on the database (provide/adapter.ts).
+  await app.register(provideArea, {
+    deps: {
+      clients: catalogueOfApps(services.apps),
+      portalOrigin: services.portalOrigin,
+      secureCookies: services.secureCookies,
+      cookies: services.cookies,
+      secretKey: services.secrets.cookieKey,
+      idTokenKeys: services.idTokenKeys,
+      adapter: opAdapterFactory(services.opStore),
+      grants: services.opStore,
+      changes: services.changes,
+      attemptLifetime: () => running.current.signIn.attemptLifetime,
+      log: options.loggerInstance ?? app.log,
+      metrics: services.metrics,
+      sessions: services.sessions,
+      accounts: services.accounts,
+      providers: services.providers,
+      running,
+      audit: services.audit,
+    },
+  });
+  // Back-channel logout to the OpenID Connect apps: grants end with their Gatehouse sessions, and the
+  // outbox's logout tokens are posted from every process (provide/backchannelLogout.ts).
+  const idTokenKey = (alg: 'RS256' | 'ES256') => services.idTokenKeys.find((keys) => keys.purpose === (alg === 'RS256' ? 'id-token-rs256' : 'id-token-es256'))!.current();
+  const logouts = backchannelLogout({
+    db: services.database.db,
+    sessions: services.sessions,
+    apps: services.apps,
+    audit: services.audit,
+    log: options.loggerInstance ?? app.log,
+    issuer: services.portalOrigin,
+    grants: services.opStore,
+    sign: logoutTokenSigner(idTokenKey),
+  });
+  app.addHook('onReady', async () => logouts.start());
+  app.addHook('preClose', async () => logouts.stop());
   await app.register(apiArea, {
     // Read at each request: a config reload may rename the organisation.
     organizationName: () => running.current.organization.name,

@@ -187,6 +187,18 @@ export const catalogue = {
     title: 'Not an address of this site',
     message: ({ portal }: Params) => `Gatehouse does not answer at this address${portal ? `. Open ${portal} instead` : ''}.`,
   },
+  oidc_request_invalid: {
+    status: 400,
+    title: 'This sign-in request cannot be answered',
+    message: ({ app, reason }: Params) =>
+      `${app ?? 'The app that sent you here'} asked Gatehouse for something it cannot do${reason ? `: ${sentenceEnd(reason)}` : '.'} Go back to the app and try again; if it keeps happening, tell your administrator, quoting the reference below.`,
+  },
+  oidc_access_denied: {
+    status: 403,
+    title: 'Access denied',
+    message: ({ app, email }: Params) =>
+      `You are signed in as ${email ?? 'someone'}, who may not sign in to ${app ?? 'this app'}. If you should have access, ask an administrator.`,
+  },
   not_found: {
     status: 404,
     title: 'Page not found',

@@ -11,7 +11,8 @@ import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
 import { LogoutTokenStore } from './authenticate/logoutTokenStore.js';
 import { AppRegistry } from './apps/appRegistry.js';
 import { AssertionSigner } from './authorize/assertion.js';
-import { SigningKeys } from './keys/signingKeys.js';
+import { ID_TOKEN_KEY_PURPOSES, SigningKeys } from './keys/signingKeys.js';
+import { OpStore } from './provide/opStore.js';
 import { ProviderRegistry } from './providers/providerRegistry.js';
 import { SignInAttempts } from './authenticate/signInAttempts.js';
 import { RunningConfig } from './config/running.js';
@@ -61,6 +62,10 @@ export interface Services {
   /** The OpenID Connect clients' secrets: the console's, made and revoked there, and `verify` for the token endpoint. */
   clientSecrets: ClientSecretStore;
   signingKeys: SigningKeys;
+  /** The OpenID Provider's storage: oidc-provider's payloads and the grants with their Gatehouse sessions. */
+  opStore: OpStore;
+  /** The OpenID Provider's ID token keys, RS256 and ES256: purposes of their own, published at /oidc/jwks only. */
+  idTokenKeys: SigningKeys[];
   assertions: AssertionSigner;
   /** The portal's origin, e.g. http://localhost:4180 (no trailing slash). */
   portalOrigin: string;
@@ -167,6 +172,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const resolver = new SessionResolver({ sessions, accounts, claims, appSessions, providers, changes });
   const signingKeys = new SigningKeys(database.db, cipher, undefined, changes);
   await signingKeys.load();
+  const idTokenKeys = ID_TOKEN_KEY_PURPOSES.map((purpose) => new SigningKeys(database.db, cipher, undefined, changes, purpose));
   const assertions = new AssertionSigner(signingKeys, portalOrigin);
   changes.subscribe((change) => {
     if (change.type === 'sessions-ended' || change.type === 'sessions-changed') change.sessionIds.forEach((id) => assertions.forget(id));
@@ -210,6 +216,8 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     appStore,
     clientSecrets: new ClientSecretStore(database.db, apps),
     signingKeys,
+    idTokenKeys,
+    opStore: new OpStore(database.db),
     assertions,
     portalOrigin,
     secureCookies,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalLocation, hostVerdict, portalHosts } from '../src/http/canonicalHost.js';
+import { answersOnAnyHost, canonicalLocation, hostVerdict, portalHosts } from '../src/http/canonicalHost.js';
 import { promptForSwitch } from '../src/providers/kinds/types.js';
 
 const verdict = (origin: string, listenPort: number, host: string | undefined) => {
@@ -35,6 +35,20 @@ describe('the portal host', () => {
     expect(canonicalLocation('http://localhost:4180', '/sign-in?rd=%2Faccount')).toBe('http://localhost:4180/sign-in?rd=%2Faccount');
     expect(canonicalLocation('http://localhost:4180', 'http://evil.example/')).toBeUndefined();
     expect(canonicalLocation('http://localhost:4180', '*')).toBeUndefined();
+  });
+});
+
+describe('the OpenID Provider on other host names', () => {
+  it('answers only the endpoints apps call server to server, on their exact paths', () => {
+    // Apps in containers reach Gatehouse by an internal name for discovery, tokens, userinfo and keys.
+    for (const url of ['/.well-known/openid-configuration', '/oidc/token', '/oidc/userinfo', '/oidc/jwks', '/oidc/introspect', '/oidc/revoke', '/oidc/par', '/oidc/token?x=1']) {
+      expect(answersOnAnyHost(url), url).toBe(true);
+    }
+    // Threat: a browser flow (which sets cookies and starts sign-ins) served under a name the portal's
+    // cookies do not belong to, or a path that only starts like an allowed one.
+    for (const url of ['/oidc/authorize', '/oidc/interaction/abc', '/oidc/logout', '/oidc/logout/confirm', '/oidc/token/x', '/oidc/tokenx', '/oidc/TOKEN', '/oidc//token', '/oidc/x/../token']) {
+      expect(answersOnAnyHost(url), url).toBe(false);
+    }
   });
 });
 

@@ -93,7 +93,7 @@ describe('the leak guard', () => {
   };
 
   // Threat: a JSON route added by hand, whose answer nothing filters, sending out a token or a secret.
-  it.each(['/api/admin/export', '/api', '/.gatehouse/session', '/readyz'])('refuses a JSON route registered outside the contract at %s', async (url) => {
+  it.each(['/api/admin/export', '/api', '/.gatehouse/session', '/readyz', '/oidc/export', '/.well-known/gatehouse'])('refuses a JSON route registered outside the contract at %s', async (url) => {
     const app = await bare();
     expect(() => app.get(url, async () => ({ ok: true }))).toThrow(/not in the contract/);
   });

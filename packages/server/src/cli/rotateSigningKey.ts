@@ -1,17 +1,28 @@
 import type { Config } from '../config/schema.js';
-import { SigningKeys } from '../keys/signingKeys.js';
+import { ID_TOKEN_KEY_PURPOSES, NEXT_ID_TOKEN_KEY_DELAY, SigningKeys } from '../keys/signingKeys.js';
 import { loadSecrets } from '../secrets.js';
 import { createTokenCipher } from '../sessions/tokenCipher.js';
 import { openDatabase } from '../storage/database.js';
 import { announceChange } from '../events/pgChanges.js';
 
-/** `rotate-signing-key`: a new key signs identity assertions; the old one stays published a while (keys/signingKeys.ts). */
+/**
+ * `rotate-signing-key`: a new key signs identity assertions at once; the old one stays published a
+ * while. The OpenID Provider's ID token keys get their next keys too, published at once and signing
+ * from NEXT_ID_TOKEN_KEY_DELAY on, so that apps caching the key set have them first (keys/signingKeys.ts).
+ */
 export async function rotateSigningKey(config: Config): Promise<number> {
   const database = await openDatabase(config);
   try {
-    const keys = new SigningKeys(database.db, createTokenCipher(loadSecrets(config)));
+    const cipher = createTokenCipher(loadSecrets(config));
+    const keys = new SigningKeys(database.db, cipher);
     await keys.load();
     console.log(`New assertion signing key: ${await keys.rotate()}`);
+    for (const purpose of ID_TOKEN_KEY_PURPOSES) {
+      const idTokenKeys = new SigningKeys(database.db, cipher, undefined, undefined, purpose);
+      await idTokenKeys.load();
+      const kid = await idTokenKeys.rotate(NEXT_ID_TOKEN_KEY_DELAY);
+      console.log(`Next ID token key (${purpose}): ${kid}, published now, signing from ${new Date(Date.now() + NEXT_ID_TOKEN_KEY_DELAY).toISOString()}`);
+    }
     // On PostgreSQL the running nodes hear of it at once and sign with the new key; on SQLite (one
     // node, which this process cannot reach) the node picks it up when it restarts.
     if (database.dialect === 'postgres') {

@@ -21,10 +21,9 @@ import { configFromPrimary, localReload, primaryReload, readConfigFrom, workerRe
 import { relayChangesBetweenWorkers, workerChangeTransport } from '../events/clusterChanges.js';
 import { countLimitsForWorkers } from '../limits/clusterLimits.js';
 import { purgeLogoutTokenJtis } from '../storage/purge.js';
-import { OpStore } from '../provide/opStore.js';
 import { openDatabase } from '../storage/database.js';
 import { SchemaTooNewError } from '../storage/migrate.js';
-import { SigningKeys } from '../keys/signingKeys.js';
+import { ID_TOKEN_KEY_PURPOSES, SigningKeys } from '../keys/signingKeys.js';
 import { createTokenCipher } from '../sessions/tokenCipher.js';
 
 /**
@@ -152,7 +151,7 @@ async function serve({ config, file }: LoadedConfig, worker?: WorkerOf): Promise
     void services.reviewAdmission('all', { by: 'start' }).catch((error: unknown) => log.error({ err: error }, 'the live sessions could not be judged against the sign-in rules at start'));
   }
   // The OpenID Provider's expired codes and tokens, and its grants ended long enough ago.
-  const opStore = new OpStore(services.database.db);
+  const { opStore } = services;
   const purge = setInterval(
     () =>
       void Promise.all([services.attempts.purgeExpired(), purgeLogoutTokenJtis(services.database.db), opStore.purgeExpired()]).catch((error: unknown) =>
@@ -221,7 +220,9 @@ async function startPrimary({ config, file }: LoadedConfig, count: number): Prom
     const secrets = loadSecrets(config);
     const database = await openDatabase(config, log);
     try {
-      await new SigningKeys(database.db, createTokenCipher(secrets)).load();
+      const cipher = createTokenCipher(secrets);
+      // The OpenID Provider's ID token keys too: workers starting together must not race to make them.
+      for (const purpose of ['assertion', ...ID_TOKEN_KEY_PURPOSES] as const) await new SigningKeys(database.db, cipher, undefined, undefined, purpose).load();
     } finally {
       await database.close();
     }

@@ -13,7 +13,8 @@ Commands:
   migrate        bring the database schema up to date and exit
   rotate-signing-key
                  make a new key sign identity assertions; the old one stays published in
-                 /.gatehouse/jwks.json for 24 hours so assertions in flight still verify
+                 /.gatehouse/jwks.json for 24 hours so assertions in flight still verify.
+                 The ID token keys get next keys: published at /oidc/jwks now, signing in an hour
                  (on PostgreSQL the running nodes switch at once; on SQLite, restart Gatehouse)
   copy-database --from <sqlite:file | postgres://…> --to <postgres://… | sqlite:file>
                  copy every table of one Gatehouse database into a new, empty one (e.g. from

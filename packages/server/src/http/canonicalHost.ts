@@ -1,4 +1,4 @@
-import { endpoints, routes } from '@gatehouse/contract';
+import { endpoints, oidcEndpoints, routes } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isLoopbackHost } from '../config/loopback.js';
@@ -42,12 +42,36 @@ export function portalHosts({ portalOrigin, listenPort }: CanonicalHostOptions):
  * Addresses that answer on any Host, as they did before: a load balancer's or an orchestrator's health
  * probes (sent to a node's own address), forward-auth (a proxy asks it under Gatehouse's internal
  * name), the JWKS (apps may fetch it over an internal address) and back-channel logout (an IdP posts
- * it, authenticated by its signed token). None of them starts a sign-in or sets a cookie.
+ * it, authenticated by its signed token), and the OpenID Provider's server-to-server endpoints. None
+ * of them starts a sign-in or sets a cookie.
  */
 export function answersOnAnyHost(url: string): boolean {
   const path = url.split('?', 1)[0]!;
-  return path === routes.operations.getHealth.path || path === routes.operations.getReadiness.path || path === routes.operations.getJwks.path || path.startsWith(BACKCHANNEL_LOGOUT);
+  return (
+    path === routes.operations.getHealth.path ||
+    path === routes.operations.getReadiness.path ||
+    path === routes.operations.getJwks.path ||
+    path.startsWith(BACKCHANNEL_LOGOUT) ||
+    SERVER_TO_SERVER_OP.has(path)
+  );
 }
+
+/**
+ * The OpenID Provider's endpoints apps call server to server (an app in a container reaches Gatehouse
+ * by an internal name): discovery, token, userinfo, JWKS, introspection, revocation and PAR. Exactly
+ * these paths: the authorization endpoint, the login step and logout, which a browser reaches and
+ * which set cookies, stay on the portal's name. Every URL the OP writes is the issuer's whatever the
+ * Host (provide/forwarded.ts).
+ */
+const SERVER_TO_SERVER_OP: ReadonlySet<string> = new Set([
+  oidcEndpoints.discovery,
+  oidcEndpoints.token,
+  oidcEndpoints.userinfo,
+  oidcEndpoints.jwks,
+  oidcEndpoints.introspection,
+  oidcEndpoints.revocation,
+  oidcEndpoints.pushedAuthorizationRequest,
+]);
 
 const BACKCHANNEL_LOGOUT = endpoints.backchannelLogout.slice(0, endpoints.backchannelLogout.indexOf(':'));
 

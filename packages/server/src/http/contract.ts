@@ -1,4 +1,4 @@
-import { API_PREFIX, problemSchema, RESERVED_PREFIX, type RouteDefinition } from '@gatehouse/contract';
+import { API_PREFIX, OIDC_PREFIX, problemSchema, RESERVED_PREFIX, type RouteDefinition } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -86,10 +86,23 @@ export const NOT_JSON_ROUTES: Readonly<Record<string, string>> = {
   'GET /.gatehouse/complete': 'the app-host handshake: sets the app cookie and redirects',
   'GET /api/docs': 'the OpenAPI document, generated from the contract',
   '* /.gatehouse/*': "the app host's 404 for its reserved prefix",
+  // The OpenID Provider (provide/): oidc-provider answers as OpenID Connect and OAuth 2.0 define (their
+  // JSON, their errors, their redirects); test/integration/openIdProvider.test.ts checks that none of it carries a secret.
+  '* /oidc/*': 'the OpenID Provider: OAuth 2.0 / OpenID Connect answers, as their specifications define them',
+  '* /.well-known/openid-configuration': 'OpenID Connect Discovery 1.0: the OpenID Provider’s metadata',
+  'GET /oidc/interaction/:uid': 'the OpenID Provider’s login step: redirects to sign in, back to the app, or a page',
 };
 
 function inScope(url: string): boolean {
-  return url === API_PREFIX || url.startsWith(`${API_PREFIX}/`) || url.startsWith(`${RESERVED_PREFIX}/`) || url === '/healthz' || url === '/readyz';
+  return (
+    url === API_PREFIX ||
+    url.startsWith(`${API_PREFIX}/`) ||
+    url.startsWith(`${RESERVED_PREFIX}/`) ||
+    url === '/healthz' ||
+    url === '/readyz' ||
+    url.startsWith(`${OIDC_PREFIX}/`) ||
+    url.startsWith('/.well-known/')
+  );
 }
 
 /**

@@ -38,7 +38,12 @@ export interface Metrics {
   webSocket(app: string, delta: 1 | -1): void;
   /** One call to an IdP took this long; `error` when it failed. */
   idpCall(provider: string, seconds: number, error: IdpError | undefined): void;
+  /** The OpenID Provider answered: which step (`OidcStep`), for which client, and its outcome (`success` or the OAuth error code). */
+  oidc(step: OidcStep, client: string, outcome: string): void;
 }
+
+/** The OpenID Provider's steps that are counted. */
+export type OidcStep = 'authorization' | 'token' | 'userinfo' | 'introspection' | 'revocation' | 'par' | 'logout';
 
 /** Metrics off: nothing recorded, nothing allocated. */
 export const NO_METRICS: Metrics = {
@@ -50,6 +55,7 @@ export const NO_METRICS: Metrics = {
   signIn() {},
   webSocket() {},
   idpCall() {},
+  oidc() {},
 };
 
 /** What is read at each scrape rather than recorded as it happens. */
@@ -133,6 +139,12 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
     labelNames: ['provider', 'outcome'] as const,
     registers,
   });
+  const oidcAnswers = new Counter({
+    name: `${PREFIX}oidc_requests_total`,
+    help: 'Requests the OpenID Provider answered, by step, client and outcome (success, or the OAuth error code).',
+    labelNames: ['step', 'client', 'outcome'] as const,
+    registers,
+  });
   const webSockets = new Gauge({
     name: `${PREFIX}websockets_open`,
     help: 'Proxied WebSockets open now, by app.',
@@ -181,6 +193,9 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
     },
     signIn(provider, outcome) {
       signIns.labels(provider, outcome).inc();
+    },
+    oidc(step, client, outcome) {
+      oidcAnswers.labels(step, client, outcome).inc();
     },
     webSocket(app, delta) {
       webSockets.labels(app).inc(delta);

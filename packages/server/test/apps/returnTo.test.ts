@@ -13,6 +13,8 @@ describe('return-to validation', () => {
     ['/a/../account', '/account'],
     ['http://localhost:4180/account', '/account'],
     ['https://wiki.example.com/page?q=1', 'https://wiki.example.com/page?q=1'],
+    // The OpenID Provider's login step: a sign-in it sent the person to comes back to it.
+    ['/oidc/interaction/hYhzUP741Kh5TirSrgJdDvjrBu9d120plrdHczb7Mdl', '/oidc/interaction/hYhzUP741Kh5TirSrgJdDvjrBu9d120plrdHczb7Mdl'],
   ])('allows %s', (input, expected) => {
     expect(checkReturnTo(input, policy)).toBe(expected);
   });

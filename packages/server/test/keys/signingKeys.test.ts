@@ -79,3 +79,51 @@ describe('signing keys have a purpose', () => {
     await db.destroy();
   });
 });
+
+describe('ID token keys', () => {
+  const memoryDb = async () => {
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
+    await migrateToLatest(db);
+    return db;
+  };
+
+  it('publish the next key at once and let it sign only from its time on', async () => {
+    // Threat: an app that cached the key set refusing ID tokens signed by a key it has never seen.
+    const db = await memoryDb();
+    let now = 1_700_000_000_000;
+    const keys = new SigningKeys(db, cipher, () => now, undefined, 'id-token-rs256');
+    await keys.load();
+    const first = keys.current().kid;
+    const next = await keys.rotate(3_600_000);
+    // Published, not signing: the current key still signs, and the next one can only verify.
+    expect(keys.current().kid).toBe(first);
+    expect(keys.publicJwks().keys.map((key) => key.kid).sort()).toEqual([first, next].sort());
+    const jwks = await keys.privateJwks();
+    expect(jwks[0]).toMatchObject({ kid: first, alg: 'RS256', use: 'sig' });
+    expect(jwks[0]).not.toHaveProperty('key_ops');
+    expect(jwks.find((key) => key.kid === next)).toMatchObject({ key_ops: ['verify'] });
+    expect(await keys.nextChangeAt()).toBe(now + 3_600_000);
+    // A second rotation while one is waiting would retire a key that never signed: refused.
+    await expect(keys.rotate(3_600_000)).rejects.toThrow(/already waiting/);
+    now += 3_600_000;
+    await keys.load();
+    expect(keys.current().kid).toBe(next);
+    expect((await keys.privateJwks()).find((key) => key.kid === first)).toMatchObject({ key_ops: ['verify'] });
+    expect(await keys.nextChangeAt()).toBeUndefined();
+    await db.destroy();
+  });
+
+  it('are apart from the assertion keys: neither set holds a key of the other', async () => {
+    // Threat: an ID token passing as an app's assertion, or an assertion as an ID token.
+    const db = await memoryDb();
+    const assertion = new SigningKeys(db, cipher);
+    const rs256 = new SigningKeys(db, cipher, undefined, undefined, 'id-token-rs256');
+    const es256 = new SigningKeys(db, cipher, undefined, undefined, 'id-token-es256');
+    await Promise.all([assertion.load(), rs256.load(), es256.load()]);
+    const kids = (keys: SigningKeys) => new Set(keys.publicJwks().keys.map((key) => key.kid));
+    for (const idToken of [rs256, es256]) for (const kid of kids(idToken)) expect(kids(assertion).has(kid)).toBe(false);
+    expect(rs256.publicJwks().keys[0]).toMatchObject({ alg: 'RS256', kty: 'RSA' });
+    expect(es256.publicJwks().keys[0]).toMatchObject({ alg: 'ES256', kty: 'EC' });
+    await db.destroy();
+  });
+});

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { identityClaims, type AccountStore } from '../accounts/accountStore.js';
+import { sessionGroups, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
+import type { AuditLog, RequestContext } from '../audit/auditLog.js';
+import { evaluatePolicy, policySubject, type PolicyDecision } from '../authorize/policy.js';
+import type { InForce } from '../config/running.js';
+import type { AppConfig, Config } from '../config/schema.js';
+import type { CurrentSession } from '../sessions/sessionResolver.js';
+import { isActive, type SessionStore } from '../sessions/sessionStore.js';
+import type { OpStore } from './opStore.js';
+
+/**
+ * The app's policy, asked at every step of the OpenID Provider: each authorization (an existing grant
+ * included), each code exchange, each refresh and each userinfo call. The person is always taken from
+ * the Gatehouse session the grant was made in, read afresh: a session that ended, a person suspended
+ * or no longer admitted by the policy gets nothing more (node-oidc-provider #392: a refresh that
+ * re-checks the person).
+ */
+export interface ProvideAccessDeps {
+  sessions: Pick<SessionStore, 'findById' | 'revoke'>;
+  accounts: Pick<AccountStore, 'getUser' | 'getIdentity'>;
+  providers: GroupTrustLookup;
+  running: InForce<Pick<Config, 'admins'>>;
+  audit: Pick<AuditLog, 'record'>;
+}
+
+/**
+ * A grant's id names the Gatehouse session it was made in: `<session id>.<random>`. Session ids are
+ * public handles (base64url, never a credential) without a dot, so the session is read back from any
+ * token of the grant without a lookup, and a grant can never be moved to another session.
+ */
+export function grantIdFor(sessionId: string): string {
+  return `${sessionId}.${randomBytes(16).toString('base64url')}`;
+}
+
+export function sessionOfGrant(grantId: unknown): string | undefined {
+  if (typeof grantId !== 'string') return undefined;
+  const [sessionId, rest, extra] = grantId.split('.');
+  return sessionId && rest && extra === undefined ? sessionId : undefined;
+}
+
+/** Where each grant is recorded with the Gatehouse session it was made in (op_grants, provide/opStore.ts). */
+export type GrantLedger = Pick<OpStore, 'recordGrant'>;
+
+/** The Gatehouse session by its id, when it is still live and its person active (as the resolver judges a cookie's). */
+export async function liveSession(deps: Pick<ProvideAccessDeps, 'sessions' | 'accounts' | 'providers'>, sessionId: string, now = Date.now()): Promise<CurrentSession | undefined> {
+  const session = await deps.sessions.findById(sessionId);
+  if (!session || !isActive(session, now)) return undefined;
+  // A session of a provider removed or turned off counts no more (sessions/sessionResolver.ts does the same).
+  if (!deps.providers.get(session.provider_id)) return undefined;
+  const [user, identity] = await Promise.all([deps.accounts.getUser(session.user_id), deps.accounts.getIdentity(session.identity_id)]);
+  if (!user || user.status !== 'active' || !identity) return undefined;
+  return { session, user, identity, claims: identityClaims(identity) };
+}
+
+/** The app's policy on the person of a session, with groups counted as everywhere (only trusted providers, per session). */
+export function decide(deps: Pick<ProvideAccessDeps, 'providers' | 'running'>, current: CurrentSession, app: AppConfig): PolicyDecision {
+  return evaluatePolicy(app.policy, policySubject(deps.running.current.admins, current.user, sessionGroups(deps.providers, current)));
+}
+
+/** One access_denied audit event per (session, app, step) per minute: an app retrying (prompt=none polls) repeats a lot. */
+const DENIAL_RECORD_INTERVAL_MS = 60_000;
+const lastDenial = new Map<string, number>();
+
+/** A refusal is recorded as access_denied, naming the client's app and the step that refused. */
+export async function recordDenial(
+  deps: Pick<ProvideAccessDeps, 'audit'>,
+  request: RequestContext,
+  current: CurrentSession,
+  app: AppConfig,
+  decision: PolicyDecision,
+  step: 'authorization' | 'token' | 'userinfo',
+): Promise<void> {
+  const key = `${current.session.id}\u0000${app.id}\u0000${step}`;
+  const now = Date.now();
+  if (now - (lastDenial.get(key) ?? 0) < DENIAL_RECORD_INTERVAL_MS) return;
+  if (lastDenial.size >= 10_000) lastDenial.clear();
+  lastDenial.set(key, now);
+  await deps.audit.record({
+    type: 'access_denied',
+    outcome: 'failure',
+    actorUserId: current.user.id,
+    targetUserId: current.user.id,
+    sessionId: current.session.id,
+    appId: app.id,
+    request,
+    details: { app: { id: app.id, name: app.name }, reason: decision.reason, oidc: step },
+  });
+}

@@ -1,0 +1,18 @@
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * What oidc-provider (Koa) sees of where a request came from. Koa believes X-Forwarded-* only with
+ * `proxy` on, and then wholesale, from anyone: so `proxy` is on and every one of those headers is
+ * written here, never passed on. The host and scheme are always `publicUrl`'s (every URL the OP builds
+ * — its endpoints in discovery, redirects, the audiences it accepts in client assertions — is on the
+ * issuer, whatever name an app in a container called it by); the client's address is the one Fastify
+ * judged by the house's trusted-proxy rule (`trustedProxies`), one value, never a client's list.
+ */
+export function asIssuerSees(request: FastifyRequest, portalOrigin: string): void {
+  const portal = new URL(portalOrigin);
+  const headers = request.raw.headers;
+  for (const name of Object.keys(headers)) if (name.startsWith('x-forwarded-') || name === 'forwarded') delete headers[name];
+  headers['x-forwarded-host'] = portal.host;
+  headers['x-forwarded-proto'] = portal.protocol.slice(0, -1);
+  headers['x-forwarded-for'] = request.ip;
+}

@@ -1,0 +1,162 @@
+import { oidcEndpoints } from '@gatehouse/contract';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import Provider, { errors, type AdapterFactory, type JWK, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Metrics, OidcStep } from '../operations/metrics.js';
+import type { ChangeFeed } from '../events/changes.js';
+import type { CookieNames } from '../sessions/cookies.js';
+import type { GrantLedger, ProvideAccessDeps } from './access.js';
+import { recordGrants } from './grants.js';
+import { ClientAuthLimit } from './clientAuthLimit.js';
+import { compareClientSecret, type OidcClientCatalogue } from './clients.js';
+import { opConfiguration, type ProvideRequest } from './configuration.js';
+import { loginStep } from './login.js';
+import { endGatehouseSessionOnLogout } from './logout.js';
+import { mountProvider, requests } from './mount.js';
+import { housePages } from './pages.js';
+
+/** What the OpenID Provider's door takes (the composition root builds it from Services). */
+export interface ProvideDeps extends ProvideAccessDeps {
+  clients: OidcClientCatalogue;
+  portalOrigin: string;
+  secureCookies: boolean;
+  cookies: Pick<CookieNames, 'chooseAccount'>;
+  /** The server's key (secrets.cookieKey): the OP's cookie, pairwise and placeholder keys derive from it. */
+  secretKey: Buffer;
+  /** The ID token keys (keys/signingKeys.ts, purposes id-token-rs256 and id-token-es256). */
+  idTokenKeys: ReadonlyArray<{ privateJwks(): Promise<JWK[]>; load(): Promise<void>; nextChangeAt(): Promise<number | undefined> }>;
+  /** oidc-provider's adapter for its models (provide/adapter.ts). */
+  adapter: AdapterFactory;
+  /** A key rotation anywhere (signing-keys-changed) builds a new provider here. */
+  changes: Pick<ChangeFeed, 'subscribe'>;
+  attemptLifetime(): number;
+  log: FastifyBaseLogger;
+  metrics: Pick<Metrics, 'oidc'>;
+  /** Where each grant is recorded with its Gatehouse session (provide/opStore.ts), for ending it with the session. */
+  grants: GrantLedger;
+}
+
+/** The events oidc-provider emits for each counted step (`<prefix>.success`, `<prefix>.error`). */
+const OIDC_EVENTS: Record<OidcStep, string> = {
+  authorization: 'authorization',
+  token: 'grant',
+  userinfo: 'userinfo',
+  introspection: 'introspection',
+  revocation: 'revocation',
+  par: 'pushed_authorization_request',
+  logout: 'end_session',
+};
+
+/** oidc-provider's errors that mean a client failed to authenticate. */
+const isClientAuthFailure = (error: unknown) => error instanceof errors.InvalidClient || error instanceof errors.InvalidClientAuth;
+
+/**
+ * Builds the provider from the keys as they are in the database. oidc-provider fixes its keys when it
+ * is constructed, so a rotation (`signing-keys-changed`, from this process or any worker or node)
+ * builds a new one, which answers from the next request on; requests under way finish on the old one.
+ */
+export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): Promise<Provider> {
+  const signingJwks = (await Promise.all(deps.idTokenKeys.map((keys) => keys.privateJwks()))).flat();
+  const pages = housePages(deps.log, () => requests.getStore()?.id);
+  const configuration = opConfiguration({
+    ...deps,
+    signingJwks,
+    request: (): ProvideRequest | undefined => {
+      const request = requests.getStore();
+      return request && { currentSession: () => request.currentSession(), ip: request.ip, headers: request.headers };
+    },
+    pages,
+  });
+  const provider = new Provider(deps.portalOrigin, configuration);
+  // Koa believes forwarded headers only with this on; provide/forwarded.ts writes every one of them.
+  provider.proxy = true;
+  // The presented secret is checked against the app's live secret hashes (provide/clients.ts).
+  const clients = deps.clients;
+  provider.Client.prototype.compareClientSecret = function compare(this: { clientId: string }, actual: string) {
+    return compareClientSecret(clients, this.clientId, actual);
+  } as never;
+  // Logout tokens are posted from the outbox when the Gatehouse session ends (provide/backchannelDelivery.ts:
+  // from any node, retried, audited), never by oidc-provider from this process's memory: its own post
+  // at an RP-initiated logout would be a second, unrecorded one. Its feature stays on for what it
+  // advertises and accepts (backchannel_logout_uri, the sid in ID tokens).
+  provider.Client.prototype.backchannelLogout = async function outbox() {} as never;
+  // Counted per step, client (only clients of the catalogue: the labels stay bounded) and outcome.
+  const clientOf = (ctx: KoaContextWithOIDC | undefined) => {
+    const id = ctx?.oidc?.client?.clientId;
+    return id && deps.clients.client(id) ? id : '';
+  };
+  const on = (event: string, listener: (ctx: KoaContextWithOIDC | undefined, error?: unknown) => void) =>
+    (provider.on as (name: string, listener: (...args: never[]) => void) => unknown).call(provider, event, listener);
+  for (const [step, prefix] of Object.entries(OIDC_EVENTS) as Array<[OidcStep, string]>) {
+    on(`${prefix}.success`, (ctx) => deps.metrics.oidc(step, clientOf(ctx), 'success'));
+    on(`${prefix}.error`, (ctx, error) => {
+      const code = error instanceof errors.OIDCProviderError ? error.error : 'server_error';
+      deps.metrics.oidc(step, clientOf(ctx), code);
+      if (isClientAuthFailure(error)) {
+        const ip = requests.getStore()?.ip ?? ctx?.ip;
+        if (ip) limit.failed(ip);
+      }
+      deps.log.info({ step, client: clientOf(ctx), error: code, description: error instanceof errors.OIDCProviderError ? error.error_description : undefined }, 'OpenID Provider refused a request');
+    });
+  }
+  recordGrants(provider, deps.grants, deps.clients, (ctx, sub, client) => configuration.pairwiseIdentifier!(ctx, sub, client));
+  endGatehouseSessionOnLogout(provider, {
+    sessions: deps.sessions,
+    audit: deps.audit,
+    request: () => {
+      const request = requests.getStore();
+      return request && { currentSession: () => request.currentSession(), ip: request.ip, headers: request.headers };
+    },
+    appIdOf: (clientId) => (clientId ? deps.clients.client(clientId)?.app.id : undefined),
+  });
+  provider.on('server_error', (_ctx: unknown, error: unknown) => deps.log.error({ err: error }, 'OpenID Provider failed'));
+  return provider;
+}
+
+/**
+ * The OpenID Provider's door: discovery and /oidc/* to oidc-provider (provide/mount.ts), the login step
+ * (provide/login.ts), the provider rebuilt after every ID token key rotation.
+ */
+export const provideArea = fp(
+  async (app: FastifyInstance, { deps }: { deps: ProvideDeps }) => {
+    const limit = new ClientAuthLimit();
+    for (const keys of deps.idTokenKeys) await keys.load();
+    let provider = await buildProvider(deps, limit);
+    // A next key begins to sign at a time written in the database: each process rebuilds its provider
+    // at that moment, so every worker and node switches together without hearing anything.
+    let timer: NodeJS.Timeout | undefined;
+    let closed = false;
+    const scheduleNextSwitch = async () => {
+      const times = (await Promise.all(deps.idTokenKeys.map((keys) => keys.nextChangeAt()))).filter((at): at is number => at !== undefined);
+      clearTimeout(timer);
+      if (times.length === 0) return;
+      // setTimeout takes at most about 24.8 days: a later switch is looked at again then.
+      timer = setTimeout(rebuild, Math.min(Math.max(0, Math.min(...times) - Date.now()) + 10, 2 ** 31 - 1));
+      timer.unref();
+    };
+    const rebuild = () => {
+      if (closed) return;
+      void Promise.all(deps.idTokenKeys.map((keys) => keys.load()))
+        .then(() => buildProvider(deps, limit))
+        .then(async (rebuilt) => {
+          provider = rebuilt;
+          await scheduleNextSwitch();
+        })
+        .catch((error: unknown) => {
+          deps.log.error({ err: error }, 'could not rebuild the OpenID Provider with the new keys; the old ones sign until it can');
+          timer = setTimeout(rebuild, 5_000).unref();
+        });
+    };
+    await scheduleNextSwitch();
+    app.addHook('onClose', async () => {
+      closed = true;
+      clearTimeout(timer);
+    });
+    deps.changes.subscribe((change) => {
+      if (change.type === 'signing-keys-changed' || change.type === 'everything') rebuild();
+    });
+    app.get(oidcEndpoints.interaction, loginStep({ ...deps, provider: () => provider }));
+    mountProvider(app, { provider: () => provider, portalOrigin: deps.portalOrigin, clientAuthLimit: limit });
+  },
+  { name: 'gatehouse-provide', dependencies: ['gatehouse-session'] },
+);

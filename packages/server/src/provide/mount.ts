@@ -1,0 +1,48 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { OIDC_PREFIX, oidcEndpoints } from '@gatehouse/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import { asIssuerSees } from './forwarded.js';
+import type { ClientAuthLimit } from './clientAuthLimit.js';
+
+/** The request oidc-provider is answering, for its hooks (findAccount, the checks), which see only Koa's context. */
+export const requests = new AsyncLocalStorage<FastifyRequest>();
+
+export interface MountDeps {
+  /** The provider in force: read at each request, so a rebuilt one (new keys) answers the next. */
+  provider(): Provider;
+  portalOrigin: string;
+  clientAuthLimit: ClientAuthLimit;
+}
+
+const METHODS = ['GET', 'POST', 'OPTIONS', 'PUT', 'DELETE', 'PATCH'];
+
+/**
+ * Hands the OpenID Provider's addresses (discovery, everything under /oidc/ but the login step) to
+ * oidc-provider, before Fastify reads any body: its own parsers read form posts and JSON as the
+ * specifications define them. Fastify's global hooks have run by then (the Host check, helmet's
+ * headers, the request id), and the answer is oidc-provider's, written to the raw response.
+ */
+export function mountProvider(app: FastifyInstance, deps: MountDeps): void {
+  const hand = async (request: FastifyRequest, reply: FastifyReply) => {
+    // Threat: guessing a client's secret at the token endpoint. A client address that failed client
+    // authentication too often is answered 429 before oidc-provider reads anything.
+    const retryAfter = deps.clientAuthLimit.blocked(request.ip);
+    if (retryAfter !== undefined) {
+      return reply
+        .code(429)
+        .header('retry-after', String(retryAfter))
+        .header('cache-control', 'no-store')
+        .type('application/json')
+        .send({ error: 'invalid_client', error_description: 'too many failed client authentications: try again later' });
+    }
+    reply.hijack();
+    asIssuerSees(request, deps.portalOrigin);
+    const callback = deps.provider().callback();
+    await requests.run(request, () => callback(request.raw, reply.raw));
+    return reply;
+  };
+  const unreachable = async () => undefined;
+  app.route({ method: METHODS, url: `${OIDC_PREFIX}/*`, onRequest: hand, handler: unreachable });
+  app.route({ method: ['GET', 'OPTIONS'], url: oidcEndpoints.discovery, onRequest: hand, handler: unreachable });
+}

@@ -1,0 +1,492 @@
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as client from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formAction, inputValue, ScriptedBrowser, type Hop } from './support/browser.js';
+import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
+import { freePort } from '../support/ports.js';
+import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { secretPlaceholder } from '../../src/provide/clients.js';
+import { derivedKey } from '../../src/provide/configuration.js';
+
+/**
+ * Gatehouse as the OpenID Provider of an app, end to end, on its database storage: an openid-client v6 relying party discovers
+ * Gatehouse, a person signs in through Gatehouse and the real development IdP, the app exchanges the
+ * code (PKCE), reads userinfo and refreshes; the app's policy decides at each step.
+ */
+const SECRET = 'grafana-secret-0123456789abcdefghijklmnopqrstuvwxyz';
+const NEXT_SECRET = 'grafana-next-secret-0123456789abcdefghijklmnopqrstuv';
+const RP = 'http://127.0.0.1:9/callback';
+const SIGNED_OUT = 'http://127.0.0.1:9/signed-out';
+
+let idp: DevIdpProcess;
+let gatehouse: RunningGatehouse;
+let portal: string;
+/** The app's back-channel logout endpoint: a real listener that keeps the logout tokens it is sent. */
+let backchannel: Server;
+const logoutTokens: string[] = [];
+
+beforeAll(async () => {
+  backchannel = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      const token = new URLSearchParams(body).get('logout_token');
+      if (token) logoutTokens.push(token);
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => backchannel.listen(0, '127.0.0.1', resolve));
+  const backchannelUri = `http://127.0.0.1:${(backchannel.address() as AddressInfo).port}/backchannel`;
+  const port = await freePort();
+  portal = `http://localhost:${port}`;
+  idp = await startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/dev`], postLogoutRedirectUris: [`${portal}/signed-out`] });
+  gatehouse = await startGatehouse({
+    port,
+    metrics: { listen: { host: '127.0.0.1', port: 0 } },
+    providers: [
+      { id: 'dev', name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups'] },
+    ],
+    apps: [
+      {
+        id: 'grafana',
+        name: 'Grafana',
+        publicUrl: `http://grafana.localhost:${port}`,
+        guard: false,
+        policy: { allow: [{ groups: ['staff'] }] },
+        oidc: { secrets: [SECRET, NEXT_SECRET], redirectUris: [RP], postLogoutRedirectUris: [SIGNED_OUT], backchannelLogoutUri: backchannelUri, scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] },
+      },
+      {
+        id: 'wiki',
+        name: 'Wiki',
+        publicUrl: `http://wiki.localhost:${port}`,
+        guard: false,
+        policy: { allow: [{ groups: ['staff'] }] },
+        oidc: { secrets: [SECRET], redirectUris: [RP], subject: 'pairwise', idTokenAlgorithm: 'ES256', claimsInIdToken: false },
+      },
+      {
+        id: 'reports',
+        name: 'Reports',
+        publicUrl: `http://reports.localhost:${port}`,
+        guard: false,
+        policy: { allow: [{ groups: ['admins'] }] },
+        oidc: { authentication: 'none', redirectUris: [RP] },
+      },
+    ],
+  });
+});
+
+afterAll(async () => {
+  await gatehouse?.close();
+  await idp?.close();
+  await new Promise((resolve) => backchannel?.close(resolve));
+});
+
+const insecure = { execute: [client.allowInsecureRequests] };
+
+async function discover(clientId: string, secret?: string): Promise<client.Configuration> {
+  return client.discovery(new URL(portal), clientId, secret ? { client_secret: secret } : undefined, secret ? client.ClientSecretBasic(secret) : client.None(), insecure);
+}
+
+interface Started {
+  url: URL;
+  verifier: string;
+  state: string;
+}
+
+async function authorizationUrl(config: client.Configuration, extra: Record<string, string> = {}): Promise<Started> {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: RP,
+    scope: 'openid email profile groups offline_access',
+    prompt: 'consent',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    ...extra,
+  });
+  return { url, verifier, state };
+}
+
+/** Follows the browser from the authorization URL to the app's redirect URI, signing in at the IdP as `login` when asked. */
+async function authorize(browser: ScriptedBrowser, url: URL, login?: string): Promise<{ back?: URL; hop: Hop }> {
+  const atRp = (next: URL) => next.origin === new URL(RP).origin || next.pathname === '/sign-in';
+  let { hop, stoppedAt } = await browser.follow(await browser.request(url.href, { headers: { accept: 'text/html' } }), atRp);
+  if (stoppedAt?.pathname === '/sign-in') {
+    if (!login) throw new Error('asked to sign in');
+    const rd = stoppedAt.searchParams.get('rd')!;
+    expect(rd).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
+    ({ hop } = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev?rd=${encodeURIComponent(rd)}`)));
+    const posted = await browser.request(new URL(formAction(hop.body)!, hop.url).href, { form: { login, password: login.split('@')[0]! } });
+    ({ hop, stoppedAt } = await browser.follow(posted, atRp));
+  }
+  return { back: stoppedAt?.origin === new URL(RP).origin ? stoppedAt : undefined, hop };
+}
+
+describe('Gatehouse as the OpenID Provider', () => {
+  it('signs a person in through Gatehouse and the IdP: code with PKCE, userinfo, refresh', async () => {
+    const config = await discover('grafana', SECRET);
+    expect(config.serverMetadata().issuer).toBe(portal);
+    expect(config.serverMetadata().token_endpoint).toBe(`${portal}/oidc/token`);
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config);
+    const { back, hop } = await authorize(browser, started.url, 'bob@example.com');
+    expect(back, `${hop.status} ${hop.url} ${hop.body.slice(0, 2000)}`).toBeDefined();
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const claims = tokens.claims()!;
+    expect(claims.iss).toBe(portal);
+    expect(claims.aud).toBe('grafana');
+    expect(claims.email).toBe('bob@example.com');
+    expect(claims.groups).toEqual(['staff']);
+    expect(typeof claims.auth_time).toBe('number');
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+    expect(info.email).toBe('bob@example.com');
+    expect(info.email_verified).toBe(true);
+    expect(tokens.refresh_token).toBeDefined();
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    // Rotation: the old refresh token is spent.
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+
+    // The grant is recorded with the Gatehouse session it was made in, the client's sid and sub.
+    const current = await gatehouse.services.resolver.portal(browser.cookie('localhost', gatehouse.services.cookies.session), { headers: {}, log: gatehouse.app.log });
+    const [grant] = await gatehouse.services.opStore.liveGrantsOfSessions([current!.session.id]);
+    expect(grant).toMatchObject({ clientId: 'grafana', appId: 'grafana', userId: current!.user.id, sessionId: current!.session.id, subject: claims.sub });
+    // The sid a logout token will carry (in the ID token only for clients with a back-channel logout URI).
+    expect(grant!.sid).toMatch(/^[\w-]{20,}$/);
+    expect(grant!.scopes).toEqual(expect.arrayContaining(['openid', 'email', 'groups']));
+
+    // Signed in already: straight back to the app, no IdP in between.
+    const again = await authorizationUrl(config);
+    const second = await authorize(browser, again.url);
+    expect(second.back?.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('gives a pairwise client a subject of its own, signs with its algorithm and keeps claims to userinfo when asked', async () => {
+    // Threat: two clients linking one person's activity through a shared identifier.
+    const grafana = await discover('grafana', SECRET);
+    const wiki = await discover('wiki', SECRET);
+    const browser = new ScriptedBrowser();
+    const signIn = async (config: client.Configuration, login?: string) => {
+      const started = await authorizationUrl(config, { scope: 'openid email' });
+      const { back, hop } = await authorize(browser, started.url, login);
+      expect(back, `${hop.status} ${hop.url} ${/<p>.*<\/p>/.exec(hop.body)?.[0]}`).toBeDefined();
+      return client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    };
+    const publicSub = (await signIn(grafana, 'bob@example.com')).claims()!.sub;
+    const tokens = await signIn(wiki);
+    const claims = tokens.claims()!;
+    expect(claims.sub).not.toBe(publicSub);
+    expect(decodeProtectedHeader(tokens.id_token!).alg).toBe('ES256');
+    expect(claims.email).toBeUndefined();
+    const info = await client.fetchUserInfo(wiki, tokens.access_token, claims.sub);
+    expect(info).toMatchObject({ sub: claims.sub, email: 'bob@example.com' });
+    // The same person, the same pairwise subject next time.
+    expect((await signIn(wiki)).claims()!.sub).toBe(claims.sub);
+  });
+
+  it('answers prompt=none without a Gatehouse session with login_required, to the redirect URI', async () => {
+    // Threat: a silent authorization that shows a page (or signs someone in) instead of telling the app.
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config, { prompt: 'none' });
+    const { back } = await authorize(new ScriptedBrowser(), started.url);
+    expect(back?.searchParams.get('error')).toBe('login_required');
+    expect(back?.searchParams.get('state')).toBe(started.state);
+  });
+
+  it('refuses a person the policy does not admit: the 403 page naming the app, or access_denied with prompt=none', async () => {
+    // Threat: an app's policy bypassed by its OpenID Connect door (Keycloak #8783).
+    const config = await discover('reports');
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config, { scope: 'openid email' });
+    const { back, hop } = await authorize(browser, started.url, 'bob@example.com');
+    expect(back).toBeUndefined();
+    expect(hop.status).toBe(403);
+    expect(hop.body).toContain('Reports');
+    expect(hop.body).toContain('oidc_access_denied');
+
+    const silent = await authorizationUrl(config, { scope: 'openid email', prompt: 'none' });
+    const denied = await authorize(browser, silent.url);
+    expect(denied.back?.searchParams.get('error')).toBe('access_denied');
+    // Recorded once for the app and step, however often the app asks again within the minute.
+    await authorize(browser, (await authorizationUrl(config, { scope: 'openid email', prompt: 'none' })).url);
+    const { events } = await gatehouse.services.audit.query({ type: 'access_denied', appId: 'reports' }, 1, 50);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.details).toMatchObject({ app: { id: 'reports', name: 'Reports' }, oidc: 'authorization' });
+  });
+
+  it('accepts either of two live secrets and refuses a wrong one with invalid_client', async () => {
+    // Threat: a guessed or stale client secret redeeming a code.
+    const wrong = await discover('grafana', 'not-the-secret-0123456789abcdefghijklmnopqrstuv');
+    await expect(client.refreshTokenGrant(wrong, 'x')).rejects.toMatchObject({ status: 401, cause: [{ parameters: { error: 'invalid_client' } }] });
+    const next = await discover('grafana', NEXT_SECRET);
+    // The next secret authenticates: the refusal is about the token, not the client.
+    await expect(client.refreshTokenGrant(next, 'x')).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses a refresh, and userinfo, once the policy no longer admits the person', async () => {
+    // Threat: a person removed from a group keeps getting tokens (node-oidc-provider #392).
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const apps = gatehouse.services.apps;
+    const before = apps.all().filter((app) => apps.source(app.id) === 'config');
+    apps.setConfigApps(before.map((app) => (app.id === 'grafana' ? { ...app, policy: { allow: [{ groups: ['admins'] }], deny: [] } } : app)));
+    try {
+      await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+      await expect(client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub)).rejects.toMatchObject({ status: 401 });
+    } finally {
+      apps.setConfigApps(before);
+    }
+  });
+
+  it('refuses a refresh for a person suspended meanwhile', async () => {
+    // Threat: a suspended person's app sessions living on through refresh tokens.
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const userId = tokens.claims()!.sub;
+    await gatehouse.services.accounts.setStatus(userId, 'suspended');
+    try {
+      await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    } finally {
+      await gatehouse.services.accounts.setStatus(userId, 'active');
+    }
+  });
+
+  it('allows CORS on the token endpoint only from the origins of the client’s redirect URIs', async () => {
+    // Threat: another site's scripts reading token answers of a single-page client.
+    const preflight = (origin: string) =>
+      new ScriptedBrowser().request(`${portal}/oidc/token`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+    expect((await preflight('http://127.0.0.1:9')).headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:9');
+    const token = (origin: string) => new ScriptedBrowser().request(`${portal}/oidc/token`, { form: { grant_type: 'authorization_code', code: 'x', client_id: 'reports', redirect_uri: RP, code_verifier: 'x'.repeat(43) }, headers: { origin } });
+    expect((await token('http://127.0.0.1:9')).headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:9');
+    expect((await token('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses a refresh once the Gatehouse session the grant was made in has ended', async () => {
+    // Threat: tokens outliving the sign-in they came from (a revoked or signed-out session).
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(browser, started.url, 'alice@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const current = await gatehouse.services.resolver.portal(browser.cookie('localhost', gatehouse.services.cookies.session), { headers: {}, log: gatehouse.app.log });
+    await gatehouse.services.sessions.revoke(current!.session.id, 'revoked-by-admin');
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses a replayed code and revokes what the first exchange issued', async () => {
+    // Threat: an intercepted authorization code redeemed a second time (RFC 6749 §4.1.2).
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    await expect(client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state })).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub)).rejects.toMatchObject({ status: 401 });
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it.each([
+    ['a prefix of the registered URI', `${RP}x`],
+    ['dot segments', 'http://127.0.0.1:9/x/../callback'],
+    ['another case', 'http://127.0.0.1:9/Callback'],
+    ['an added query', `${RP}?next=1`],
+  ])('refuses a redirect URI with %s with a page, never a redirect there', async (_what, redirectUri) => {
+    // Threat: a code sent to an address the app did not register (open redirect, code theft).
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config, { redirect_uri: redirectUri });
+    const hop = await new ScriptedBrowser().request(started.url.href, { headers: { accept: 'text/html' } });
+    expect(hop.status).toBe(400);
+    expect(hop.headers.get('location')).toBeNull();
+    expect(hop.body).toContain('oidc_request_invalid');
+    expect(hop.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('refuses a public client without PKCE', async () => {
+    // Threat: a code intercepted on its way to a public client, redeemed without the verifier.
+    const config = await discover('reports');
+    const url = client.buildAuthorizationUrl(config, { redirect_uri: RP, scope: 'openid', state: 's' });
+    const { back } = await authorize(new ScriptedBrowser(), url);
+    expect(back?.searchParams.get('error')).toBe('invalid_request');
+    expect(back?.searchParams.get('error_description')).toMatch(/PKCE/);
+  });
+
+  it('refuses a refresh that asks for more scopes than were granted', async () => {
+    // Threat: a client widening what a person agreed to at a refresh.
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config, { scope: 'openid email offline_access' });
+    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!, { scope: 'openid email groups' })).rejects.toMatchObject({ error: 'invalid_scope' });
+  });
+
+  it('signs ID tokens with keys of their own: never the assertion keys, published at /oidc/jwks only', async () => {
+    // Threat: an ID token passed to an app as its Gatehouse assertion, or the reverse.
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const assertionKeys = createLocalJWKSet(JSON.parse((await new ScriptedBrowser().request(`${portal}/.gatehouse/jwks.json`)).body) as JSONWebKeySet);
+    await expect(jwtVerify(tokens.id_token!, assertionKeys)).rejects.toThrow();
+    const opKeys = JSON.parse((await new ScriptedBrowser().request(`${portal}/oidc/jwks`)).body) as JSONWebKeySet;
+    expect(opKeys.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
+    const assertionKids = new Set((JSON.parse((await new ScriptedBrowser().request(`${portal}/.gatehouse/jwks.json`)).body) as JSONWebKeySet).keys.map((key) => key.kid));
+    for (const key of opKeys.keys) expect(assertionKids.has(key.kid)).toBe(false);
+    // An app's assertion does not verify with the ID token keys either.
+    const assertion = await gatehouse.services.assertions.assertion({ sessionId: 's', userId: 'u', email: 'bob@example.com', name: 'Bob', groups: [] }, 'http://grafana.localhost');
+    await expect(jwtVerify(assertion, createLocalJWKSet(opKeys))).rejects.toThrow();
+  });
+
+  it('answers the server-to-server endpoints on an internal host name, with URLs on the issuer', async () => {
+    // Threat: discovery on another Host naming that host as the token endpoint (apps in containers call internal names).
+    const hop = await new ScriptedBrowser(['gatehouse.internal']).request(`http://gatehouse.internal:${gatehouse.port}/.well-known/openid-configuration`);
+    expect(hop.status).toBe(200);
+    expect(JSON.parse(hop.body).token_endpoint).toBe(`${portal}/oidc/token`);
+    // The authorization endpoint, which a browser reaches and which sets cookies, stays on the portal's name.
+    const authorizeThere = await new ScriptedBrowser(['gatehouse.internal']).request(`http://gatehouse.internal:${gatehouse.port}/oidc/authorize?client_id=grafana`);
+    expect(authorizeThere.status).toBe(421);
+  });
+
+  it('sends no secret in any of its answers', async () => {
+    // Threat: a client secret, the value standing in for it, or a private key leaving in an answer.
+    const placeholder = secretPlaceholder(derivedKey(gatehouse.services.secrets.cookieKey, 'client-secret-placeholder'), 'grafana');
+    const config = await discover('grafana', SECRET);
+    const started = await authorizationUrl(config);
+    const browser = new ScriptedBrowser();
+    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const answers: string[] = [];
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    answers.push(JSON.stringify(tokens));
+    for (const path of ['/.well-known/openid-configuration', '/oidc/jwks']) answers.push((await browser.request(`${portal}${path}`)).body);
+    const basic = `Basic ${Buffer.from(`grafana:${SECRET}`).toString('base64')}`;
+    const introspected = await browser.request(`${portal}/oidc/introspect`, { form: { token: tokens.access_token }, headers: { authorization: basic } });
+    expect(JSON.parse(introspected.body).active).toBe(true);
+    answers.push(introspected.body);
+    const wrong = await browser.request(`${portal}/oidc/token`, { form: { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'grafana', client_secret: NEXT_SECRET.slice(1) } });
+    answers.push(wrong.body, JSON.stringify([...wrong.headers]));
+    for (const answer of answers) {
+      for (const secret of [SECRET, NEXT_SECRET, NEXT_SECRET.slice(1), placeholder]) expect(answer).not.toContain(secret);
+    }
+    // Only public halves are published.
+    for (const key of (JSON.parse(answers[2]!) as JSONWebKeySet).keys) for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(member);
+  });
+
+  it.each([
+    ['prompt=login', { prompt: 'login' }],
+    ['max_age=1', { max_age: '1' }],
+  ])('sends the person through the IdP again for %s, and says when they signed in', async (_what, extra) => {
+    // Threat: an app that asks for a fresh authentication (before a sensitive action) handed an old one.
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const first = await authorizationUrl(config);
+    const signedIn = await authorize(browser, first.url, 'bob@example.com');
+    const before = (await client.authorizationCodeGrant(config, signedIn.back!, { pkceCodeVerifier: first.verifier, expectedState: first.state })).claims()!;
+    // Two seconds pass, so that the sign-in above is older than max_age (whole seconds: oidc-provider
+    // compares its second with now's) and than the step below.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const started = await authorizationUrl(config, extra);
+    const hop = await browser.request(started.url.href, { headers: { accept: 'text/html' } });
+    const { stoppedAt } = await browser.follow(hop, (url) => url.pathname === '/sign-in' || url.origin === new URL(RP).origin);
+    expect(stoppedAt?.pathname).toBe('/sign-in');
+    // The next sign-in asks the IdP to let the person choose (the "Switch account" sign-in).
+    expect(browser.cookie('localhost', gatehouse.services.cookies.chooseAccount)).toBe('1');
+    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const after = (await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state })).claims()!;
+    expect(after.auth_time!).toBeGreaterThan(before.auth_time!);
+  });
+
+  it('ends the Gatehouse session on RP-initiated logout and returns to the registered URI with the state', async () => {
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const cookie = browser.cookie('localhost', gatehouse.services.cookies.session);
+    const resolve = () => gatehouse.services.resolver.portal(cookie, { headers: {}, log: gatehouse.app.log });
+    expect(await resolve()).toBeDefined();
+
+    // Threat: a logout that sends the person to an address the app did not register (open redirect).
+    const unregistered = client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:9/elsewhere', state: 'st' });
+    const refused = await browser.request(unregistered.href, { headers: { accept: 'text/html' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('oidc_request_invalid');
+    expect(await resolve()).toBeDefined();
+
+    const url = client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: SIGNED_OUT, state: 'st' });
+    const question = await browser.request(url.href, { headers: { accept: 'text/html' } });
+    expect(question.status).toBe(200);
+    expect(question.body).toContain('Sign out of Gatehouse?');
+    expect(question.body).toContain('Grafana');
+    const confirmed = await browser.request(new URL(formAction(question.body)!, portal).href, { form: { xsrf: inputValue(question.body, 'xsrf')!, logout: 'yes' }, headers: { origin: portal } });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe(`${SIGNED_OUT}?state=st`);
+    expect(await resolve()).toBeUndefined();
+    // The app's back-channel endpoint is told, once, with the sid of its ID token, signed with the ID token keys.
+    const sid = tokens.claims()!.sid;
+    expect(sid).toBeDefined();
+    const keys = createLocalJWKSet(JSON.parse((await browser.request(`${portal}/oidc/jwks`)).body) as JSONWebKeySet);
+    const told = async () => {
+      const found = [];
+      for (const token of logoutTokens) {
+        const { payload } = await jwtVerify(token, keys, { issuer: portal, audience: 'grafana', typ: 'logout+jwt' });
+        if (payload.sid === sid) found.push(payload);
+      }
+      return found;
+    };
+    await expect.poll(async () => (await told()).length, { timeout: 10_000 }).toBe(1);
+    expect((await told())[0]).toMatchObject({ sub: tokens.claims()!.sub, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } });
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('publishes the next ID token key before it signs, then signs with it', async () => {
+    // Threat: ID tokens signed by a key the apps' cached key sets do not hold yet (refused sign-ins after a rotation).
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const idTokenKid = async () => {
+      const started = await authorizationUrl(config);
+      const { back } = await authorize(browser, started.url, 'bob@example.com');
+      const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+      return decodeProtectedHeader(tokens.id_token!).kid;
+    };
+    const before = await idTokenKid();
+    const rs256 = gatehouse.services.idTokenKeys.find((keys) => keys.purpose === 'id-token-rs256')!;
+    const next = await rs256.rotate(1500);
+    const published = async () => (JSON.parse((await browser.request(`${portal}/oidc/jwks`)).body) as JSONWebKeySet).keys.map((key) => key.kid);
+    // Published at once (the change feed rebuilt the provider), and not signing yet.
+    await expect.poll(published).toContain(next);
+    expect(await published()).toContain(before);
+    expect(await idTokenKid()).toBe(before);
+    // From its time on, it signs; the old key stays published for tokens signed just before.
+    await expect.poll(idTokenKid, { timeout: 10_000, interval: 250 }).toBe(next);
+    expect(await published()).toContain(before);
+  });
+
+  it('counts its answers in gatehouse_oidc_requests_total', async () => {
+    const scrape = await fetch(gatehouse.metricsUrl!);
+    const text = await scrape.text();
+    expect(text).toMatch(/gatehouse_oidc_requests_total\{step="token",client="grafana",outcome="success"\} [1-9]/);
+    expect(text).toMatch(/gatehouse_oidc_requests_total\{step="token",client="grafana",outcome="invalid_client"\} [1-9]/);
+    expect(text).toMatch(/gatehouse_oidc_requests_total\{step="authorization",client="reports",outcome="access_denied"\} [1-9]/);
+  });
+
+  // Last: it leaves this test's address refused for a minute.
+  it('refuses an address that failed client authentication too often, before reading its request', async () => {
+    // Threat: guessing a client secret at the token endpoint.
+    const browser = new ScriptedBrowser();
+    const attempt = () => browser.request(`${portal}/oidc/token`, { form: { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'grafana', client_secret: 'guess-0123456789abcdefghijklmnopqrstuvwxyz' } });
+    let answer = await attempt();
+    for (let i = 0; i < 40 && answer.status === 401; i++) answer = await attempt();
+    expect(answer.status).toBe(429);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 'invalid_client' });
+    // The right secret from the same address is refused too until the window ends.
+    const basic = `Basic ${Buffer.from(`grafana:${SECRET}`).toString('base64')}`;
+    expect((await browser.request(`${portal}/oidc/token`, { form: { grant_type: 'refresh_token', refresh_token: 'x' }, headers: { authorization: basic } })).status).toBe(429);
+  });
+});

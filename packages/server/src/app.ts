@@ -180,7 +180,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // storage on the database (provide/adapter.ts).
   await app.register(provideArea, {
     deps: {
-      clients: catalogueOfApps(services.apps),
+      clients: catalogueOfApps(services.apps, services.clientSecrets),
       portalOrigin: services.portalOrigin,
       secureCookies: services.secureCookies,
       cookies: services.cookies,

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { OidcClientDefinition } from '@gatehouse/contract';
 import type { ClientMetadata } from 'oidc-provider';
 import type { AppConfig } from '../config/schema.js';
@@ -19,43 +19,16 @@ export interface OidcClientCatalogue {
   verifyClientSecret(appId: string, secret: string): Promise<boolean>;
 }
 
-/** The client id of an app's `oidc` block: its own, or the app's id. */
-export function clientIdOf(app: AppConfig): string | undefined {
-  return app.oidc ? (app.oidc.clientId ?? app.id) : undefined;
-}
-
 /**
- * The catalogue over the apps in force: a client is found by its client id among the apps with an
- * `oidc` block, and a secret checked against the hashes of the secrets gatehouse.yaml gives (kept only
- * hashed in memory; console secrets are the apps store's, which answers for them where it is plugged
- * in). Hashes are compared in constant time.
+ * The catalogue as the composition root assembles it: clients from the app registry (apps/, config
+ * and console apps alike), secrets checked by the client secret store against the live hashes (the
+ * config file's, hashed when it was put in force, or the console's).
  */
-export function catalogueOfApps(apps: { all(): AppConfig[]; get(id: string): AppConfig | undefined }): OidcClientCatalogue {
-  const hashes = new WeakMap<OidcClientDefinition, Buffer[]>();
-  const hashesOf = (oidc: OidcClientDefinition) => {
-    let kept = hashes.get(oidc);
-    if (!kept) hashes.set(oidc, (kept = (oidc.secrets ?? []).map(sha256)));
-    return kept;
-  };
-  return {
-    client(clientId) {
-      for (const app of apps.all()) if (app.oidc && clientIdOf(app) === clientId) return { app, oidc: app.oidc, clientId };
-      return undefined;
-    },
-    async verifyClientSecret(appId, secret) {
-      const oidc = apps.get(appId)?.oidc;
-      if (!oidc) return false;
-      const presented = sha256(secret);
-      // Every live hash is compared (no early exit), so the time says nothing of which one matched.
-      let matched = false;
-      for (const hash of hashesOf(oidc)) matched = timingSafeEqual(hash, presented) || matched;
-      return matched;
-    },
-  };
-}
-
-function sha256(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+export function catalogueOfApps(
+  apps: { client(clientId: string): OidcClientApp | undefined },
+  secrets: { verify(appId: string, presented: unknown): Promise<boolean> },
+): OidcClientCatalogue {
+  return { client: (clientId) => apps.client(clientId), verifyClientSecret: (appId, secret) => secrets.verify(appId, secret) };
 }
 
 /**

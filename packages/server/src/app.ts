@@ -30,8 +30,6 @@ import { sessionsArea } from './sessions/index.js';
 import { provideArea } from './provide/index.js';
 import { catalogueOfApps } from './provide/clients.js';
 import { opAdapterFactory } from './provide/adapter.js';
-import { backchannelLogout } from './provide/backchannelLogout.js';
-import { logoutTokenSigner } from './provide/backchannelDelivery.js';
 import { localReload, readConfigFrom, type Reload } from './reload.js';
 import type { CurrentSession } from './sessions/sessionResolver.js';
 
@@ -199,21 +197,6 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       audit: services.audit,
     },
   });
-  // Back-channel logout to the OpenID Connect apps: grants end with their Gatehouse sessions, and the
-  // outbox's logout tokens are posted from every process (provide/backchannelLogout.ts).
-  const idTokenKey = (alg: 'RS256' | 'ES256') => services.idTokenKeys.find((keys) => keys.purpose === (alg === 'RS256' ? 'id-token-rs256' : 'id-token-es256'))!.current();
-  const logouts = backchannelLogout({
-    db: services.database.db,
-    sessions: services.sessions,
-    apps: services.apps,
-    audit: services.audit,
-    log: options.loggerInstance ?? app.log,
-    issuer: services.portalOrigin,
-    grants: services.opStore,
-    sign: logoutTokenSigner(idTokenKey),
-  });
-  app.addHook('onReady', async () => logouts.start());
-  app.addHook('preClose', async () => logouts.stop());
   await app.register(apiArea, {
     // Read at each request: a config reload may rename the organisation.
     organizationName: () => running.current.organization.name,

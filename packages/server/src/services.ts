@@ -33,6 +33,8 @@ import { createTokenCipher } from './sessions/tokenCipher.js';
 import { ChangeFeed } from './events/changes.js';
 import { openDatabase, type DatabaseHandle } from './storage/database.js';
 import { notifyThrough, postgresChangeTransport } from './events/pgChanges.js';
+import { logoutTokenSigner } from './provide/backchannelDelivery.js';
+import { backchannelLogout, type BackchannelLogout } from './provide/backchannelLogout.js';
 
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
 export interface Services {
@@ -66,6 +68,11 @@ export interface Services {
   opStore: OpStore;
   /** The OpenID Provider's ID token keys, RS256 and ES256: purposes of their own, published at /oidc/jwks only. */
   idTokenKeys: SigningKeys[];
+  /**
+   * Back-channel logout to the OpenID Connect apps (provide/backchannelLogout.ts): the outbox (the
+   * console's counts per app) and `ties.grantsEnded`, for grants ended elsewhere than with a session.
+   */
+  backchannelLogout: BackchannelLogout;
   assertions: AssertionSigner;
   /** The portal's origin, e.g. http://localhost:4180 (no trailing slash). */
   portalOrigin: string;
@@ -195,6 +202,21 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     database: () => database.stats(),
   });
   const accessLog = createAccessLog(config);
+  // When a Gatehouse session ends, here or by expiry, its OpenID Provider grants end and each app of
+  // them with a back-channel URI is told, from the outbox every process drains (provide/).
+  const idTokenKeysFor = (alg: 'RS256' | 'ES256') => idTokenKeys.find((keys) => keys.purpose === (alg === 'RS256' ? 'id-token-rs256' : 'id-token-es256'))!;
+  const opStore = new OpStore(database.db);
+  const logout = backchannelLogout({
+    db: database.db,
+    sessions,
+    apps,
+    audit,
+    log,
+    issuer: portalOrigin,
+    grants: opStore,
+    sign: logoutTokenSigner((alg) => idTokenKeysFor(alg).current()),
+  });
+  logout.start();
   const admissionDeps = { sessions, audit, providers, organization: () => signInSettings.get(), log };
   return {
     running,
@@ -217,7 +239,8 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     clientSecrets: new ClientSecretStore(database.db, apps),
     signingKeys,
     idTokenKeys,
-    opStore: new OpStore(database.db),
+    opStore,
+    backchannelLogout: logout,
     assertions,
     portalOrigin,
     secureCookies,
@@ -230,6 +253,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     accessLog,
     reviewAdmission: (scope, cause) => reviewAdmissionTwice(admissionDeps, scope, cause),
     async close() {
+      await logout.stop();
       await changes.close();
       providers.close();
       await sharedLimits?.close();

@@ -31,6 +31,8 @@ import { createTokenCipher } from './sessions/tokenCipher.js';
 import { ChangeFeed } from './events/changes.js';
 import { openDatabase, type DatabaseHandle } from './storage/database.js';
 import { notifyThrough, postgresChangeTransport } from './events/pgChanges.js';
+import type { EndGrants } from './provide/endGrants.js';
+import { OpStore } from './provide/opStore.js';
 
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
 export interface Services {
@@ -59,6 +61,10 @@ export interface Services {
   appStore: AppStore;
   signingKeys: SigningKeys;
   assertions: AssertionSigner;
+  /** The OpenID Provider's storage: its payloads and its grants (provide/opStore.ts). */
+  opStore: OpStore;
+  /** Ends OpenID Provider grants: the one way every caller does it (provide/endGrants.ts). */
+  endGrants: EndGrants;
   /** The portal's origin, e.g. http://localhost:4180 (no trailing slash). */
   portalOrigin: string;
   /** Whether cookies are Secure and __Host- prefixed (the public URL is https). */
@@ -186,6 +192,10 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     database: () => database.stats(),
   });
   const accessLog = createAccessLog(config);
+  const opStore = new OpStore(database.db);
+  // Ending grants, for every caller (the account center, the console): for now it revokes them (their
+  // codes and tokens gone on every node). Back-channel logout extends it to owe each app its logout token.
+  const endGrants: EndGrants = (filter, reason) => opStore.revokeGrants(filter, reason);
   const admissionDeps = { sessions, audit, providers, organization: () => signInSettings.get(), log };
   return {
     running,
@@ -207,6 +217,8 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     appStore,
     signingKeys,
     assertions,
+    opStore,
+    endGrants,
     portalOrigin,
     secureCookies,
     cookies: cookieNames(secureCookies),

@@ -24,6 +24,11 @@ export const auditEventTypes = [
   'backchannel_logout',
   /** A signed-in person an app's policy does not let in (`details.app`). */
   'access_denied',
+  /**
+   * An app's sign-in with Gatehouse (an OpenID Provider grant) ended by the person ("Sign out of <app>")
+   * or by an administrator (`details`: `{ by: user|admin, app, reason, grantId, sessionId }`).
+   */
+  'oidc_grant_revoked',
   // What administrators changed (`details`: `before`/`after` where something changed).
   'user_suspended',
   'user_reactivated',

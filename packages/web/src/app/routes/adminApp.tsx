@@ -14,6 +14,7 @@ import { ReloadConfigCard } from '../../features/adminProviders/components/Reloa
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
 import { DeleteAppDialog } from '../../features/adminApps/components/DeleteAppDialog';
 import { PolicyTester } from '../../features/adminApps/components/PolicyTester';
+import { AppGrantsSection } from '../../features/adminApps/components/AppGrantsSection';
 import { SourceBadge } from '../../components/SourceBadge';
 import { appToForm, formToPolicy } from '../../features/adminApps/utils/policyForm';
 import { confirmSaved } from '../../lib/confirm';
@@ -126,6 +127,7 @@ function AppPage({ app }: { app: AdminApp }) {
       )}
       {readOnly && <ReloadConfigCard />}
       <ProxySetup app={app} />
+      <AppGrantsSection app={app} />
       <PolicyTester
         appId={app.id}
         policy={formToPolicy(draft)}

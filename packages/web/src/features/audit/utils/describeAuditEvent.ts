@@ -16,6 +16,7 @@ export const AUDIT_EVENT_LABELS: Record<AuditEventType, string> = {
   identity_unlinked: 'Identity unlinked',
   backchannel_logout: 'Back-channel logout',
   access_denied: 'Access denied',
+  oidc_grant_revoked: 'App sign-in ended',
   user_suspended: 'User suspended',
   user_reactivated: 'User reactivated',
   admin_granted: 'Admin role granted',

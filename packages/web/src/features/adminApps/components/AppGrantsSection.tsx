@@ -83,6 +83,7 @@ export function AppGrantsSection({ app }: AppGrantsSectionProps) {
     {
       key: 'actions',
       header: 'Actions',
+      noWrap: true,
       cell: (grant) => (
         <Button
           size="compact-xs"

@@ -42,7 +42,8 @@ function SessionItem({ session, actions, pendingApp, onSignOutOfApp }: SessionIt
       <ThemeIcon variant="light" color="gray" size="lg" radius="md" aria-hidden>
         <Icon size={20} />
       </ThemeIcon>
-      <Stack gap={4} miw={0}>
+      {/* As wide as the row, so the apps' sign-out buttons line up at its end. */}
+      <Stack gap={4} miw={0} style={{ flex: 1 }}>
         <Group gap={8}>
           <Text fw={600} size="sm">
             {deviceLabel(session.device)}

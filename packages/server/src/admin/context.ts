@@ -40,7 +40,7 @@ export interface AdminDeps {
    */
   reviewAdmission(scope: ReviewScope, cause: ReviewCause): Promise<number>;
   /** The apps signed in with Gatehouse (the OpenID Provider's grants): per app, per user. */
-  grants: Pick<OpStore, 'grant' | 'liveGrantViewsOfApp' | 'liveGrantViewsOfUser'>;
+  grants: Pick<OpStore, 'liveGrantViewsOfApp' | 'liveGrantViewsOfUser'>;
   /** Ends grants: one person's, or everyone's of an app (provide/endGrants.ts). */
   endGrants: EndGrants;
   /** Reads the config file again and applies it on every worker of this node (reload.ts). */

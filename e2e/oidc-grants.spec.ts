@@ -33,11 +33,29 @@ async function shoot(page: Page, testInfo: TestInfo, name: string): Promise<void
   await page.setViewportSize(SIZES[0]);
 }
 
+/** An app that signs people in with OpenID Connect alone, made in the console for this test. */
+const WIKI = {
+  id: 'e2e-grants-wiki',
+  name: 'Wiki',
+  publicUrl: 'https://wiki.example.com',
+  guard: false,
+  oidc: { redirectUris: ['https://wiki.example.com/oauth/callback'] },
+  policy: { allow: [{ anyUser: true }] },
+};
+
+async function adminRequest(page: Page, method: 'POST' | 'DELETE', path: string, data?: unknown) {
+  const csrf = ((await (await page.request.get(`${portalUrl()}/api/csrf`)).json()) as { csrfToken: string }).csrfToken;
+  return page.request.fetch(`${portalUrl()}${path}`, { method, headers: { origin: portalUrl(), 'x-csrf-token': csrf }, ...(data ? { data } : {}) });
+}
+
 test('the account page and an app’s page list the apps signed in with Gatehouse, and sign them out', async ({ page }, testInfo) => {
   await page.setViewportSize(SIZES[0]);
   await signInWith(page, 'Development IdP', 'alice@example.com', 'alice');
   await expect(page).toHaveURL(`${portalUrl()}/account`);
   const me = (await (await page.request.get(`${portalUrl()}/api/session`)).json()) as { user: { id: string }; session: { id: string } };
+  await adminRequest(page, 'DELETE', `/api/admin/apps/${WIKI.id}`);
+  const created = await adminRequest(page, 'POST', '/api/admin/apps', WIKI);
+  expect(created.status(), await created.text()).toBe(201);
 
   const { store, close } = openStore();
   const run = Date.now().toString(36);
@@ -54,7 +72,7 @@ test('the account page and an app’s page list the apps signed in with Gatehous
         scopes,
         expiresAt: Date.now() + 3_600_000,
       });
-    await grant('whoami', ['openid', 'profile', 'email', 'groups']);
+    await grant(WIKI.id, ['openid', 'profile', 'email', 'groups']);
     await grant('admin-demo', ['openid', 'email', 'offline_access']);
   } finally {
     await close();
@@ -65,26 +83,29 @@ test('the account page and an app’s page list the apps signed in with Gatehous
   const sessions = page.getByRole('region', { name: 'Sessions' });
   const apps = sessions.getByRole('list', { name: 'Apps signed in with Gatehouse in this session' });
   await expect(apps.getByRole('listitem')).toHaveCount(2);
-  await expect(apps.getByRole('listitem').filter({ hasText: 'Whoami' })).toContainText('It can see your name, email address and groups');
+  await expect(apps.getByRole('listitem').filter({ hasText: 'Wiki' })).toContainText('It can see your name, email address and groups');
   await expect(apps.getByRole('listitem').filter({ hasText: 'Admin demo' })).toContainText('It can see your email address, also while you are away');
-  await expect(sessions).toContainText('Signing out also signs you out of Admin demo and Whoami.');
+  await expect(sessions).toContainText('Signing out also signs you out of Admin demo and Wiki.');
   await shoot(page, testInfo, 'account');
 
   await apps.getByRole('button', { name: 'Sign out of Admin demo' }).click();
   await expect(sessions.getByRole('status').filter({ hasText: 'Signed out of Admin demo.' })).toBeVisible();
   await expect(apps.getByRole('listitem')).toHaveCount(1);
-  await expect(page.getByRole('region', { name: 'Recent activity' }).getByText('Signed out of Admin demo').first()).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Recent activity' }).getByText('You signed out of Admin demo').first()).toBeVisible();
 
   // The console: who is signed in to the app, then everyone signed out of it.
-  await page.goto(`${portalUrl()}/admin/apps/whoami`);
+  await page.goto(`${portalUrl()}/admin/apps/${WIKI.id}`);
   const section = page.getByTestId('app-grants');
   await expect(section.getByRole('row').filter({ hasText: 'alice@example.com' })).toContainText('their name, email address and groups');
   await shoot(page, testInfo, 'app-page');
 
   await section.getByRole('button', { name: 'Sign everyone out of this app' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Sign everyone out of Whoami?' });
+  const dialog = page.getByRole('dialog', { name: 'Sign everyone out of Wiki?' });
   await dialog.getByRole('button', { name: 'Sign everyone out' }).click();
   await expect(dialog).toBeHidden();
   await expect(section.getByText('Nobody is signed in with Gatehouse')).toBeVisible();
-  await expect(section.getByRole('status').filter({ hasText: /^Ended \d+ sign-ins? to Whoami\.$/ })).toBeVisible();
+  await expect(section.getByRole('status').filter({ hasText: /^Ended \d+ sign-ins? to Wiki\.$/ })).toBeVisible();
+
+  const deleted = await adminRequest(page, 'DELETE', `/api/admin/apps/${WIKI.id}`);
+  expect(deleted.ok(), await deleted.text()).toBe(true);
 });

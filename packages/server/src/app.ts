@@ -196,6 +196,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     audit: services.audit,
     apps: services.apps,
     appStore: services.appStore,
+    clientSecrets: services.clientSecrets,
     providers: services.providers,
     providerStore: services.providerStore,
     signInSettings: services.signInSettings,

@@ -116,6 +116,11 @@ export const catalogue = {
     message: ({ provider }: Params) =>
       `People have signed in with ${provider ?? 'this provider'}, so it cannot be deleted or moved to another issuer. Turn it off instead.`,
   },
+  client_secret_limit: {
+    status: 409,
+    title: 'Two secrets already',
+    message: () => 'This app has two client secrets already: revoke one before creating another (two at a time lets an app move to a new secret without a gap).',
+  },
   issuer_unreachable: {
     status: 502,
     title: 'Issuer not reachable',

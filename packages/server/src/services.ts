@@ -4,6 +4,7 @@ import { AccountStore } from './accounts/accountStore.js';
 import { SignInSettingsStore } from './accounts/signInSettings.js';
 import { UserDirectory } from './accounts/userDirectory.js';
 import { AppStore } from './apps/appStore.js';
+import { ClientSecretStore } from './apps/clientSecretStore.js';
 import { ProviderStore } from './providers/providerStore.js';
 import { AuditLog } from './audit/auditLog.js';
 import { ClaimsRefresher } from './authenticate/claimsRefresher.js';
@@ -59,6 +60,8 @@ export interface Services {
   logoutTokens: LogoutTokenStore;
   apps: AppRegistry;
   appStore: AppStore;
+  /** The OpenID Connect clients' secrets: the console's, made and revoked there, and `verify` for the token endpoint. */
+  clientSecrets: ClientSecretStore;
   signingKeys: SigningKeys;
   assertions: AssertionSigner;
   /** The OpenID Provider's storage: its payloads and its grants (provide/opStore.ts). */
@@ -215,6 +218,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     logoutTokens: new LogoutTokenStore(database.db),
     apps,
     appStore,
+    clientSecrets: new ClientSecretStore(database.db, apps),
     signingKeys,
     assertions,
     opStore,

@@ -29,6 +29,16 @@ export const auditEventTypes = [
    * or by an administrator (`details`: `{ by: user|admin, app, reason, grantId, sessionId }`).
    */
   'oidc_grant_revoked',
+  /**
+   * An OpenID Connect app took the logout token of a grant whose session ended (Back-Channel Logout;
+   * `details`: `{ app, attempts, reason }`).
+   */
+  'oidc_logout_delivered',
+  /**
+   * Gatehouse gave up telling an OpenID Connect app of a logout: the retries ran out, or the app no
+   * longer takes logout tokens (`details`: `{ app, attempts, reason, error }`).
+   */
+  'oidc_logout_failed',
   // What administrators changed (`details`: `before`/`after` where something changed).
   'user_suspended',
   'user_reactivated',
@@ -39,6 +49,9 @@ export const auditEventTypes = [
   'app_deleted',
   /** Written by a migration: a console app on a host an older one had, kept aside. */
   'app_set_aside',
+  /** A console app's OpenID Connect client secret made or revoked (details: its id and hint, never the secret). */
+  'client_secret_created',
+  'client_secret_revoked',
   'provider_created',
   'provider_updated',
   'provider_enabled',

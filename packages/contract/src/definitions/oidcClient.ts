@@ -45,6 +45,9 @@ export const redirectUriSchema = z
     else if (url.href !== value && url.href !== `${value}/`) ctx.addIssue({ code: 'custom', message: `must be written in its normal form: ${url.href}` });
   });
 
+/** The members of a JWK that hold private or symmetric key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1). */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
 const distinct = <T,>(values: readonly T[]) => new Set(values).size === values.length;
 
 export const oidcClientSchema = z
@@ -69,7 +72,16 @@ export const oidcClientSchema = z
     /** For private_key_jwt: where the client publishes its public keys. */
     jwksUri: z.url({ protocol: /^https$/, error: 'must be an https URL' }).optional(),
     /** For private_key_jwt: the client's public keys themselves (a JWK Set). */
-    jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1).max(10) }).optional(),
+    jwks: z
+      .object({
+        keys: z
+          .array(z.record(z.string(), z.unknown()))
+          .min(1)
+          .max(10)
+          // A private key pasted here would be stored with the app and shown back on its page: refused.
+          .refine((keys) => keys.every((key) => !PRIVATE_JWK_MEMBERS.some((member) => member in key)), 'must hold public keys only (no "d", "p", "q", "dp", "dq", "qi" or "k")'),
+      })
+      .optional(),
     /** Where the app may ask to be sent back with a code: each compared exactly. */
     redirectUris: z.array(redirectUriSchema).min(1, 'at least one redirect URI').max(20).refine(distinct, 'must not list a URI twice'),
     /** Where the app may ask to be sent after signing out at Gatehouse (RP-Initiated Logout). */

@@ -1,11 +1,14 @@
-import { parseEmail, routes, type AuditEventType } from '@gatehouse/contract';
+import { parseEmail, routes, type AdminApp, type AuditEventType } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identityClaims } from '../accounts/accountStore.js';
 import { identityGroups } from '../accounts/effectiveGroups.js';
+import { clientIdOf } from '../apps/appRegistry.js';
+import type { ClientSecretView } from '../apps/clientSecretStore.js';
 import { evaluatePolicy, policySubject, type PolicyDecision, type PolicySubject } from '../authorize/policy.js';
 import { LOOPBACK_PROXIES, type AppConfig, type Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { contractRoute, noContent, typed } from '../http/contract.js';
+import { iso } from '../http/isoTime.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { AdminContext } from './context.js';
 
@@ -14,9 +17,9 @@ const result = (decision: PolicyDecision) => ({ allow: decision.allow, reason: d
 const subjectView = (subject: PolicySubject) => ({ email: subject.email, groups: [...subject.groups], roles: [...subject.roles], claims: { ...subject.claims } });
 
 /** Apps and their policies (apps from gatehouse.yaml are read-only), and the policy tester. */
-export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'running' | 'audit' | 'apps' | 'appStore' | 'accounts' | 'providers' | 'actorOf'> }) {
+export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: Pick<AdminContext, 'running' | 'audit' | 'apps' | 'appStore' | 'clientSecrets' | 'accounts' | 'providers' | 'actorOf'> }) {
   const app = typed(instance);
-  const { running, audit, apps, appStore, accounts, providers } = admin;
+  const { running, audit, apps, appStore, clientSecrets, accounts, providers } = admin;
   const { actorOf } = admin;
 
   // What the console fills each app's nginx, Caddy and Traefik configuration with.
@@ -26,7 +29,10 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
   });
 
   // Apps and their policies. Apps from gatehouse.yaml are listed read-only ("source": "config").
-  const appView = (app: AppConfig) => ({ ...app, source: apps.source(app.id) ?? 'console' });
+  const appView = (app: AppConfig): AdminApp => {
+    const source = apps.source(app.id) ?? 'console';
+    return { ...app, oidc: oidcView(app, source), source };
+  };
 
   app.route({
     ...contractRoute(routes.admin.listApps),
@@ -61,6 +67,52 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
       const { appId } = request.params;
       const before = await appStore.remove(appId);
       await recordAppChange(request, actor, 'app_deleted', appId, { before, after: null });
+      return noContent(reply);
+    },
+  });
+
+  // A console app's OpenID Connect client secrets: listed by hint, made by Gatehouse (shown once), revoked.
+  const secretView = async (secret: ClientSecretView) => {
+    const email = secret.createdBy ? (await accounts.emailsOf([secret.createdBy])).get(secret.createdBy) : undefined;
+    return { id: secret.id, hint: secret.hint, createdAt: iso(secret.createdAt), createdBy: secret.createdBy ? { id: secret.createdBy, email: email ?? null } : null };
+  };
+
+  app.route({
+    ...contractRoute(routes.admin.listClientSecrets),
+    handler: async (request) => {
+      const listed = await clientSecrets.list(request.params.appId);
+      const emails = await accounts.emailsOf([...new Set(listed.flatMap((secret) => (secret.createdBy ? [secret.createdBy] : [])))]);
+      return {
+        secrets: listed.map((secret) => ({
+          id: secret.id,
+          hint: secret.hint,
+          createdAt: iso(secret.createdAt),
+          createdBy: secret.createdBy ? { id: secret.createdBy, email: emails.get(secret.createdBy) ?? null } : null,
+        })),
+      };
+    },
+  });
+
+  app.route({
+    ...contractRoute(routes.admin.createClientSecret),
+    handler: async (request, reply) => {
+      const actor = await actorOf(request);
+      const { appId } = request.params;
+      const { secret, view } = await clientSecrets.create(appId, actor.user.id);
+      // The hint and the id only: the secret itself is in this answer alone.
+      await audit.record({ type: 'client_secret_created', actorUserId: actor.user.id, sessionId: actor.session.id, appId, request, details: { id: view.id, hint: view.hint } });
+      // Never kept by a cache or a proxy on the way: the one time it is shown.
+      return reply.status(201).header('cache-control', 'no-store').send({ ...(await secretView(view)), secret });
+    },
+  });
+
+  app.route({
+    ...contractRoute(routes.admin.revokeClientSecret),
+    handler: async (request, reply) => {
+      const actor = await actorOf(request);
+      const { appId, secretId } = request.params;
+      const revoked = await clientSecrets.revoke(appId, secretId);
+      await audit.record({ type: 'client_secret_revoked', actorUserId: actor.user.id, sessionId: actor.session.id, appId, request, details: { id: revoked.id, hint: revoked.hint } });
       return noContent(reply);
     },
   });
@@ -107,6 +159,16 @@ export async function appsRoutes(instance: FastifyInstance, { admin }: { admin: 
       return { ...result(evaluatePolicy(policy, subject)), subject: subjectView(subject), provider: null };
     },
   });
+}
+
+/**
+ * An app's oidc block as the console shows it: every setting with its default, the client id filled in,
+ * and never a secret (the registry keeps none of a config app's; the console's are in their own table).
+ */
+function oidcView(app: AppConfig, source: 'config' | 'console'): AdminApp['oidc'] {
+  if (!app.oidc) return undefined;
+  const { secrets: _secrets, ...settings } = app.oidc;
+  return { ...settings, clientId: clientIdOf(app), secretsFromConfig: source === 'config' };
 }
 
 /**

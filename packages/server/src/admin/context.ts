@@ -7,6 +7,7 @@ import type { ProviderRegistry } from '../providers/providerRegistry.js';
 import type { ProviderStore } from '../providers/providerStore.js';
 import type { AppRegistry } from '../apps/appRegistry.js';
 import type { AppStore } from '../apps/appStore.js';
+import type { ClientSecretStore } from '../apps/clientSecretStore.js';
 import type { ReloadRequest, ReloadResult } from '../config/reloadable.js';
 import type { InForce, RunningConfig } from '../config/running.js';
 import type { Config } from '../config/schema.js';
@@ -31,6 +32,7 @@ export interface AdminDeps {
   audit: AuditLog;
   apps: AppRegistry;
   appStore: AppStore;
+  clientSecrets: ClientSecretStore;
   providers: ProviderRegistry;
   providerStore: ProviderStore;
   signInSettings: SignInSettingsStore;

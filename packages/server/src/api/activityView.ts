@@ -129,7 +129,12 @@ function words(entry: AuditEntry, details: Details, provider: string | undefined
       return { summary: app ? `Denied access to ${app}` : 'Denied access to an app', detail: "Your account is not among those this app's rules let in." };
     case 'oidc_grant_revoked':
       if (details.by === 'admin') return { summary: app ? `An administrator signed you out of ${app}` : 'An administrator signed you out of an app', detail: null };
+      return { summary: app ? `You signed out of ${app}` : 'You signed out of an app', detail: null };
+    case 'oidc_logout_delivered':
       return { summary: app ? `Signed out of ${app}` : 'Signed out of an app', detail: null };
+    case 'oidc_logout_failed':
+      // The person may still be signed in there: the one thing they can do about it is say so.
+      return { summary: app ? `${app} could not be told that you signed out` : 'An app could not be told that you signed out', detail: 'You may still be signed in there: sign out in the app itself.' };
     case 'user_suspended':
       return { summary: 'Your account was suspended by an administrator', detail: sessionsEnded(count(details.sessionsEnded)) };
     case 'user_reactivated':

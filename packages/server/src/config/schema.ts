@@ -336,7 +336,7 @@ export const configSchema = z
       });
     }
     for (const issue of appSetIssues(config.publicUrl, config.apps)) {
-      ctx.addIssue({ code: 'custom', path: ['apps', issue.index, issue.field], message: issue.message });
+      ctx.addIssue({ code: 'custom', path: ['apps', issue.index, ...issue.field.split('.')], message: issue.message });
     }
     // The metrics listener has no authentication: it never shares the public port.
     if (config.metrics && config.metrics.listen.port !== 0 && config.metrics.listen.port === config.listen.port) {

@@ -9,7 +9,7 @@ import { signInFirst } from './spa.js';
 export const DOCS_PREFIX = '/docs';
 
 /** What the documentation folder holds that is text to read: guides, and the configurations they ship. */
-const TEXT = /(?:\.(?:md|conf|ya?ml|json)|\/Caddyfile)$/;
+const TEXT = /(?:\.(?:md|conf|ya?ml|json|ini|sh)|\/Caddyfile)$/;
 
 /**
  * Gatehouse's documentation (the repository's docs/ folder), for the console to link to: a preset's

@@ -30,7 +30,7 @@ export interface HandshakeDeps {
   secureCookies: boolean;
   cookies: Pick<CookieNames, 'appState' | 'appSession'>;
   running: InForce<{ session: Pick<Config['session'], 'absoluteLifetime'> }>;
-  apps: Pick<AppRegistry, 'get'>;
+  apps: Pick<AppRegistry, 'guarded'>;
   appSessions: Pick<AppSessions, 'issueCode' | 'redeemCode' | 'create'>;
   sessions: Pick<SessionStore, 'findById'>;
 }
@@ -65,7 +65,7 @@ export function appStart(deps: Pick<HandshakeDeps, 'portalOrigin' | 'secureCooki
 /** Portal: `GET /.gatehouse/app-authorize?app&state&rd` */
 export function appAuthorize(deps: Pick<HandshakeDeps, 'apps' | 'appSessions'>) {
   return async function handler(request: FastifyRequest<{ Querystring: { app?: string; state?: string; rd?: string } }>, reply: FastifyReply) {
-    const app = typeof request.query.app === 'string' ? deps.apps.get(request.query.app) : undefined;
+    const app = typeof request.query.app === 'string' ? deps.apps.guarded(request.query.app) : undefined;
     if (!app) throw new AppError('not_found');
     const state = request.query.state;
     if (!isWellFormedSecret(state)) throw new AppError('bad_request', { params: { reason: 'missing or malformed state' } });

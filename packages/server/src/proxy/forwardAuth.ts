@@ -70,7 +70,7 @@ export interface ForwardAuthCheck {
 /** What forward-auth takes beyond deciding access and the 403 page: the apps by id, which proxies to believe, the URI header. */
 export interface ForwardAuthDeps extends AccessDeps, DeniedPageDeps {
   running: InForce<Pick<Config, 'admins' | 'trustedProxies' | 'forwardAuth' | 'organization'>>;
-  apps: Pick<AppRegistry, 'get'>;
+  apps: Pick<AppRegistry, 'guarded'>;
 }
 
 export function forwardAuthCheck(deps: ForwardAuthDeps, log: FastifyBaseLogger): ForwardAuthCheck {
@@ -84,7 +84,7 @@ export function forwardAuthCheck(deps: ForwardAuthDeps, log: FastifyBaseLogger):
   const target = ({ appId, remoteAddress, headers }: Omit<ForwardAuthRequest, 'context' | 'mode'>): Target | string => {
     if (!isTrusted(remoteAddress)) return 'the peer is not a trusted proxy (trustedProxies)';
     if (appId === undefined) return 'the auth URL names no app: the proxy must ask /.gatehouse/auth/<app id> (see docs/deploy)';
-    const app = apps.get(appId);
+    const app = apps.guarded(appId);
     if (!app) return 'the auth URL names no known app';
     // Read per request: a config reload may name another header.
     const { uriHeader } = deps.running.current.forwardAuth;

@@ -26,7 +26,7 @@ export type Handler = (request: IncomingMessage, response: ServerResponse) => vo
 
 /** What the hot path takes: forward-auth's and the access check's, and the apps by host. */
 export interface HotPathDeps extends ForwardAuthDeps {
-  apps: Pick<AppRegistry, 'get' | 'forHost'>;
+  apps: Pick<AppRegistry, 'guarded' | 'forHost'>;
 }
 
 const SLASH = 0x2f;
@@ -200,7 +200,7 @@ export function hotPath({ deps, answer, log, portal, appHost, observer }: HotPat
         if (endpoint && exchange) {
           exchange.area = 'forward_auth';
           // Only an app that exists is a label: a client may name any id it likes.
-          exchange.app = endpoint.appId !== undefined && apps.get(endpoint.appId) ? endpoint.appId : NO_APP;
+          exchange.app = endpoint.appId !== undefined && apps.guarded(endpoint.appId) ? endpoint.appId : NO_APP;
         }
         if (!endpoint || (request.method !== 'GET' && request.method !== 'HEAD')) return leave(request, response, fallback(request), exchange);
         waiting = forwardAuth(request, response, endpoint.mode, endpoint.appId, exchange);

@@ -24,7 +24,7 @@ export type ProxyDeps = AppHostDeps &
   LiveAccessDeps &
   WebSocketDeps & {
     sessions: Pick<SessionStore, 'accessToken'>;
-    apps: Pick<AppRegistry, 'all' | 'forHost' | 'get' | 'onChange'>;
+    apps: Pick<AppRegistry, 'all' | 'forHost' | 'guarded' | 'onChange'>;
   };
 
 export interface ProxyOptions {

@@ -25,7 +25,7 @@ export interface LiveAccessDeps extends AccessDeps {
   cookies: Pick<CookieNames, 'appSession'>;
   /** Sessions ended or changed, here or on another worker or node. */
   changes: Pick<ChangeFeed, 'subscribe'>;
-  apps: Pick<AppRegistry, 'get' | 'onChange'>;
+  apps: Pick<AppRegistry, 'guarded' | 'onChange'>;
 }
 
 export type EndLive = (code: number, reason: string) => void;
@@ -145,7 +145,7 @@ export class LiveAccess {
   }
 
   private async recheck(live: Live): Promise<void> {
-    const app = this.deps.apps.get(live.appId);
+    const app = this.deps.apps.guarded(live.appId);
     if (!app || (live.kind === 'websocket' && !app.websockets)) return this.end(live, LIVE_END.goingAway, app ? 'the app no longer takes WebSockets here' : 'the app was removed');
     let result: AccessResult;
     try {

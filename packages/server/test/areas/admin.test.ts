@@ -5,6 +5,7 @@ import { reviewAdmission } from '../../src/sessions/admissionReview.js';
 import { adminArea } from '../../src/admin/index.js';
 import { ProviderStore } from '../../src/providers/providerStore.js';
 import { AppStore } from '../../src/apps/appStore.js';
+import { ClientSecretStore } from '../../src/apps/clientSecretStore.js';
 import { RunningConfig } from '../../src/config/running.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { loadSecrets } from '../../src/secrets.js';
@@ -14,7 +15,7 @@ import { areaHarness, PORTAL, type AreaHarness, type Person } from '../support/a
 const adminRoutes: Array<[string, RouteDefinition, string]> = Object.entries(routes.admin).map(([name, route]) => [
   name,
   route,
-  fillPath(route.path, { userId: 'u1', sessionId: 's1', appId: 'wiki', providerId: 'dev', testId: 't1', grantId: 'g1' }),
+  fillPath(route.path, { userId: 'u1', sessionId: 's1', appId: 'wiki', providerId: 'dev', testId: 't1', secretId: 's1', grantId: 'g1' }),
 ]);
 
 /**
@@ -41,6 +42,7 @@ describe('the admin area, alone', () => {
         audit: parts.audit,
         apps: parts.apps,
         appStore,
+        clientSecrets: new ClientSecretStore(parts.database.db, parts.apps),
         providers: parts.providers,
         providerStore,
         signInSettings: parts.signInSettings,
@@ -157,6 +159,38 @@ describe('the admin area, alone', () => {
       trustedProxiesDefault: true,
       mode,
     });
+  });
+
+  it('an OpenID Connect app: its view carries guard and oidc; a secret is shown once, listed by hint, limited to two, revoked, and audited without itself', async () => {
+    const definition = { id: 'grafana', name: 'Grafana', publicUrl: 'https://grafana.example.com', guard: false, policy: { allow: [{ anyUser: true }] }, oidc: { redirectUris: ['https://grafana.example.com/login/generic_oauth'] } };
+    const created = await harness.app.inject({ method: 'POST', url: '/api/admin/apps', headers: admin.changeHeaders, payload: definition });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json()).toMatchObject({ guard: false, oidc: { clientId: 'grafana', authentication: 'client_secret_basic', scopes: ['openid', 'profile', 'email', 'groups'], secretsFromConfig: false } });
+    const secrets = '/api/admin/apps/grafana/secrets';
+    const made = await harness.app.inject({ method: 'POST', url: secrets, headers: admin.changeHeaders });
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.headers['cache-control']).toBe('no-store');
+    const { secret, id, hint } = made.json() as { secret: string; id: string; hint: string };
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(hint).toBe(secret.slice(0, 4));
+    const listed = await harness.app.inject({ method: 'GET', url: secrets, headers: { cookie: admin.cookie } });
+    expect(listed.json()).toEqual({ secrets: [{ id, hint, createdAt: expect.any(String), createdBy: { id: admin.userId, email: 'root@example.com' } }] });
+    // Threat: the one-time secret shown again (a list, the app's view, the audit log).
+    for (const url of [secrets, '/api/admin/apps', '/api/admin/audit?pageSize=200']) {
+      expect((await harness.app.inject({ method: 'GET', url, headers: { cookie: admin.cookie } })).body, url).not.toContain(secret);
+    }
+    expect((await harness.app.inject({ method: 'POST', url: secrets, headers: admin.changeHeaders })).statusCode).toBe(201);
+    const third = await harness.app.inject({ method: 'POST', url: secrets, headers: admin.changeHeaders });
+    expect(third.statusCode).toBe(409);
+    expect(third.json()).toMatchObject({ code: 'client_secret_limit' });
+    expect(third.json().detail).toMatch(/revoke one/);
+    const revoked = await harness.app.inject({ method: 'DELETE', url: `${secrets}/${id}`, headers: admin.changeHeaders });
+    expect(revoked.statusCode).toBe(204);
+    expect((await harness.app.inject({ method: 'DELETE', url: `${secrets}/${id}`, headers: admin.changeHeaders })).statusCode).toBe(404);
+    const audit = await harness.app.inject({ method: 'GET', url: '/api/admin/audit?pageSize=200', headers: { cookie: admin.cookie } });
+    const events = (audit.json() as { events: Array<{ type: string; details: unknown; appId: string | null }> }).events;
+    expect(events.filter((event) => event.type === 'client_secret_created')).toHaveLength(2);
+    expect(events.find((event) => event.type === 'client_secret_revoked')).toMatchObject({ appId: 'grafana', details: { id, hint } });
   });
 
   it('lists providers without any credential', async () => {

@@ -72,7 +72,9 @@ describe('Gatehouse’s documentation', () => {
 
   it('has every guide the console links to', () => {
     const docs = documentation(DEFAULT_DOCS_ROOT);
-    for (const address of ['/docs/deploy/nginx.md', '/docs/deploy/caddy.md', '/docs/deploy/traefik.md', '/docs/deploy/nginx-app.conf', '/docs/deploy/Caddyfile', '/docs/configuration.md', '/docs/providers/google.md']) {
+    for (const address of ['/docs/deploy/nginx.md', '/docs/deploy/caddy.md', '/docs/deploy/traefik.md', '/docs/deploy/nginx-app.conf', '/docs/deploy/Caddyfile', '/docs/configuration.md', '/docs/providers/google.md',
+      // The OpenID Provider's guides and the files an app's page fills in (docs/openid-provider/).
+      '/docs/openid-provider.md', ...['grafana.md', 'grafana.ini', 'gitea.md', 'gitea.sh', 'nextcloud.md', 'nextcloud.sh', 'argocd.md', 'argocd-cm.yaml', 'apache.md', 'apache.conf'].map((file) => `/docs/openid-provider/${file}`)]) {
       expect(docs.has(address), address).toBe(true);
     }
   });

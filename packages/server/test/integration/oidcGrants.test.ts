@@ -124,7 +124,7 @@ describe('the apps signed in with Gatehouse', () => {
     const [event] = (await gatehouse.services.audit.query({ type: 'oidc_grant_revoked', userId: bob.userId }, 1, 1)).events;
     expect(event).toMatchObject({ actorUserId: bob.userId, targetUserId: bob.userId, appId: 'grafana', details: { by: 'user', reason: 'revoked-by-user', app: { id: 'grafana', name: 'Grafana' }, grantId: grant.grantId, sessionId: bob.sessionId } });
     const activity = (await get(bob, '/api/me/activity')).body.events;
-    expect(activity[0]).toMatchObject({ type: 'oidc_grant_revoked', summary: 'Signed out of Grafana', app: { name: 'Grafana' } });
+    expect(activity[0]).toMatchObject({ type: 'oidc_grant_revoked', summary: 'You signed out of Grafana', app: { name: 'Grafana' } });
 
     // Ended already: nothing live to end.
     expect((await send(bob, 'DELETE', `/api/me/grants/${grant.grantId}`)).status).toBe(404);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashSecret } from '../../../src/sessions/sessionToken.js';
 import { registeredRoutes } from '../support/routes.js';
@@ -11,6 +12,9 @@ import { open, post, raw, signIn, startSecurityRig, type SecurityRig, type Signe
 // searched for the actual secret values and for keys named like a secret.
 
 const CONSOLE_CLIENT_SECRET = 'console-provider-client-secret-5f2a9c1e';
+/** An OpenID Connect client's secret from the configuration file (kept hashed by the registry). */
+const CONFIG_OIDC_SECRET = 'config-oidc-client-secret-7d41b0c2e9f8a6d3';
+let consoleOidcSecret = '';
 let rig: SecurityRig;
 let alice: SignedIn;
 let bob: SignedIn;
@@ -18,7 +22,10 @@ const secrets = new Map<string, string>();
 let testId: string;
 
 beforeAll(async () => {
-  rig = await startSecurityRig();
+  // An app that signs people in with OpenID Connect alone, with a secret from the file.
+  rig = await startSecurityRig({}, [
+    { id: 'sso', name: 'SSO app', publicUrl: 'https://sso.example.com', guard: false, policy: { allow: [{ anyUser: true }] }, oidc: { redirectUris: ['https://sso.example.com/callback'], secrets: [CONFIG_OIDC_SECRET] } },
+  ]);
   alice = await signIn(rig, 'dev', 'alice@example.com', 'alice');
   bob = await signIn(rig, 'dev', 'bob@example.com', 'bob');
   for (const who of [alice, bob]) {
@@ -29,6 +36,12 @@ beforeAll(async () => {
   // A provider added in the console, with a client secret of its own.
   const created = await post(rig, alice, '/api/admin/providers', { id: 'console', name: 'Console IdP', issuer: rig.dev.issuer, clientId: 'console-client', clientSecret: CONSOLE_CLIENT_SECRET });
   expect(created.status, created.body).toBe(201);
+  // A console app that signs people in with OpenID Connect, and a secret Gatehouse made for it (shown once, here).
+  const client = await post(rig, alice, '/api/admin/apps', { id: 'console-sso', name: 'Console SSO', publicUrl: 'https://console-sso.example.com', guard: false, policy: { allow: [{ anyUser: true }] }, oidc: { redirectUris: ['https://console-sso.example.com/callback'] } });
+  expect(client.status, client.body).toBe(201);
+  const madeSecret = await post(rig, alice, '/api/admin/apps/console-sso/secrets', undefined);
+  expect(madeSecret.status, madeSecret.body).toBe(201);
+  consoleOidcSecret = (JSON.parse(madeSecret.body) as { secret: string }).secret;
   // A test sign-in: its result page shows what the IdP asserted (and must show no token).
   const started = await alice.browser.request(`${rig.portal}/.gatehouse/test-sign-in/dev`, { form: { csrf_token: alice.csrf }, headers: { origin: rig.portal } });
   const callback = (await alice.browser.follow(started, (url) => url.pathname.startsWith('/.gatehouse/callback/'))).stoppedAt;
@@ -75,6 +88,12 @@ async function collectSecrets(): Promise<void> {
   add('config client secret', 'gatehouse-dev-secret');
   add('config client secret', 'hostile-secret');
   add('console client secret', CONSOLE_CLIENT_SECRET);
+  add('config OIDC client secret', CONFIG_OIDC_SECRET);
+  add('console OIDC client secret', consoleOidcSecret);
+  for (const digest of [createHash('sha256').update(CONFIG_OIDC_SECRET).digest(), createHash('sha256').update(consoleOidcSecret).digest()]) {
+    for (const encoding of ['hex', 'base64url', 'base64'] as const) add('OIDC client secret hash', digest.toString(encoding));
+  }
+  for (const row of await db.selectFrom('op_client_secrets').select('secret_hash').execute()) add('OIDC client secret hash', row.secret_hash);
   add('cookie key', services.secrets.cookieKey.toString('base64url'));
   add('cookie key', services.secrets.cookieKey.toString('base64'));
   add('cookie key', services.secrets.cookieKey.toString('hex'));
@@ -83,14 +102,17 @@ async function collectSecrets(): Promise<void> {
   }
   // The walk is only worth something if the session really holds each kind of token.
   const kinds = new Set(secrets.values());
-  for (const kind of ['ID token', 'refresh token', 'access token', 'encrypted refresh token', 'console client secret']) expect(kinds, kind).toContain(kind);
+  for (const kind of ['ID token', 'refresh token', 'access token', 'encrypted refresh token', 'console client secret', 'config OIDC client secret', 'console OIDC client secret', 'OIDC client secret hash']) expect(kinds, kind).toContain(kind);
 }
 
 /** Keys that name a secret, and the only places (route and key) where such a key carries a value on purpose. */
 const SECRET_KEY = /token|secret|hash|password|verifier|private|cookie|credential|^key$|jwt/i;
 const INTENDED: Array<{ route: RegExp; key: RegExp; why: string }> = [
   { route: /^\/api\/csrf$/, key: /^csrfToken$/, why: 'the CSRF token is this route’s answer (double-submit, not a credential by itself)' },
-  { route: /^\/api\/admin\/(apps|audit)(\/|\?|$)/, key: /^passAccessToken$/, why: 'the ids of the providers whose token an app receives: names, not tokens' },
+  // (also in a person's audit trail on their page: the app changes they made, with the definitions)
+  { route: /^\/api\/admin\/(apps|audit|users\/[^/?]+)(\/|\?|$)/, key: /^passAccessToken$/, why: 'the ids of the providers whose token an app receives: names, not tokens' },
+  { route: /^\/api\/admin\/(apps|audit|users\/[^/?]+)(\/|\?|$)/, key: /^idTokenAlgorithm$/, why: 'an OpenID Connect client’s ID token signing algorithm (RS256, ES256): a name, not a token' },
+  { route: /^\/api\/admin\/apps\/[^/]+\/secrets$/, key: /^secrets$/, why: 'the list of an app’s client secrets: ids, hints and who made them, never a secret or its hash' },
 ];
 
 function scanKeys(value: unknown, route: string, trail: string, found: string[]): void {
@@ -109,7 +131,7 @@ function scanKeys(value: unknown, route: string, trail: string, found: string[])
 async function walk(who: SignedIn, label: string): Promise<{ visited: number; ok: number; okPaths: Set<string> }> {
   const identities = JSON.parse((await who.browser.request(`${rig.portal}/api/me/identities`)).body) as Array<{ id: string }> | { identities: Array<{ id: string }> };
   const identityId = (Array.isArray(identities) ? identities : identities.identities)[0]?.id ?? 'x';
-  const params: Record<string, string[]> = { userId: [alice.userId, bob.userId], sessionId: [alice.sessionId, bob.sessionId], identityId: [identityId], providerId: ['dev', 'console', 'hostile'], appId: ['any', 'staff', 'tokens'], testId: [testId] };
+  const params: Record<string, string[]> = { userId: [alice.userId, bob.userId], sessionId: [alice.sessionId, bob.sessionId], identityId: [identityId], providerId: ['dev', 'console', 'hostile'], appId: ['any', 'staff', 'tokens', 'sso', 'console-sso'], testId: [testId] };
   const cookie = who.browser.cookieHeader('localhost');
   let visited = 0;
   let ok = 0;

@@ -30,7 +30,7 @@ export interface SecurityRig {
 
 const CONTROL = 'security-suite-control-token';
 
-export async function startSecurityRig(overrides: Omit<StartOptions, 'port' | 'store'> = {}): Promise<SecurityRig> {
+export async function startSecurityRig(overrides: Omit<StartOptions, 'port' | 'store'> = {}, extraApps: NonNullable<StartOptions['apps']> = []): Promise<SecurityRig> {
   const port = await freePort();
   const portal = `http://localhost:${port}`;
   const [dev, hostile, upstream] = await Promise.all([
@@ -51,6 +51,7 @@ export async function startSecurityRig(overrides: Omit<StartOptions, 'port' | 's
       { id: 'any', name: 'Any app', publicUrl: apps.any, upstream: upstream.url, policy: { allow: [{ anyUser: true }] } },
       // It needs the IdPs' access tokens: sessions then keep every kind of token (what a leak could expose).
       { id: 'tokens', name: 'Token app', publicUrl: apps.tokens, upstream: upstream.url, passAccessToken: ['dev', 'hostile'], policy: { allow: [{ anyUser: true }] } },
+      ...extraApps,
     ],
     ...overrides,
   });

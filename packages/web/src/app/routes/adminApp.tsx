@@ -9,6 +9,7 @@ import { adminAppsQueryOptions, useAdminApps } from '../../features/adminApps/ap
 import { useUpdateApp } from '../../features/adminApps/api/updateApp';
 import { adminProvidersQueryOptions, useAdminProviders } from '../../features/adminProviders/api/getAdminProviders';
 import { AppForm } from '../../features/adminApps/components/AppForm';
+import { OidcSetup } from '../../features/adminApps/components/OidcSetup';
 import { ProxySetup } from '../../features/adminApps/components/ProxySetup';
 import { ReloadConfigCard } from '../../features/adminProviders/components/ReloadConfigCard';
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
@@ -40,17 +41,24 @@ function appFacts(app: AdminApp) {
     { label: 'Id', value: app.id },
     { label: 'Name', value: app.name },
     { label: 'Public URL', value: app.publicUrl },
-    { label: 'Served by', value: app.upstream === undefined ? 'nginx, Caddy or Traefik (no upstream)' : `Gatehouse, forwarding to ${app.upstream}` },
-    { label: 'Public paths', value: app.publicPaths.length > 0 ? app.publicPaths.join(', ') : 'None' },
-    { label: 'Proxy options', value: options.length > 0 ? options.join(', ') : 'None' },
+    ...(app.guard
+      ? [
+          { label: 'Served by', value: app.upstream === undefined ? 'nginx, Caddy or Traefik (no upstream)' : `Gatehouse, forwarding to ${app.upstream}` },
+          { label: 'Public paths', value: app.publicPaths.length > 0 ? app.publicPaths.join(', ') : 'None' },
+          { label: 'Proxy options', value: options.length > 0 ? options.join(', ') : 'None' },
+        ]
+      : [{ label: 'Host', value: 'Not guarded by Gatehouse (OpenID Connect only)' }]),
+    ...(app.oidc ? [{ label: 'OpenID Connect', value: `Client ${app.oidc.clientId}, ${app.oidc.authentication}, scopes ${app.oidc.scopes.join(' ')}` }] : []),
     { label: 'Allow rules', value: rules('Allow', app.policy.allow) },
     { label: 'Deny rules', value: rules('Deny', app.policy.deny) },
   ];
 }
 
-/** The app's entry as the configuration file has it (no `source`: that is the console's). */
-function appEntry({ source: _source, ...definition }: AdminApp): Record<string, unknown> {
-  return definition;
+/** The app's entry as the configuration file has it (no `source`, nor the oidc block's `secretsFromConfig`: those are the console's). */
+function appEntry({ source: _source, oidc, ...definition }: AdminApp): Record<string, unknown> {
+  if (!oidc) return definition;
+  const { secretsFromConfig: _secretsFromConfig, ...client } = oidc;
+  return { ...definition, oidc: client };
 }
 
 export const clientLoader =
@@ -126,8 +134,10 @@ function AppPage({ app }: { app: AdminApp }) {
         />
       )}
       {readOnly && <ReloadConfigCard />}
-      <ProxySetup app={app} />
-      <AppGrantsSection app={app} />
+      {app.oidc && <OidcSetup app={{ ...app, oidc: app.oidc }} issuer={window.location.origin} />}
+      {app.guard && <ProxySetup app={app} />}
+      {/* Who is signed in to it with Gatehouse: only an OpenID Connect client has grants. */}
+      {app.oidc && <AppGrantsSection app={app} />}
       <PolicyTester
         appId={app.id}
         policy={formToPolicy(draft)}

@@ -34,7 +34,7 @@ export default function AdminAppNewRoute() {
       <Stack gap={4}>
         <Title order={1}>New app</Title>
         <Text c="dimmed" size="sm">
-          Gatehouse starts answering for the public URL as soon as the app is created.
+          The app is protected as soon as it is created: its host guarded, its OpenID Connect sign-in open, or both.
         </Text>
       </Stack>
       <AppForm
@@ -47,7 +47,8 @@ export default function AdminAppNewRoute() {
           create.mutate(app, {
             onSuccess: (created) => {
               confirmSaved('App created', `${created.name} is live at ${created.publicUrl}.`);
-              // Its own page: the policy tester, and the proxy's configuration for an app nginx or Caddy serves.
+              // Its own page: the policy tester, the proxy's configuration for an app nginx or Caddy serves,
+              // and what to paste into an app that signs people in with OpenID Connect (its secret is made there).
               void navigate(pages.adminApp.href(created.id));
             },
           })

@@ -1,4 +1,4 @@
-import { routes, type AdminApp } from '@gatehouse/contract';
+import { routes, type AdminApp, type OidcClientDefinitionInput } from '@gatehouse/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { callApi } from '../../../lib/apiClient';
 import { adminQueryKeys } from '../../../lib/queryKeys';
@@ -14,8 +14,11 @@ export interface Policy {
   deny: PolicyRule[];
 }
 
-/** An app definition as the console sends it (POST, PUT): what it lists, without `source`. */
-export type AppDefinition = Omit<AdminApp, 'source' | 'policy'> & { policy: Policy };
+/**
+ * An app definition as the console sends it (POST, PUT): what it lists, without `source`, and its oidc
+ * block as written (the client id may be left out; the view's `secretsFromConfig` is not sent).
+ */
+export type AppDefinition = Omit<AdminApp, 'source' | 'policy' | 'oidc'> & { policy: Policy; oidc?: OidcClientDefinitionInput };
 
 /** `GET /api/admin/apps`: every protected app with its policy. */
 export async function getAdminApps({ signal }: { signal?: AbortSignal } = {}): Promise<AdminApp[]> {

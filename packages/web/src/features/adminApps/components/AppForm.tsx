@@ -1,4 +1,4 @@
-import { MultiSelect, Radio, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { Checkbox, MultiSelect, Radio, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { formFields, useCheckedSubmit } from '../../../components/formFields';
 import { FormActions, FormErrors, LockedFields } from '../../../components/FormParts';
@@ -7,6 +7,7 @@ import { fieldProblems } from '../../../lib/validationProblems';
 import type { AppDefinition } from '../api/getAdminApps';
 import { appFormErrors, formProblems, hasAppFormErrors } from '../utils/appProblems';
 import { formToApp, type AppFormValues, type ServedBy } from '../utils/policyForm';
+import { OidcClientFields } from './OidcClientFields';
 import { RuleListEditor } from './PolicyEditor';
 
 /** An identity provider the app may take access tokens from. */
@@ -71,7 +72,7 @@ export function AppForm({ initialValues, providers, isNew, readOnly = false, sav
     <form ref={formRef} onSubmit={submit} noValidate aria-label={isNew ? 'New app' : `App ${initialValues.name}`}>
       <LockedFields locked={readOnly || saving} gap="lg">
         <FormErrors title="The app could not be saved" problems={summary} error={summary.length > 0 || fieldProblems(error).length > 0 ? undefined : error} />
-        <Section title="App" description="Where people reach the app, and who serves it once they are allowed.">
+        <Section title="App" description="What the app is called, and where people reach it.">
           <Stack gap="md">
             {isNew && (
               <TextInput
@@ -84,22 +85,36 @@ export function AppForm({ initialValues, providers, isNew, readOnly = false, sav
             )}
             <TextInput label="Name" required {...text('name')} {...fieldError('name')} />
             <TextInput label="Public URL" description="The origin people open, such as https://wiki.example.com." required {...text('publicUrl')} {...fieldError('publicUrl')} />
-            <Radio.Group
-              label="Served by"
-              value={values.servedBy}
-              onChange={(servedBy) => set('servedBy', servedBy as ServedBy)}
-            >
-              <Stack gap="xs" mt="xs">
-                <Radio
-                  value="gatehouse"
-                  label="Gatehouse"
-                  description="Point the app's DNS name at Gatehouse: it checks each request and forwards the allowed ones to the upstream."
-                />
-                <Radio
-                  value="proxy"
-                  label="nginx, Caddy or Traefik"
-                  description="Your proxy serves the app and asks Gatehouse about every request (forward-auth). No upstream; the app's page shows the proxy's configuration."
-                />
+          </Stack>
+        </Section>
+        <Section
+          title="How is this app protected?"
+          description="Gatehouse can guard the app's host, sign people in to the app with OpenID Connect, or both. The rules below decide who may, either way."
+        >
+          <Stack gap="md">
+            <Checkbox
+              label="Gatehouse guards its host"
+              description="Every request to the app's host is checked: Gatehouse serves the app as its reverse proxy, or your nginx, Caddy or Traefik asks Gatehouse (forward-auth)."
+              {...toggle('guarded')}
+            />
+            {values.guarded && (
+              <Stack gap="md" pl={{ base: 0, xs: 'xl' }}>
+                <Radio.Group
+                  label="Served by"
+                  value={values.servedBy}
+                  onChange={(servedBy) => set('servedBy', servedBy as ServedBy)}
+                >
+                  <Stack gap="xs" mt="xs">
+                    <Radio
+                      value="gatehouse"
+                      label="Gatehouse"
+                      description="Point the app's DNS name at Gatehouse: it checks each request and forwards the allowed ones to the upstream."
+                    />
+                    <Radio
+                      value="proxy"
+                      label="nginx, Caddy or Traefik"
+                      description="Your proxy serves the app and asks Gatehouse about every request (forward-auth). No upstream; the app's page shows the proxy's configuration."
+                    />
               </Stack>
             </Radio.Group>
             {values.servedBy === 'gatehouse' && (
@@ -114,43 +129,62 @@ export function AppForm({ initialValues, providers, isNew, readOnly = false, sav
               {...text('publicPaths')}
               {...fieldError('publicPaths')}
             />
-          </Stack>
-        </Section>
-        <Section title="Proxy options">
-          <Stack gap="sm">
-            <Switch
-              label="CORS preflight"
-              description="Let CORS preflight requests (OPTIONS) through without signing in."
-              {...toggle('corsPreflight')}
+              </Stack>
+            )}
+            <Checkbox
+              label="Signs people in with OpenID Connect"
+              description="The app (Grafana, Gitea, Nextcloud, Argo CD, Apache's mod_auth_openidc…) has a sign-in of its own, with Gatehouse as its OpenID Provider: one sign-in, the same rules, and signing out of Gatehouse signs out of the app."
+              {...toggle('signsInWithOidc')}
             />
-            {/* What Gatehouse does as the app's reverse proxy; a proxy of the operator's decides these itself. */}
-            {values.servedBy === 'gatehouse' && (
-              <>
-                <Switch label="WebSockets" description="Let WebSocket upgrades through." {...toggle('websockets')} />
-                <Switch
-                  label="Preserve Host"
-                  description="Send the app's public Host header upstream instead of the upstream's own."
-                  {...toggle('preserveHost')}
-                />
-                <MultiSelect
-                  label="Pass access tokens from"
-                  description="For apps that call these providers' APIs as the user: a person signed in with one of them has its access token sent upstream as a bearer token; with any other provider, none is. A token is a credential there, so name only the providers whose APIs the app calls."
-                  placeholder={values.passAccessToken.length === 0 ? 'No provider: no token is sent' : undefined}
-                  data={tokenChoices}
-                  value={values.passAccessToken}
-                  onChange={(ids) => set('passAccessToken', ids)}
-                  clearable
-                  searchable
-                />
-                <Switch
-                  label="Compress answers"
-                  description="Send the app's text, JSON and scripts compressed when the browser accepts it, the request comes from the app's own pages and the app did not compress them. Leave it off if a page shows a secret (a token, a key) next to text a request chose, such as a search term: the compressed size can give the secret away (BREACH)."
-                  {...toggle('compress')}
-                />
-              </>
+            {values.signsInWithOidc && (
+              <Stack gap="md" pl={{ base: 0, xs: 'xl' }}>
+                <OidcClientFields values={values.oidc} onChange={(oidc) => set('oidc', oidc)} appId={values.id || initialValues.id} errors={errors.oidc} />
+              </Stack>
+            )}
+            {errors.protection && (
+              <Text size="sm" c="red" role="alert">
+                Choose at least one: an app Gatehouse neither guards nor signs people in to is not protected.
+              </Text>
             )}
           </Stack>
         </Section>
+        {values.guarded && (
+          <Section title="Proxy options">
+            <Stack gap="sm">
+              <Switch
+                label="CORS preflight"
+                description="Let CORS preflight requests (OPTIONS) through without signing in."
+                {...toggle('corsPreflight')}
+              />
+              {/* What Gatehouse does as the app's reverse proxy; a proxy of the operator's decides these itself. */}
+              {values.servedBy === 'gatehouse' && (
+                <>
+                  <Switch label="WebSockets" description="Let WebSocket upgrades through." {...toggle('websockets')} />
+                  <Switch
+                    label="Preserve Host"
+                    description="Send the app's public Host header upstream instead of the upstream's own."
+                    {...toggle('preserveHost')}
+                  />
+                  <MultiSelect
+                    label="Pass access tokens from"
+                    description="For apps that call these providers' APIs as the user: a person signed in with one of them has its access token sent upstream as a bearer token; with any other provider, none is. A token is a credential there, so name only the providers whose APIs the app calls."
+                    placeholder={values.passAccessToken.length === 0 ? 'No provider: no token is sent' : undefined}
+                    data={tokenChoices}
+                    value={values.passAccessToken}
+                    onChange={(ids) => set('passAccessToken', ids)}
+                    clearable
+                    searchable
+                  />
+                  <Switch
+                    label="Compress answers"
+                    description="Send the app's text, JSON and scripts compressed when the browser accepts it, the request comes from the app's own pages and the app did not compress them. Leave it off if a page shows a secret (a token, a key) next to text a request chose, such as a search term: the compressed size can give the secret away (BREACH)."
+                    {...toggle('compress')}
+                  />
+                </>
+              )}
+            </Stack>
+          </Section>
+        )}
         <Section title="Allow rules" description="Someone may open the app when any allow rule matches them and no deny rule does.">
           <RuleListEditor
             kind="Allow"

@@ -31,17 +31,25 @@ const columnsFor = (configLabel: string): DataTableColumn<AdminApp>[] => [
   },
   {
     key: 'upstream',
-    header: 'Upstream',
-    cell: (app) =>
-      app.upstream === undefined ? (
-        <Text size="sm" c="dimmed">
-          Its own proxy (forward-auth)
-        </Text>
-      ) : (
-        <Text size="sm" ff="monospace">
-          <BreakableUrl value={app.upstream} />
-        </Text>
-      ),
+    header: 'Protected by',
+    cell: (app) => (
+      <>
+        {!app.guard ? null : app.upstream === undefined ? (
+          <Text size="sm" c="dimmed">
+            Its own proxy (forward-auth)
+          </Text>
+        ) : (
+          <Text size="sm" ff="monospace">
+            <BreakableUrl value={app.upstream} />
+          </Text>
+        )}
+        {app.oidc && (
+          <Text size="sm" c="dimmed">
+            OpenID Connect ({app.oidc.clientId})
+          </Text>
+        )}
+      </>
+    ),
   },
   { key: 'source', header: 'Source', cell: (app) => <SourceBadge source={app.source} configLabel={configLabel} /> },
   { key: 'policy', header: 'Policy', cell: (app) => <Text size="sm">{summarizePolicy(app.policy)}</Text> },

@@ -6,7 +6,7 @@ import { useForwardAuthSetup } from '../api/getForwardAuthSetup';
 import { APP_UPSTREAM, proxySnippets, type ProxiedAppFacts, type ProxyFile } from '../utils/proxySnippets';
 
 /** One file to copy, with a button that copies it. */
-function FileBlock({ file }: { file: ProxyFile }) {
+export function FileBlock({ file }: { file: ProxyFile }) {
   return (
     <Stack gap={4}>
       <Group justify="space-between" gap="xs" wrap="nowrap">

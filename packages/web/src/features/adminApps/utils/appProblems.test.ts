@@ -51,4 +51,25 @@ describe('appFormErrors', () => {
     );
     expect(appFormErrors(fieldProblems(taken)).fields).toEqual({ id: 'Another app already has the id "wiki". Choose another.' });
   });
+
+  it('puts OpenID Connect problems beside their fields: a URI by its line, a client id another app has in the server’s words', () => {
+    const form = { ...emptyAppForm(), id: 'sso', name: 'SSO', publicUrl: 'https://sso.example.com', guarded: false, signsInWithOidc: true };
+    form.allow = [{ ...newRule('anyUser') }];
+    form.oidc = { ...form.oidc, redirectUris: 'https://sso.example.com/cb\nhttp://sso.example.com/cb', accessTokenLifetime: 'soon' };
+    const errors = appFormErrors(formProblems(formToApp(form)));
+    expect(errors.oidc.redirectUris).toBe('Line 2: must use https (plain http only to localhost or 127.0.0.1).');
+    expect(errors.oidc.accessTokenLifetime).toBe('"soon" is not a duration such as 90s, 15m, 12h or 7d.');
+    expect(errors.other).toEqual([]);
+    expect(appFormErrors(formProblems(formToApp({ ...form, oidc: { ...form.oidc, redirectUris: '' } }))).oidc.redirectUris).toBe('Enter at least one redirect URI.');
+    const taken = new ApiError(
+      toProblem(409, { type: 'urn:gatehouse:error:conflict', title: 'Already in use', status: 409, detail: 'Another app ("grafana") already signs in with the client id "grafana". Choose another.', code: 'conflict', reference: 'abc', field: 'oidc.clientId' }),
+    );
+    expect(appFormErrors(fieldProblems(taken)).oidc).toEqual({ clientId: 'Another app ("grafana") already signs in with the client id "grafana". Choose another.' });
+  });
+
+  it('an app neither guarded nor signing in with OpenID Connect is told so, beside the choice', () => {
+    const form = { ...emptyAppForm(), id: 'x', name: 'X', publicUrl: 'https://x.example.com', guarded: false };
+    form.allow = [{ ...newRule('anyUser') }];
+    expect(appFormErrors(formProblems(formToApp(form))).protection).toBe('An app Gatehouse does not guard must sign people in with OpenID Connect (oidc).');
+  });
 });

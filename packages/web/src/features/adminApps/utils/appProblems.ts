@@ -14,10 +14,47 @@ const FIELD_NAMES: Record<AppField, string> = {
   publicPaths: 'the public paths',
 };
 
+/** The OpenID Connect fields of the app form, as the server names them under `oidc.`. */
+export const OIDC_FIELDS = [
+  'clientId',
+  'authentication',
+  'redirectUris',
+  'postLogoutRedirectUris',
+  'backchannelLogoutUri',
+  'jwksUri',
+  'jwks',
+  'scopes',
+  'accessTokenLifetime',
+  'idTokenLifetime',
+  'refreshTokenLifetime',
+] as const;
+export type OidcField = (typeof OIDC_FIELDS)[number];
+
+const OIDC_FIELD_NAMES: Record<OidcField, string> = {
+  clientId: 'a client id',
+  authentication: 'how the app authenticates',
+  redirectUris: 'at least one redirect URI',
+  postLogoutRedirectUris: 'the post-logout redirect URIs',
+  backchannelLogoutUri: 'the back-channel logout URI',
+  jwksUri: 'the JWKS URL',
+  jwks: 'the JWKS',
+  scopes: 'the scopes',
+  accessTokenLifetime: 'a duration',
+  idTokenLifetime: 'a duration',
+  refreshTokenLifetime: 'a duration',
+};
+
+/** Lists typed one per line: a problem of one entry is said with its line. */
+const OIDC_LINE_FIELDS: ReadonlySet<OidcField> = new Set(['redirectUris', 'postLogoutRedirectUris']);
+
 /** What is wrong with an app form, placed where a person fixes it. */
 export interface AppFormErrors {
   /** One sentence per text field. */
   fields: Partial<Record<AppField, string>>;
+  /** One sentence per OpenID Connect field. */
+  oidc: Partial<Record<OidcField, string>>;
+  /** About how the app is protected (neither a guarded host nor OpenID Connect). */
+  protection?: string;
   /** About a whole list ("Add at least one allow rule"). */
   lists: { allow?: string; deny?: string };
   /** Per rule, by its place in its list (0-based, shown as "rule 1"). */
@@ -26,11 +63,13 @@ export interface AppFormErrors {
   other: string[];
 }
 
-export const noAppFormErrors = (): AppFormErrors => ({ fields: {}, lists: {}, rules: { allow: {}, deny: {} }, other: [] });
+export const noAppFormErrors = (): AppFormErrors => ({ fields: {}, oidc: {}, lists: {}, rules: { allow: {}, deny: {} }, other: [] });
 
 export function hasAppFormErrors(errors: AppFormErrors): boolean {
   return (
     Object.keys(errors.fields).length > 0 ||
+    Object.keys(errors.oidc).length > 0 ||
+    errors.protection !== undefined ||
     Boolean(errors.lists.allow ?? errors.lists.deny) ||
     Object.keys(errors.rules.allow).length > 0 ||
     Object.keys(errors.rules.deny).length > 0 ||
@@ -60,6 +99,13 @@ function fieldError(field: AppField, rest: (string | number)[], message: string)
   return sentence(message);
 }
 
+function oidcFieldError(field: OidcField, rest: (string | number)[], message: string): string {
+  if (OIDC_LINE_FIELDS.has(field) && typeof rest[0] === 'number') return `Line ${rest[0] + 1}: ${message}.`.replace(/\.\.$/, '.');
+  if (isEmptyMessage(message) || /at least one redirect URI/.test(message)) return `Enter ${OIDC_FIELD_NAMES[field]}.`;
+  if (/^Too big/i.test(message)) return 'This is too long.';
+  return sentence(message);
+}
+
 function ruleError(rest: (string | number)[], message: string): string {
   const [kind, index] = rest;
   const what = typeof kind === 'string' && isRuleKind(kind) ? RULE_KIND_LABELS[kind] : undefined;
@@ -85,6 +131,11 @@ export function appFormErrors(problems: readonly string[]): AppFormErrors {
     if (typeof head === 'string' && (APP_FIELDS as readonly string[]).includes(head)) {
       const field = head as AppField;
       errors.fields[field] ??= fieldError(field, rest, message);
+    } else if (head === 'oidc' && typeof rest[0] === 'string' && (OIDC_FIELDS as readonly string[]).includes(rest[0])) {
+      const field = rest[0] as OidcField;
+      errors.oidc[field] ??= oidcFieldError(field, rest.slice(1), message);
+    } else if (head === 'guard') {
+      errors.protection ??= sentence(message);
     } else if (head === 'policy' && (rest[0] === 'allow' || rest[0] === 'deny')) {
       const list = rest[0];
       const index = rest[1];

@@ -17,6 +17,7 @@ const app: AdminApp = {
   preserveHost: true,
   passAccessToken: ['github'],
   compress: true,
+  guard: true,
   source: 'console',
 };
 
@@ -81,6 +82,71 @@ describe('app form', () => {
     const form = { ...emptyAppForm(), id: ' reports ', name: ' Reports ', publicUrl: ' http://r.localhost ', publicPaths: '\n /a \n\n' };
     expect(formToApp(form)).toMatchObject({ id: 'reports', name: 'Reports', publicUrl: 'http://r.localhost', publicPaths: ['/a'] });
     expect(formToApp(form).policy).toEqual({ allow: [], deny: [] });
+  });
+});
+
+describe('app form: how the app is protected', () => {
+  const sso: AdminApp = {
+    ...app,
+    upstream: undefined,
+    publicPaths: [],
+    websockets: false,
+    preserveHost: false,
+    passAccessToken: [],
+    compress: false,
+    guard: false,
+    oidc: {
+      clientId: 'wiki',
+      authentication: 'client_secret_post',
+      redirectUris: ['https://wiki.example.com/cb', 'https://wiki.example.com/cb2'],
+      postLogoutRedirectUris: [],
+      scopes: ['openid', 'email'],
+      thirdParty: true,
+      subject: 'pairwise',
+      idTokenAlgorithm: 'ES256',
+      claimsInIdToken: false,
+      accessTokenLifetime: 300_000,
+      idTokenLifetime: 3_600_000,
+      refreshTokenLifetime: 90_000,
+      secretsFromConfig: false,
+    },
+  };
+
+  it('an app that signs in with OpenID Connect alone round-trips: no host settings, its client settings as written', () => {
+    const form = appToForm(sso);
+    expect(form).toMatchObject({ guarded: false, signsInWithOidc: true });
+    // The app's own id as client id is left empty (the default); lifetimes in words.
+    expect(form.oidc).toMatchObject({ clientId: '', redirectUris: 'https://wiki.example.com/cb\nhttps://wiki.example.com/cb2', accessTokenLifetime: '5m', refreshTokenLifetime: '90s' });
+    const sent = formToApp(form);
+    expect(sent).toMatchObject({ guard: false, publicPaths: [], corsPreflight: false, passAccessToken: [] });
+    expect(sent).not.toHaveProperty('upstream');
+    expect(sent.oidc).toEqual({
+      authentication: 'client_secret_post',
+      redirectUris: ['https://wiki.example.com/cb', 'https://wiki.example.com/cb2'],
+      postLogoutRedirectUris: [],
+      scopes: ['openid', 'email'],
+      thirdParty: true,
+      subject: 'pairwise',
+      idTokenAlgorithm: 'ES256',
+      claimsInIdToken: false,
+      accessTokenLifetime: '5m',
+      idTokenLifetime: '1h',
+      refreshTokenLifetime: '90s',
+    });
+    // What the view adds (secretsFromConfig) is never sent back.
+    expect(sent.oidc).not.toHaveProperty('secretsFromConfig');
+  });
+
+  it('a guarded app keeps no oidc block unless asked; turning it off sends none', () => {
+    expect(formToApp(appToForm(app))).not.toHaveProperty('oidc');
+    expect(formToApp({ ...appToForm(sso), signsInWithOidc: false, guarded: true })).not.toHaveProperty('oidc');
+  });
+
+  it('keys for private_key_jwt are sent only with it, the JWKS as parsed JSON', () => {
+    const form = appToForm(sso);
+    const keys = { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y' }] };
+    expect(formToApp({ ...form, oidc: { ...form.oidc, jwks: JSON.stringify(keys) } }).oidc).not.toHaveProperty('jwks');
+    expect(formToApp({ ...form, oidc: { ...form.oidc, authentication: 'private_key_jwt', jwks: JSON.stringify(keys) } }).oidc?.jwks).toEqual(keys);
   });
 });
 

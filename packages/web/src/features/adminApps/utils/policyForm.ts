@@ -1,5 +1,9 @@
 import type { AdminApp } from '@gatehouse/contract';
 import type { AppDefinition, Policy, PolicyRule } from '../api/getAdminApps';
+import { parseLines, parseList } from './lines';
+import { emptyOidcForm, formToOidc, oidcToForm, type OidcFormValues } from './oidcForm';
+
+export { parseLines, parseList };
 
 /** The kinds of rule, in the order the kind picker offers them. */
 export const RULE_KINDS = ['anyUser', 'emails', 'domains', 'groups', 'roles', 'claim'] as const;
@@ -40,6 +44,12 @@ export interface AppFormValues {
   id: string;
   name: string;
   publicUrl: string;
+  /** Gatehouse guards the app's host (as its reverse proxy, or answering its proxy's forward-auth checks). */
+  guarded: boolean;
+  /** The app signs people in with OpenID Connect, Gatehouse being its provider. */
+  signsInWithOidc: boolean;
+  /** Its settings (kept while the choice changes back and forth). */
+  oidc: OidcFormValues;
   servedBy: ServedBy;
   /** Sent only when Gatehouse serves the app (kept while the choice changes back and forth). */
   upstream: string;
@@ -57,26 +67,6 @@ export interface AppFormValues {
 
 let lastKey = 0;
 const nextKey = () => `rule-${++lastKey}`;
-
-/** "a, b\nc,,b " → ["a", "b", "c"]: trimmed, no blanks, no repeats, in the order typed. */
-export function parseList(text: string): string[] {
-  return [
-    ...new Set(
-      text
-        .split(/[,\n]/)
-        .map((item) => item.trim())
-        .filter(Boolean),
-    ),
-  ];
-}
-
-/** Lines of text, trimmed, without blank lines. */
-export function parseLines(text: string): string[] {
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean);
-}
 
 export function newRule(kind: RuleKind = 'groups'): RuleFormValues {
   return { key: nextKey(), kind, values: '', claimName: '', claimValue: '' };
@@ -129,6 +119,9 @@ export function emptyAppForm(): AppFormValues {
     id: '',
     name: '',
     publicUrl: '',
+    guarded: true,
+    signsInWithOidc: false,
+    oidc: emptyOidcForm(),
     servedBy: 'gatehouse',
     upstream: '',
     publicPaths: '',
@@ -148,6 +141,9 @@ export function appToForm(app: AdminApp | AppDefinition): AppFormValues {
     id: app.id,
     name: app.name,
     publicUrl: app.publicUrl,
+    guarded: app.guard !== false,
+    signsInWithOidc: app.oidc !== undefined,
+    oidc: app.oidc ? oidcToForm(app.oidc, app.id) : emptyOidcForm(),
     servedBy: app.upstream === undefined ? 'proxy' : 'gatehouse',
     upstream: app.upstream ?? '',
     publicPaths: (app.publicPaths ?? []).join('\n'),
@@ -163,21 +159,29 @@ export function appToForm(app: AdminApp | AppDefinition): AppFormValues {
 
 /**
  * The definition to POST or PUT (never `source`); text is trimmed, validation is the server's. An app
- * its own proxy serves has no upstream at all.
+ * its own proxy serves has no upstream at all; an app whose host Gatehouse does not guard has none of
+ * the host's settings (what was typed for them is kept in the form, not sent).
  */
 export function formToApp(form: AppFormValues): AppDefinition {
+  const host = form.guarded
+    ? {
+        ...(form.servedBy === 'gatehouse' ? { upstream: form.upstream.trim() } : {}),
+        publicPaths: parseLines(form.publicPaths),
+        websockets: form.websockets,
+        corsPreflight: form.corsPreflight,
+        preserveHost: form.preserveHost,
+        passAccessToken: form.passAccessToken,
+        compress: form.compress,
+      }
+    : { publicPaths: [], websockets: false, corsPreflight: false, preserveHost: false, passAccessToken: [], compress: false };
   return {
     id: form.id.trim(),
     name: form.name.trim(),
     publicUrl: form.publicUrl.trim(),
-    ...(form.servedBy === 'gatehouse' ? { upstream: form.upstream.trim() } : {}),
+    guard: form.guarded,
+    ...host,
+    ...(form.signsInWithOidc ? { oidc: formToOidc(form.oidc) } : {}),
     policy: formToPolicy(form),
-    publicPaths: parseLines(form.publicPaths),
-    websockets: form.websockets,
-    corsPreflight: form.corsPreflight,
-    preserveHost: form.preserveHost,
-    passAccessToken: form.passAccessToken,
-    compress: form.compress,
   };
 }
 

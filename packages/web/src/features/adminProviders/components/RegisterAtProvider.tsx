@@ -1,7 +1,7 @@
 import { Stack } from '@mantine/core';
 import { Section } from '../../../components/Section';
 import { backchannelLogoutUriFor, redirectUriFor } from '../utils/providerForm';
-import { CopyableValue } from './CopyableValue';
+import { CopyableValue } from '../../../components/CopyableValue';
 
 export interface RegisterAtProviderProps {
   /** The portal's origin (this page's). */

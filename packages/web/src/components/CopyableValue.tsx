@@ -1,6 +1,6 @@
 import { ActionIcon, CopyButton, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
-import { BreakableUrl } from '../../../components/BreakableUrl';
+import { BreakableUrl } from './BreakableUrl';
 
 export interface CopyableValueProps {
   label: string;

@@ -89,6 +89,8 @@ export function AppGrantsSection({ app }: AppGrantsSectionProps) {
           size="compact-xs"
           variant="default"
           aria-label={`Sign ${grant.user.email || grant.user.id} out of ${app.name}`}
+          // A table squeezes its last column first: the button keeps its words on one line.
+          styles={{ label: { whiteSpace: 'nowrap' } }}
           loading={revoke.isPending && revoke.variables === grant.grantId}
           disabled={revoke.isPending && revoke.variables !== grant.grantId}
           onClick={() => {

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 
+import { signInWithGatehouse, type SignInWithGatehouseOptions } from './rp/signInWithGatehouse.js';
 import { createAssertionVerifier } from './verifyAssertion.js';
 import { whoami, type AssertionCheck } from './whoami.js';
 import { whoamiPage } from './whoamiPage.js';
@@ -14,6 +15,11 @@ export interface DemoAppOptions {
    * forwards it (see AssertionCheck).
    */
   audience?: string;
+  /**
+   * "Sign in with Gatehouse": the demo as an OpenID Connect client of Gatehouse, on its own host
+   * (`publicUrl`). Other hosts (those Gatehouse guards) keep the whoami page on every path.
+   */
+  oidc?: SignInWithGatehouseOptions;
 }
 
 // The page shows request headers: no scripts, no framing, never cached (it differs per user).
@@ -26,7 +32,7 @@ const HTML_HEADERS = {
 
 /** The "whoami" app: every request, any method and path, answered with what the app was told about it. */
 export function buildDemoApp(opts: DemoAppOptions = {}): FastifyInstance {
-  const { jwksUrl, issuer, audience } = opts;
+  const { jwksUrl, issuer, audience, oidc } = opts;
   if ((jwksUrl === undefined) !== (issuer === undefined)) {
     throw new Error('demo-app: set both the JWKS URL and the issuer to verify assertions, or neither');
   }
@@ -40,6 +46,9 @@ export function buildDemoApp(opts: DemoAppOptions = {}): FastifyInstance {
   // Request bodies are never shown: accept any content type and leave the body unread.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+  // Encapsulated: its cookie and form parsers stay out of the whoami routes, which never read a body.
+  if (oidc) app.register((rp) => signInWithGatehouse(rp, oidc));
 
   app.all<{ Querystring: { format?: string } }>('/*', async (request, reply) => {
     const report = await whoami(request, check);

@@ -1,13 +1,16 @@
 import { escapeHtml } from './escapeHtml.js';
 import { IDENTITY_HEADERS, type AssertionReport, type WhoamiReport } from './whoami.js';
 
-const STYLE = `
+export const STYLE = `
 :root{color-scheme:light dark;--fg:#1d2430;--muted:#5b6472;--bg:#f3f5f8;--card:#fff;--line:#d5dbe3;--mark:#fff4cc;--ok:#1e6b34;--bad:#9b1c1c}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e9ee;--muted:#a3acb9;--bg:#14171c;--card:#1e232b;--line:#3a424f;--mark:#3d3414;--ok:#8fd6a3;--bad:#ffb4b4}}
 body{margin:0;padding:2rem 1rem;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:60rem;margin:0 auto}
 section{margin:1rem 0;padding:1rem 1.25rem;background:var(--card);border:1px solid var(--line);border-radius:10px}
 h1{margin:0 0 1rem}h2{margin:0 0 .75rem;font-size:1.1rem}
+a.button,button{display:inline-block;padding:.5rem 1rem;border:0;border-radius:6px;background:#2456c7;color:#fff;font:inherit;font-weight:600;text-decoration:none;cursor:pointer}
+form{margin:0}
+section>:first-child{margin-top:0}section>:last-child{margin-bottom:0}
 table{width:100%;border-collapse:collapse;table-layout:fixed}
 th,td{padding:.4rem .5rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{width:16rem;font-weight:600}

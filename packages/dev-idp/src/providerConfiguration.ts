@@ -9,12 +9,14 @@ export interface DevIdpClient {
   clientId: string;
   /** Shown on the login page ("Sign in to continue to …"); defaults to the client id. */
   clientName?: string;
-  clientSecret: string;
+  /** Required unless the client is public (`tokenEndpointAuthMethod: 'none'`). */
+  clientSecret?: string;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   /** OIDC Back-Channel Logout 1.0; logout tokens then always carry `sid`. */
   backchannelLogoutUri?: string;
-  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
+  /** `none`: a public client (no secret), which PKCE protects, as every client here must use it. */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
 }
 
 export interface ProviderConfigurationInput {
@@ -33,7 +35,7 @@ function clientMetadata(client: DevIdpClient): ClientMetadata {
   return {
     client_id: client.clientId,
     ...(client.clientName === undefined ? {} : { client_name: client.clientName }),
-    client_secret: client.clientSecret,
+    ...(client.tokenEndpointAuthMethod === 'none' ? {} : { client_secret: client.clientSecret }),
     redirect_uris: client.redirectUris,
     post_logout_redirect_uris: client.postLogoutRedirectUris,
     grant_types: ['authorization_code', 'refresh_token'],
@@ -106,7 +108,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     conformIdTokenClaims: false,
     responseTypes: ['code'],
     // What DevIdpClient can register; discovery then advertises no more than that.
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     // PKCE (RFC 7636) for every client, confidential ones included (OAuth 2.0 Security BCP, RFC 9700
     // §2.1.1); oidc-provider 9 offers only S256.
     pkce: { required: () => true },

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
-import { DEV_IDP_CLIENT_ID, DEV_IDP_CLIENT_SECRET } from './config/defaults.js';
+import { DEMO_OIDC_APP_ID, DEV_IDP_CLIENT_ID, DEV_IDP_CLIENT_SECRET } from './config/defaults.js';
 import type { Config } from './config/schema.js';
 
 /**
@@ -109,6 +109,7 @@ export async function startDevServices(config: Config, log: FastifyBaseLogger): 
         // The demo verifies the signed assertion against Gatehouse's published keys, as real apps can.
         DEMO_APP_JWKS_URL: `${portalOrigin}${routes.operations.getJwks.path}`,
         DEMO_APP_ISSUER: portalOrigin,
+        ...demoOidcEnv(config, demo.port, portalOrigin),
       });
       await waitFor(`http://localhost:${demo.port}/`, 'demo-app', exitedEarly);
     }
@@ -119,6 +120,24 @@ export async function startDevServices(config: Config, log: FastifyBaseLogger): 
     throw error;
   }
   return { stop };
+}
+
+/**
+ * "Sign in with Gatehouse" in the demo: on when the configuration has the demo's OpenID Connect app
+ * (the development defaults do). The demo learns its client id and own origin from that app, and the
+ * guarded address to link to from the first app Gatehouse guards in front of it. No secret: the default
+ * app is a public client with PKCE (config/defaults.ts).
+ */
+export function demoOidcEnv(config: Config, demoPort: number, portalOrigin: string): Record<string, string> {
+  const app = config.apps.find((candidate) => candidate.id === DEMO_OIDC_APP_ID && candidate.oidc);
+  if (!app?.oidc) return {};
+  const guarded = config.apps.find((candidate) => candidate.guard && candidate.upstream && new URL(candidate.upstream).port === String(demoPort));
+  return {
+    DEMO_APP_OIDC_ISSUER: portalOrigin,
+    DEMO_APP_OIDC_CLIENT_ID: app.oidc.clientId ?? app.id,
+    DEMO_APP_PUBLIC_URL: app.publicUrl,
+    ...(guarded ? { DEMO_APP_GUARDED_URL: guarded.publicUrl } : {}),
+  };
 }
 
 function spawnChild(script: string, env: Record<string, string>): ChildProcess {

@@ -37,7 +37,7 @@ apps:
     expect(config.mode).toBe('development');
     expect(config.providers.map((provider) => provider.id)).toEqual(['dev', 'partner']);
     // The file's entries first, in its order (so a problem in one is reported where the file has it).
-    expect(config.apps.map((app) => app.id)).toEqual(['hello', 'whoami', 'admin-demo']);
+    expect(config.apps.map((app) => app.id)).toEqual(['hello', 'whoami', 'admin-demo', 'demo-oidc']);
     expect(config.apps[0]!.upstream).toBeUndefined();
     expect(config.admins).toEqual(defaults.admins);
     expect(config.development).toEqual(defaults.development);
@@ -90,7 +90,13 @@ organization: { name: Acme }
     expect(config.apps.map((app) => [app.publicUrl, app.upstream])).toEqual([
       ['http://whoami.localhost:4280', 'http://localhost:4282'],
       ['http://admin-demo.localhost:4280', 'http://localhost:4282'],
+      ['http://127.0.0.1:4282', undefined],
     ]);
+    // The demo as an OpenID Connect client: its registered URIs on the new port too.
+    expect(config.apps.find((app) => app.id === 'demo-oidc')?.oidc).toMatchObject({
+      redirectUris: ['http://127.0.0.1:4282/callback'],
+      backchannelLogoutUri: 'http://127.0.0.1:4282/backchannel-logout',
+    });
   });
 
   it('the file wins over the layout: a port it names stays', () => {

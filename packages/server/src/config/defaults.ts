@@ -6,7 +6,8 @@ export const DEFAULT_PORT = 4180;
 /**
  * What `npm start` runs with when there is no config file: the portal on localhost:4180, the built-in
  * development IdP on localhost:4181, a second one ("Partner IdP") on localhost:4183 to try linking and
- * several IdPs, the demo app on localhost:4182, and the metrics on 127.0.0.1:4189, all on loopback.
+ * several IdPs, the demo app on localhost:4182 (behind Gatehouse twice, and by itself as an OpenID
+ * Connect client at 127.0.0.1:4182), and the metrics on 127.0.0.1:4189, all on loopback.
  *
  * A file that says `extends: development-defaults` (config/extendDefaults.ts) starts from these too,
  * laid out around its own `listen.port`: the development services keep their offsets from the portal's
@@ -56,9 +57,32 @@ export function developmentDefaults(port: number = DEFAULT_PORT): ConfigInput {
         websockets: true,
         preserveHost: true,
       },
+      // The same demo app by itself, signing people in with OpenID Connect, Gatehouse being its OpenID
+      // Provider ("Sign in with Gatehouse" on its home page). Its own origin is the loopback IP literal
+      // (RFC 8252 §8.3): a host apart from the portal's "localhost", so the portal's cookies never reach
+      // it, and one the portal reaches server to server for back-channel logout.
+      {
+        id: DEMO_OIDC_APP_ID,
+        name: 'Demo (Sign in with Gatehouse)',
+        publicUrl: `http://127.0.0.1:${port + 2}`,
+        guard: false,
+        policy: { allow: [{ groups: ['staff'] }] },
+        oidc: {
+          // A public client with PKCE: the demo runs on the person's own machine, and a secret would only
+          // be one more value for two processes to share. PKCE binds each code to the demo's sign-in.
+          authentication: 'none',
+          redirectUris: [`http://127.0.0.1:${port + 2}/callback`],
+          postLogoutRedirectUris: [`http://127.0.0.1:${port + 2}/signed-out`],
+          // "Sign out everywhere" (and any end of the Gatehouse session) signs the person out of the demo too.
+          backchannelLogoutUri: `http://127.0.0.1:${port + 2}/backchannel-logout`,
+        },
+      },
     ],
   };
 }
+
+/** The default app that is the demo app as an OpenID Connect client (devServices.ts configures the demo from it). */
+export const DEMO_OIDC_APP_ID = 'demo-oidc';
 
 /** The built-in defaults: the development defaults on port 4180. */
 export const builtInDefaults: ConfigInput = developmentDefaults();

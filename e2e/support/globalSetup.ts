@@ -7,5 +7,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.DEV_IDP_URL = stack.idpUrl;
   process.env.PARTNER_IDP_URL = stack.partnerIdpUrl;
   process.env.DEMO_APP_URL = stack.demoUrl;
+  process.env.GATEHOUSE_DATA_DIR = stack.dataDir;
   return () => stack.stop();
 }

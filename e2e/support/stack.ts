@@ -13,6 +13,8 @@ export interface Stack {
   idpUrl: string;
   partnerIdpUrl: string;
   demoUrl: string;
+  /** Gatehouse's data folder (its SQLite database), for a test that seeds what no flow on main makes yet. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -68,7 +70,15 @@ development:
 ${apps}${options.extraConfig?.(ports) ?? ''}`,
   );
   const { stop } = await runGatehouse(dir, configFile, metrics);
-  return { portalUrl: `http://localhost:${portal}`, ports, idpUrl: `http://localhost:${idp}`, partnerIdpUrl: `http://localhost:${partner}`, demoUrl: `http://localhost:${demo}`, stop };
+  return {
+    portalUrl: `http://localhost:${portal}`,
+    ports,
+    idpUrl: `http://localhost:${idp}`,
+    partnerIdpUrl: `http://localhost:${partner}`,
+    demoUrl: `http://localhost:${demo}`,
+    dataDir: path.join(dir, 'data'),
+    stop,
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import * as apps from './admin/apps.js';
 import * as providers from './admin/providers.js';
 import * as settings from './admin/settings.js';
 import * as config from './admin/config.js';
+import * as grants from './admin/grants.js';
 import type { RouteDefinition } from './route.js';
 
 export * from './route.js';
@@ -31,6 +32,7 @@ export * from './admin/apps.js';
 export * from './admin/providers.js';
 export * from './admin/settings.js';
 export * from './admin/config.js';
+export * from './admin/grants.js';
 export * from './definitions/ids.js';
 export * from './definitions/email.js';
 export * from './definitions/policy.js';
@@ -53,6 +55,7 @@ export const routes = {
     getMyIdentities: me.getMyIdentities,
     unlinkMyIdentity: me.unlinkMyIdentity,
     getMyActivity: me.getMyActivity,
+    revokeMyAppSignIn: me.revokeMyAppSignIn,
   },
   operations: { getHealth: operations.getHealth, getReadiness: operations.getReadiness, getJwks: operations.getJwks },
   admin: {
@@ -88,6 +91,10 @@ export const routes = {
     updateSignInSettings: settings.updateSignInSettings,
     reloadConfig: config.reloadConfig,
     getConfig: config.getConfig,
+    listAppGrants: grants.listAppGrants,
+    revokeAppGrants: grants.revokeAppGrants,
+    revokeGrant: grants.revokeGrant,
+    listUserGrants: grants.listUserGrants,
   },
 } as const satisfies Record<string, Record<string, RouteDefinition>>;
 

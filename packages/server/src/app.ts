@@ -210,6 +210,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     groupsOf,
     isAdmin,
     policySubjectOf: (current) => policySubject(running.current.admins, current.user, groupsOf(current)),
+    grants: services.opStore,
+    endGrants: services.endGrants,
   });
   await app.register(adminArea, {
     portalOrigin: services.portalOrigin,
@@ -225,6 +227,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     providerStore: services.providerStore,
     signInSettings: services.signInSettings,
     reviewAdmission: services.reviewAdmission,
+    grants: services.opStore,
+    endGrants: services.endGrants,
     // The root logger, not app.log (a child of it): a reloaded log.level is set on the logger every other
     // one descends from, so that all of them follow it.
     reloadConfig: options.reload ?? localReload(services, readConfigFrom(services.running.file), options.loggerInstance ?? app.log),

@@ -35,6 +35,7 @@ import { openDatabase, type DatabaseHandle } from './storage/database.js';
 import { notifyThrough, postgresChangeTransport } from './events/pgChanges.js';
 import { logoutTokenSigner } from './provide/backchannelDelivery.js';
 import { backchannelLogout, type BackchannelLogout } from './provide/backchannelLogout.js';
+import type { EndGrants } from './provide/endGrants.js';
 
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
 export interface Services {
@@ -74,6 +75,8 @@ export interface Services {
    */
   backchannelLogout: BackchannelLogout;
   assertions: AssertionSigner;
+  /** Ends OpenID Provider grants: the one way every caller does it (provide/endGrants.ts). */
+  endGrants: EndGrants;
   /** The portal's origin, e.g. http://localhost:4180 (no trailing slash). */
   portalOrigin: string;
   /** Whether cookies are Secure and __Host- prefixed (the public URL is https). */
@@ -217,6 +220,13 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     sign: logoutTokenSigner((alg) => idTokenKeysFor(alg).current()),
   });
   logout.start();
+  // Ending grants, for every caller (the account center, the console): their codes and tokens go on
+  // every node, and each app that takes back-channel logout is owed its logout token at once.
+  const endGrants: EndGrants = async (filter, reason) => {
+    const ended = await opStore.revokeGrants(filter, reason);
+    if (ended.length > 0) await logout.ties.grantsEnded(ended, reason);
+    return ended;
+  };
   const admissionDeps = { sessions, audit, providers, organization: () => signInSettings.get(), log };
   return {
     running,
@@ -242,6 +252,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     opStore,
     backchannelLogout: logout,
     assertions,
+    endGrants,
     portalOrigin,
     secureCookies,
     cookies: cookieNames(secureCookies),

@@ -4,8 +4,25 @@ import { deviceSchema, identityViewSchema, instant, nullableString, outcomes, pr
 
 const idParam = requestText(64).min(1);
 
-/** One of your sessions; `current` is the one this request is made with. */
-export const mySessionSchema = sessionViewSchema.extend({ current: z.boolean() });
+/**
+ * An app signed in with Gatehouse (an OpenID Connect client Gatehouse is the provider of) in one of your
+ * sessions: one grant. Ending the session ends it too; "Sign out of <app>" ends it alone.
+ */
+export const myAppSignInSchema = z.object({
+  /** The grant's id: what `revokeMyAppSignIn` names (not a token: it lets nobody in). */
+  grantId: z.string(),
+  app: z.object({ id: z.string(), name: z.string() }),
+  /** When the app was signed in with Gatehouse in this session. */
+  signedInAt: instant,
+  /** When the app last used it (a code exchange, a refresh). */
+  lastUsedAt: instant,
+  /** The scopes granted (`openid`, `profile`, `email`, `groups`, `offline_access`): what the app may know of you. */
+  scopes: z.array(z.string()),
+});
+export type MyAppSignIn = z.output<typeof myAppSignInSchema>;
+
+/** One of your sessions; `current` is the one this request is made with; `apps`, those signed in with Gatehouse in it. */
+export const mySessionSchema = sessionViewSchema.extend({ current: z.boolean(), apps: z.array(myAppSignInSchema) });
 export type MySession = z.output<typeof mySessionSchema>;
 
 /** `GET /api/me/sessions`: your active sessions, most recently used first. */
@@ -37,6 +54,21 @@ export const revokeOtherSessions = defineRoute({
   tag: 'account',
   summary: 'Sign out everywhere else: revoke every session but this one',
   responses: { 200: z.object({ revoked: z.number().int() }) },
+});
+
+/**
+ * `DELETE /api/me/grants/:grantId` (204): "Sign out of <app>": ends that app's sign-in with Gatehouse
+ * (its tokens stop working; the app is told where it takes back-channel logout). 404 for a grant that is
+ * not yours, exactly as for one that does not exist or has ended.
+ */
+export const revokeMyAppSignIn = defineRoute({
+  method: 'DELETE',
+  path: '/api/me/grants/:grantId',
+  access: 'session',
+  tag: 'account',
+  summary: 'Sign out of an app you signed in to with Gatehouse',
+  params: z.object({ grantId: idParam }),
+  responses: { 204: null },
 });
 
 export const myIdentitySchema = identityViewSchema.extend({

@@ -25,6 +25,11 @@ export const auditEventTypes = [
   /** A signed-in person an app's policy does not let in (`details.app`). */
   'access_denied',
   /**
+   * An app's sign-in with Gatehouse (an OpenID Provider grant) ended by the person ("Sign out of <app>")
+   * or by an administrator (`details`: `{ by: user|admin, app, reason, grantId, sessionId }`).
+   */
+  'oidc_grant_revoked',
+  /**
    * An OpenID Connect app took the logout token of a grant whose session ended (Back-Channel Logout;
    * `details`: `{ app, attempts, reason }`).
    */

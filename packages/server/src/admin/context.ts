@@ -17,6 +17,8 @@ import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { ReviewCause, ReviewScope } from '../sessions/admissionReview.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
 import type { ChangeFeed } from '../events/changes.js';
+import type { EndGrants } from '../provide/endGrants.js';
+import type { OpStore } from '../provide/opStore.js';
 import { iso, isoOrNull } from '../http/isoTime.js';
 
 /** What the admin console's API takes: the stores it reads and changes, and the portal's origin. */
@@ -39,6 +41,10 @@ export interface AdminDeps {
    * them (sessions/admissionReview.ts); what it ended.
    */
   reviewAdmission(scope: ReviewScope, cause: ReviewCause): Promise<number>;
+  /** The apps signed in with Gatehouse (the OpenID Provider's grants): per app, per user. */
+  grants: Pick<OpStore, 'liveGrantViewsOfApp' | 'liveGrantViewsOfUser'>;
+  /** Ends grants: one person's, or everyone's of an app (provide/endGrants.ts). */
+  endGrants: EndGrants;
   /** Reads the config file again and applies it on every worker of this node (reload.ts). */
   reloadConfig(request: ReloadRequest): Promise<ReloadResult>;
   /**

@@ -4,6 +4,7 @@ import { auditRoutes } from './auditRoutes.js';
 import { configRoutes } from './configRoutes.js';
 import { adminContext, type AdminDeps } from './context.js';
 import { dashboardRoutes } from './dashboardRoutes.js';
+import { grantsRoutes } from './grantsRoutes.js';
 import { providersRoutes } from './providersRoutes.js';
 import { providerTestRoutes } from './providerTestRoutes.js';
 import { signInSettingsRoutes } from './signInSettingsRoutes.js';
@@ -25,4 +26,5 @@ export async function adminArea(app: FastifyInstance, deps: AdminDeps) {
   await app.register(signInSettingsRoutes, { admin });
   await app.register(auditRoutes, { admin });
   await app.register(configRoutes, { admin });
+  await app.register(grantsRoutes, { admin });
 }

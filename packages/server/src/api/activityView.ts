@@ -127,6 +127,9 @@ function words(entry: AuditEntry, details: Details, provider: string | undefined
       return { summary: `${provider ?? 'Your identity provider'} signed you out`, detail: sessionsEnded(count(details.sessions)) };
     case 'access_denied':
       return { summary: app ? `Denied access to ${app}` : 'Denied access to an app', detail: "Your account is not among those this app's rules let in." };
+    case 'oidc_grant_revoked':
+      if (details.by === 'admin') return { summary: app ? `An administrator signed you out of ${app}` : 'An administrator signed you out of an app', detail: null };
+      return { summary: app ? `You signed out of ${app}` : 'You signed out of an app', detail: null };
     case 'oidc_logout_delivered':
       return { summary: app ? `Signed out of ${app}` : 'Signed out of an app', detail: null };
     case 'oidc_logout_failed':

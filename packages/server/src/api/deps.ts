@@ -7,6 +7,8 @@ import type { ReturnToPolicy } from '../apps/returnTo.js';
 import type { PolicySubject } from '../authorize/policy.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import type { SessionStore } from '../sessions/sessionStore.js';
+import type { EndGrants } from '../provide/endGrants.js';
+import type { OpStore } from '../provide/opStore.js';
 
 /** What the portal's own API (`/api/session`, `/api/providers`, `/api/apps`, `/api/me/...`) takes. */
 export interface ApiDeps {
@@ -25,4 +27,8 @@ export interface ApiDeps {
   isAdmin(current: CurrentSession): boolean;
   /** What a policy sees of a session (email, counted groups, roles, claims). */
   policySubjectOf(current: CurrentSession): PolicySubject;
+  /** The apps signed in with Gatehouse (the OpenID Provider's grants), per session. */
+  grants: Pick<OpStore, 'grant' | 'liveGrantsOfSessions'>;
+  /** Ends grants: "Sign out of <app>" (provide/endGrants.ts). */
+  endGrants: EndGrants;
 }

@@ -388,6 +388,68 @@ export class OpStore {
       .executeTakeFirst();
     return { payloads: Number(payloads.numDeletedRows), grants: Number(grants.numDeletedRows) };
   }
+
+  // ---- views: the account center and the console (read only) ------------------------------------
+
+  /**
+   * A page of the app's live grants (not revoked, not expired), most recently used first, each with its
+   * person and its Gatehouse session, and how many there are: the console's list of who is signed in.
+   */
+  async liveGrantViewsOfApp(appId: string, page: number, pageSize: number): Promise<{ grants: GrantView[]; total: number }> {
+    const now = this.now();
+    const live = this.db.selectFrom('op_grants').where('app_id', '=', appId).where('revoked_at', 'is', null).where('expires_at', '>', now);
+    const [rows, count] = await Promise.all([
+      this.grantViews()
+        .where('g.app_id', '=', appId)
+        .where('g.revoked_at', 'is', null)
+        .where('g.expires_at', '>', now)
+        .orderBy('g.last_used_at', 'desc')
+        .orderBy(inCodePointOrder(this.db, 'g.grant_id'))
+        .limit(pageSize)
+        .offset((page - 1) * pageSize)
+        .execute(),
+      live.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { grants: rows.map(toGrantView), total: Number(count.n) };
+  }
+
+  /** The user's live grants, most recently used first, each with its Gatehouse session: the console's user page. */
+  async liveGrantViewsOfUser(userId: string): Promise<GrantView[]> {
+    const rows = await this.grantViews()
+      .where('g.user_id', '=', userId)
+      .where('g.revoked_at', 'is', null)
+      .where('g.expires_at', '>', this.now())
+      .orderBy('g.last_used_at', 'desc')
+      .orderBy(inCodePointOrder(this.db, 'g.grant_id'))
+      .execute();
+    return rows.map(toGrantView);
+  }
+
+  private grantViews() {
+    return this.db
+      .selectFrom('op_grants as g')
+      .leftJoin('users as u', 'u.id', 'g.user_id')
+      .leftJoin('sessions as s', 's.id', 'g.session_id')
+      .selectAll('g')
+      .select(['u.email as user_email', 'u.name as user_name', 's.user_agent as session_user_agent', 's.ip as session_ip']);
+  }
+}
+
+/** A grant as the console lists it: with its person (null when the user is gone) and its session's browser. */
+export interface GrantView extends OpGrant {
+  user: { email: string; name: string } | null;
+  /** The Gatehouse session it was made in, as far as it is still stored. */
+  session: { userAgent: string | null; ip: string | null };
+}
+
+type GrantViewRow = GrantRow & { user_email: string | null; user_name: string | null; session_user_agent: string | null; session_ip: string | null };
+
+function toGrantView(row: GrantViewRow): GrantView {
+  return {
+    ...toGrant(row),
+    user: row.user_email === null ? null : { email: row.user_email, name: row.user_name ?? '' },
+    session: { userAgent: row.session_user_agent, ip: row.session_ip },
+  };
 }
 
 function payloadRow(model: string, id: string, input: PayloadToSave, now: number) {

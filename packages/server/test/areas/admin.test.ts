@@ -15,7 +15,7 @@ import { areaHarness, PORTAL, type AreaHarness, type Person } from '../support/a
 const adminRoutes: Array<[string, RouteDefinition, string]> = Object.entries(routes.admin).map(([name, route]) => [
   name,
   route,
-  fillPath(route.path, { userId: 'u1', sessionId: 's1', appId: 'wiki', providerId: 'dev', testId: 't1', secretId: 's1' }),
+  fillPath(route.path, { userId: 'u1', sessionId: 's1', appId: 'wiki', providerId: 'dev', testId: 't1', secretId: 's1', grantId: 'g1' }),
 ]);
 
 /**
@@ -51,6 +51,8 @@ describe('the admin area, alone', () => {
         // Reached only past the guard: a call here would answer 500, never the 401/403 asserted below.
         reloadConfig: () => Promise.reject(new Error('a reload must not be reached by this request')),
         running: new RunningConfig(parts.config, undefined),
+        grants: parts.opStore,
+        endGrants: (filter, reason) => parts.opStore.revokeGrants(filter, reason),
       });
     });
     admin = await harness.signIn('root@example.com', { roles: ['admin'] });

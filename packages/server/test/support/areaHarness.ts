@@ -27,6 +27,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js
 import type { ApiDeps } from '../../src/api/deps.js';
 import { policySubject } from '../../src/authorize/policy.js';
 import { portalReturnToPolicy } from '../../src/apps/returnTo.js';
+import { OpStore } from '../../src/provide/opStore.js';
 
 export const PORTAL = 'http://localhost:4180';
 
@@ -50,6 +51,8 @@ export interface AreaHarness {
   apps: AppRegistry;
   resolver: SessionResolver;
   changes: ChangeFeed;
+  /** The OpenID Provider's grants (seeded with `recordGrant` where a test needs apps signed in with Gatehouse). */
+  opStore: OpStore;
   /** The key the session-bound CSRF tokens are made with. */
   cookieKey: Buffer;
   groupsOf(current: CurrentSession): ReturnType<typeof sessionGroups>;
@@ -82,6 +85,9 @@ export function apiAreaDeps(parts: Omit<AreaHarness, 'app' | 'close'>): ApiDeps 
     groupsOf: parts.groupsOf,
     isAdmin: parts.isAdmin,
     policySubjectOf: (current) => policySubject(parts.config.admins, current.user, parts.groupsOf(current)),
+    grants: parts.opStore,
+    // As services.ts builds it today (ending grants revokes them).
+    endGrants: (filter, reason) => parts.opStore.revokeGrants(filter, reason),
   };
 }
 
@@ -133,6 +139,7 @@ export async function areaHarness(input: ConfigInput, register: (harness: Omit<A
     apps,
     resolver,
     changes,
+    opStore: new OpStore(database.db),
     cookieKey: secrets.cookieKey,
     groupsOf,
     isAdmin,

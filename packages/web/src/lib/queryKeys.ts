@@ -26,6 +26,10 @@ export const adminQueryKeys = {
   user: (userId: string) => ['admin', 'users', 'detail', userId] as const,
   audit: (params: object) => ['admin', 'audit', params] as const,
   apps: ['admin', 'apps'] as const,
+  /** An app's live grants (who is signed in to it with Gatehouse), a page at a time. */
+  appGrants: (appId: string, params: object) => ['admin', 'grants', 'app', appId, params] as const,
+  /** The apps a user is signed in to with Gatehouse. */
+  userGrants: (userId: string) => ['admin', 'grants', 'user', userId] as const,
   providers: ['admin', 'providers'] as const,
   providerPresets: ['admin', 'provider-presets'] as const,
   providerTest: (providerId: string, testId: string) => ['admin', 'providers', 'tests', providerId, testId] as const,

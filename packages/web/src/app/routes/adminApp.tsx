@@ -15,6 +15,7 @@ import { ReloadConfigCard } from '../../features/adminProviders/components/Reloa
 import { BackToApps } from '../../features/adminApps/components/BackToApps';
 import { DeleteAppDialog } from '../../features/adminApps/components/DeleteAppDialog';
 import { PolicyTester } from '../../features/adminApps/components/PolicyTester';
+import { AppGrantsSection } from '../../features/adminApps/components/AppGrantsSection';
 import { SourceBadge } from '../../components/SourceBadge';
 import { appToForm, formToPolicy } from '../../features/adminApps/utils/policyForm';
 import { confirmSaved } from '../../lib/confirm';
@@ -135,6 +136,8 @@ function AppPage({ app }: { app: AdminApp }) {
       {readOnly && <ReloadConfigCard />}
       {app.oidc && <OidcSetup app={{ ...app, oidc: app.oidc }} issuer={window.location.origin} />}
       {app.guard && <ProxySetup app={app} />}
+      {/* Who is signed in to it with Gatehouse: only an OpenID Connect client has grants. */}
+      {app.oidc && <AppGrantsSection app={app} />}
       <PolicyTester
         appId={app.id}
         policy={formToPolicy(draft)}

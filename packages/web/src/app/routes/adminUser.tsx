@@ -12,6 +12,8 @@ import { UserAccessSection } from '../../features/users/components/UserAccessSec
 import { UserIdentitiesSection } from '../../features/users/components/UserIdentitiesSection';
 import { UserHeader, UserProfileSection } from '../../features/users/components/UserProfile';
 import { UserSessionsSection } from '../../features/users/components/UserSessionsSection';
+import { UserAppsSection } from '../../features/users/components/UserAppsSection';
+import { userGrantsQueryOptions } from '../../features/users/api/getUserGrants';
 import { isApiError, isForbidden, isUnauthenticated } from '../../lib/apiClient';
 import { ensureSession } from '../ensureSession';
 
@@ -19,7 +21,10 @@ export const clientLoader =
   (queryClient: QueryClient) =>
   async ({ request, params }: LoaderFunctionArgs) => {
     await ensureSession(queryClient, request);
-    if (params.userId) void queryClient.prefetchQuery(userQueryOptions(params.userId));
+    if (params.userId) {
+      void queryClient.prefetchQuery(userQueryOptions(params.userId));
+      void queryClient.prefetchQuery(userGrantsQueryOptions(params.userId));
+    }
     return null;
   };
 
@@ -73,6 +78,7 @@ export default function AdminUserRoute() {
       <UserProfileSection user={user} />
       <UserAccessSection user={user} isSelf={isSelf} />
       <UserSessionsSection sessions={sessions} currentSessionId={isSelf ? session.data?.session.id : undefined} />
+      <UserAppsSection userId={user.id} />
       <UserIdentitiesSection identities={identities} />
       <AuditTrailSection events={events} userId={user.id} email={user.email} />
     </Stack>

@@ -25,6 +25,7 @@ const KINDS: Partial<Record<AuditEventType, ActivityKind>> = {
   identity_linked: 'link',
   identity_unlinked: 'unlink',
   access_denied: 'denied',
+  oidc_grant_revoked: 'revoke',
   oidc_logout_delivered: 'sign-out',
 };
 

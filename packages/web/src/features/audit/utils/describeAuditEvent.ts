@@ -16,6 +16,7 @@ export const AUDIT_EVENT_LABELS: Record<AuditEventType, string> = {
   identity_unlinked: 'Identity unlinked',
   backchannel_logout: 'Back-channel logout',
   access_denied: 'Access denied',
+  oidc_grant_revoked: 'App sign-in ended',
   oidc_logout_delivered: 'App told of logout',
   oidc_logout_failed: 'App not told of logout',
   user_suspended: 'User suspended',

@@ -1,4 +1,4 @@
-import type { DeviceType, MySession } from '@gatehouse/contract';
+import type { DeviceType, MyAppSignIn, MySession } from '@gatehouse/contract';
 import { Badge, Button, Card, Group, Skeleton, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconDeviceDesktop, IconDeviceMobile, IconDeviceTablet, IconDevices, IconLogout2 } from '@tabler/icons-react';
 import { useId, useRef, useState, type ReactNode } from 'react';
@@ -11,6 +11,8 @@ import { formatRelativeTime } from '../../../lib/formatRelativeTime';
 import { useMySessions } from '../api/getMySessions';
 import { useRevokeOtherSessions } from '../api/revokeOtherSessions';
 import { useRevokeSession } from '../api/revokeSession';
+import { useRevokeAppSignIn } from '../api/revokeAppSignIn';
+import { appNames, SessionApps } from './SessionApps';
 import { deviceLabel } from '../../../lib/deviceLabel';
 
 export interface SessionsSectionProps {
@@ -25,14 +27,23 @@ const DEVICE_ICONS: Record<DeviceType, typeof IconDevices> = {
   other: IconDevices,
 };
 
-function SessionItem({ session, actions }: { session: MySession; actions?: ReactNode }) {
+interface SessionItemProps {
+  session: MySession;
+  actions?: ReactNode;
+  /** The grant being ended now, if any. */
+  pendingApp: string | undefined;
+  onSignOutOfApp(app: MyAppSignIn): void;
+}
+
+function SessionItem({ session, actions, pendingApp, onSignOutOfApp }: SessionItemProps) {
   const Icon = DEVICE_ICONS[session.device?.type] ?? IconDevices;
   return (
     <Item actions={actions} data-current={session.current || undefined}>
       <ThemeIcon variant="light" color="gray" size="lg" radius="md" aria-hidden>
         <Icon size={20} />
       </ThemeIcon>
-      <Stack gap={4} miw={0}>
+      {/* As wide as the row, so the apps' sign-out buttons line up at its end. */}
+      <Stack gap={4} miw={0} style={{ flex: 1 }}>
         <Group gap={8}>
           <Text fw={600} size="sm">
             {deviceLabel(session.device)}
@@ -51,6 +62,7 @@ function SessionItem({ session, actions }: { session: MySession; actions?: React
             { label: 'Provider', value: session.provider.name },
           ]}
         />
+        <SessionApps apps={session.apps} current={session.current} pending={pendingApp} onSignOut={onSignOutOfApp} />
       </Stack>
     </Item>
   );
@@ -75,15 +87,30 @@ export function SessionsSection({ actions }: SessionsSectionProps) {
   const sessions = useMySessions();
   const revoke = useRevokeSession();
   const revokeOthers = useRevokeOtherSessions();
+  const revokeApp = useRevokeAppSignIn();
   // What the last action did, for everyone: the row it removed is gone, so say so in words.
   const [status, setStatus] = useState('');
 
   const list = sessions.data?.sessions;
   const otherCount = list?.filter((session) => !session.current).length ?? 0;
 
+  const onSignOutOfApp = (app: MyAppSignIn) => {
+    setStatus('');
+    revoke.reset();
+    revokeOthers.reset();
+    revokeApp.mutate(app.grantId, {
+      onSuccess: () => {
+        setStatus(`Signed out of ${app.app.name}.`);
+        // The focused button goes with its row; keep focus in the section.
+        headingRef.current?.focus();
+      },
+    });
+  };
+
   const onRevoke = (session: MySession) => {
     setStatus('');
     revokeOthers.reset();
+    revokeApp.reset();
     revoke.mutate(session.id, {
       onSuccess: () => {
         setStatus(`Signed out ${deviceLabel(session.device)}.`);
@@ -96,6 +123,7 @@ export function SessionsSection({ actions }: SessionsSectionProps) {
   const onRevokeOthers = () => {
     setStatus('');
     revoke.reset();
+    revokeApp.reset();
     revokeOthers.mutate(undefined, {
       onSuccess: ({ revoked }) => {
         setStatus(revoked === 1 ? 'Signed out 1 other session.' : `Signed out ${revoked} other sessions.`);
@@ -123,13 +151,17 @@ export function SessionsSection({ actions }: SessionsSectionProps) {
           <SessionItem
             key={session.id}
             session={session}
+            pendingApp={revokeApp.isPending ? revokeApp.variables : undefined}
+            onSignOutOfApp={onSignOutOfApp}
             actions={
               // The current session has no "Revoke": ending it is "Sign out".
               session.current ? undefined : (
                 <Button
                   size="xs"
                   variant="default"
-                  aria-label={`Revoke session ${deviceLabel(session.device)}, last active ${formatRelativeTime(session.lastSeenAt) ?? 'more than a month ago'}`}
+                  aria-label={`Revoke session ${deviceLabel(session.device)}, last active ${formatRelativeTime(session.lastSeenAt) ?? 'more than a month ago'}${
+                    session.apps.length ? `, which also signs you out of ${appNames(session.apps)}` : ''
+                  }`}
                   loading={revoke.isPending && revoke.variables === session.id}
                   disabled={revokeOthers.isPending}
                   onClick={() => onRevoke(session)}
@@ -152,12 +184,16 @@ export function SessionsSection({ actions }: SessionsSectionProps) {
             Sessions
           </Title>
           <Text size="sm" c="dimmed">
-            The browsers and devices signed in to your account. Revoke any you don&apos;t recognise.
+            The browsers and devices signed in to your account, with the apps you signed in to with Gatehouse in each. Revoke any
+            you don&apos;t recognise.
           </Text>
         </Stack>
 
         {revoke.isError && !isUnauthenticated(revoke.error) && (
           <ProblemAlert title="We couldn't revoke that session" error={revoke.error} />
+        )}
+        {revokeApp.isError && !isUnauthenticated(revokeApp.error) && (
+          <ProblemAlert title="We couldn't sign you out of that app" error={revokeApp.error} />
         )}
         {revokeOthers.isError && !isUnauthenticated(revokeOthers.error) && (
           <ProblemAlert title="We couldn't sign out your other sessions" error={revokeOthers.error} />

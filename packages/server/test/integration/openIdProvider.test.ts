@@ -233,7 +233,8 @@ describe('Gatehouse as the OpenID Provider', () => {
     const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
     const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
     const apps = gatehouse.services.apps;
-    const before = apps.all().filter((app) => apps.source(app.id) === 'config');
+    // The file's apps as they were put in force (with their client secrets: the registry keeps only digests).
+    const before = gatehouse.services.running.current.apps;
     apps.setConfigApps(before.map((app) => (app.id === 'grafana' ? { ...app, policy: { allow: [{ groups: ['admins'] }], deny: [] } } : app)));
     try {
       await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });

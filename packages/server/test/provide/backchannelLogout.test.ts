@@ -85,7 +85,8 @@ describe('back-channel logout, put together', () => {
     for (let i = 0; i < 500 && app.accepted.length === 0; i++) await sleep(10);
     expect(app.accepted).toEqual([expect.objectContaining({ path: '/backchannel', alg: 'ES256', aud: 'wiki-client', sid: grant.sid, sub: grant.subject })]);
     expect(app.rejected).toEqual([]);
-    expect(await logout.deliveries.countsByApp()).toEqual([{ appId: 'wiki', pending: 0, delivered: 1, abandoned: 0 }]);
+    // The app has the token before the outbox records its answer: wait for the record.
+    await expect.poll(() => logout!.deliveries.countsByApp()).toEqual([{ appId: 'wiki', pending: 0, delivered: 1, abandoned: 0 }]);
     await logout.stop();
     logout = undefined;
   });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,14 +58,76 @@ export interface RunningProxy {
  * Replaces each placeholder (a whole word such as GATEHOUSE_UPSTREAM) everywhere in a documented
  * config. A placeholder the file no longer has is an error: the docs and the tests must not drift.
  */
-export function renderTemplate(file: string, substitutions: Record<string, string>): string {
-  let text = readFileSync(path.join(deployDir, file), 'utf8');
+export function renderTemplate(file: string, substitutions: Record<string, string>, folder = deployDir): string {
+  let text = readFileSync(path.join(folder, file), 'utf8');
   for (const [placeholder, value] of Object.entries(substitutions)) {
     const pattern = new RegExp(`\\b${placeholder}\\b`, 'g');
-    if (!pattern.test(text)) throw new Error(`docs/deploy/${file} has no placeholder ${placeholder}`);
+    if (!pattern.test(text)) throw new Error(`${path.relative(path.join(deployDir, '../..'), path.join(folder, file))} has no placeholder ${placeholder}`);
     text = text.replace(pattern, () => value);
   }
   return text;
+}
+
+export interface ApacheOptions {
+  /** The port Apache serves the site on (127.0.0.1 only); the site's origin is `http://<host>:<port>`. */
+  port: number;
+  host: string;
+  /** Gatehouse's publicUrl (the issuer), and the client registered there. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** What Apache serves once a person is signed in: a proxied app (host:port) that sees the claims. */
+  upstream: string;
+}
+
+/**
+ * Debian's Apache httpd with mod_auth_openidc signing people in with Gatehouse: the site's directives are
+ * docs/openid-provider/apache.conf as people copy it (only its placeholders substituted), inside a
+ * virtual host of the test's own that proxies to `upstream`, with the modules a minimal httpd needs.
+ */
+export async function startApache(options: ApacheOptions): Promise<RunningProxy> {
+  const apache = executable('Apache httpd', 'APACHE_PATH', ['/usr/sbin/apache2', '/usr/sbin/httpd']);
+  const modules = ['/usr/lib/apache2/modules', '/usr/lib64/httpd/modules'].find((dir) => existsSync(path.join(dir, 'mod_auth_openidc.so')));
+  if (!modules) throw new Error('mod_auth_openidc is not installed (Debian: libapache2-mod-auth-openidc). scripts/test.sh installs it.');
+  const dir = temporaryDirectory('gatehouse-apache-');
+  const appUrl = `http://${options.host}:${options.port}`;
+  const site = renderTemplate(
+    'apache.conf',
+    { ISSUER: options.issuer, CLIENT_ID: options.clientId, CLIENT_SECRET: options.clientSecret, APP_URL: appUrl, PASSPHRASE: randomBytes(32).toString('base64url') },
+    fileURLToPath(new URL('../../docs/openid-provider/', import.meta.url)),
+  );
+  const load = (name: string, file: string) => `LoadModule ${name}_module ${path.join(modules, `mod_${file}.so`)}`;
+  const config = [
+    `ServerRoot ${JSON.stringify(dir)}`,
+    load('mpm_event', 'mpm_event'),
+    load('authz_core', 'authz_core'),
+    load('authn_core', 'authn_core'),
+    load('authz_user', 'authz_user'),
+    load('auth_openidc', 'auth_openidc'),
+    load('proxy', 'proxy'),
+    load('proxy_http', 'proxy_http'),
+    `Listen 127.0.0.1:${options.port}`,
+    `ServerName ${options.host}`,
+    `PidFile ${JSON.stringify(path.join(dir, 'httpd.pid'))}`,
+    `ErrorLog ${JSON.stringify(path.join(dir, 'error.log'))}`,
+    'LogLevel warn auth_openidc:info',
+    // As root, httpd serves from an unprivileged user (ignored when the tests run as one).
+    'User nobody',
+    'Group nogroup',
+    `<VirtualHost 127.0.0.1:${options.port}>`,
+    `  ServerName ${options.host}`,
+    site.replace(/^/gm, '  '),
+    // The redirect URI is mod_auth_openidc's own; everything else is the app's.
+    '  ProxyPass /redirect_uri !',
+    `  ProxyPass / http://${options.upstream}/`,
+    '</VirtualHost>',
+    '',
+  ].join('\n');
+  writeFileSync(path.join(dir, 'httpd.conf'), config);
+  const child = launch(apache, ['-f', path.join(dir, 'httpd.conf'), '-DFOREGROUND'], dir, {});
+  const logs = () => ['apache2.out', 'error.log'].map((name) => readIfThere(path.join(dir, name))).join('');
+  // SIGTERM: httpd stops its children at once and exits.
+  return running(child, options.port, dir, config, logs, 'SIGTERM');
 }
 
 /** An executable from Debian's package, wherever this machine has it. */

@@ -13,6 +13,9 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v caddy >/dev/null 2>&1 || missing+=(caddy)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# Apache httpd with mod_auth_openidc: a real OpenID Connect client of Gatehouse's OpenID Provider.
+[ -x /usr/sbin/apache2 ] || missing+=(apache2)
+[ -e /usr/lib/apache2/modules/mod_auth_openidc.so ] || missing+=(libapache2-mod-auth-openidc)
 # The storage tests start throwaway PostgreSQL servers; Debian keeps its binaries off PATH.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if ((${#missing[@]} > 0)); then

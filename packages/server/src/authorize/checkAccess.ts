@@ -1,5 +1,5 @@
 import { sessionGroups, type GroupTrust, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
-import type { AuditLog } from '../audit/auditLog.js';
+import type { AuditLog, RequestContext } from '../audit/auditLog.js';
 import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import type { CurrentSession, ResolveContext, SessionResolver } from '../sessions/sessionResolver.js';
@@ -128,12 +128,23 @@ async function decide(deps: AccessDeps, current: CurrentSession, access: AccessR
   return result;
 }
 
-/** One access_denied audit event per (session, app) per minute: a refused browser retries a lot. */
+/**
+ * One access_denied audit event per (session, app, OpenID Provider step) per minute: a refused browser
+ * retries a lot, and so does an app polling with prompt=none.
+ */
 const DENIAL_RECORD_INTERVAL_MS = 60_000;
 const lastDenial = new Map<string, number>();
 
-async function recordDenial(deps: AccessDeps, request: ResolveContext, current: CurrentSession, app: AppConfig, decision: PolicyDecision): Promise<void> {
-  const key = `${current.session.id}\u0000${app.id}`;
+/** A refusal by the app's policy, recorded as access_denied; `oidcStep` names the OpenID Provider's step that refused. */
+export async function recordDenial(
+  deps: { audit: Pick<AuditLog, 'record'> },
+  request: RequestContext,
+  current: CurrentSession,
+  app: AppConfig,
+  decision: PolicyDecision,
+  oidcStep?: 'authorization' | 'token' | 'userinfo',
+): Promise<void> {
+  const key = `${current.session.id}\u0000${app.id}\u0000${oidcStep ?? ''}`;
   const now = Date.now();
   if (now - (lastDenial.get(key) ?? 0) < DENIAL_RECORD_INTERVAL_MS) return;
   if (lastDenial.size >= 10_000) lastDenial.clear();
@@ -146,6 +157,6 @@ async function recordDenial(deps: AccessDeps, request: ResolveContext, current: 
     sessionId: current.session.id,
     appId: app.id,
     request,
-    details: { app: { id: app.id, name: app.name }, reason: decision.reason },
+    details: { app: { id: app.id, name: app.name }, reason: decision.reason, ...(oidcStep ? { oidc: oidcStep } : {}) },
   });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { identityClaims, type AccountStore } from '../accounts/accountStore.js';
 import { sessionGroups, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
-import type { AuditLog, RequestContext } from '../audit/auditLog.js';
+import type { AuditLog } from '../audit/auditLog.js';
 import { evaluatePolicy, policySubject, type PolicyDecision } from '../authorize/policy.js';
 import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
@@ -58,32 +58,3 @@ export function decide(deps: Pick<ProvideAccessDeps, 'providers' | 'running'>, c
   return evaluatePolicy(app.policy, policySubject(deps.running.current.admins, current.user, sessionGroups(deps.providers, current)));
 }
 
-/** One access_denied audit event per (session, app, step) per minute: an app retrying (prompt=none polls) repeats a lot. */
-const DENIAL_RECORD_INTERVAL_MS = 60_000;
-const lastDenial = new Map<string, number>();
-
-/** A refusal is recorded as access_denied, naming the client's app and the step that refused. */
-export async function recordDenial(
-  deps: Pick<ProvideAccessDeps, 'audit'>,
-  request: RequestContext,
-  current: CurrentSession,
-  app: AppConfig,
-  decision: PolicyDecision,
-  step: 'authorization' | 'token' | 'userinfo',
-): Promise<void> {
-  const key = `${current.session.id}\u0000${app.id}\u0000${step}`;
-  const now = Date.now();
-  if (now - (lastDenial.get(key) ?? 0) < DENIAL_RECORD_INTERVAL_MS) return;
-  if (lastDenial.size >= 10_000) lastDenial.clear();
-  lastDenial.set(key, now);
-  await deps.audit.record({
-    type: 'access_denied',
-    outcome: 'failure',
-    actorUserId: current.user.id,
-    targetUserId: current.user.id,
-    sessionId: current.session.id,
-    appId: app.id,
-    request,
-    details: { app: { id: app.id, name: app.name }, reason: decision.reason, oidc: step },
-  });
-}

@@ -5,7 +5,8 @@ import { interactionPolicy } from 'oidc-provider';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { personClaims, SCOPE_CLAIMS } from './claims.js';
 import { clientMetadata, type OidcClientCatalogue } from './clients.js';
-import { decide, grantIdFor, liveSession, recordDenial, sessionOfGrant, type ProvideAccessDeps } from './access.js';
+import { recordDenial } from '../authorize/checkAccess.js';
+import { decide, grantIdFor, liveSession, sessionOfGrant, type ProvideAccessDeps } from './access.js';
 import type { AppConfig } from '../config/schema.js';
 
 /** What a request to the OpenID Provider carries from Gatehouse: the Gatehouse session of the browser, if any. */

@@ -3,6 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../storage/database.js';
 import { dialectOf } from '../storage/dialect.js';
 import type { OpLogoutDeliveriesTable } from '../storage/schema.js';
+import type { GrantParties } from './opStore.js';
 import { storableText } from '../storage/text.js';
 
 /**
@@ -17,14 +18,7 @@ import { storableText } from '../storage/text.js';
  */
 
 /** A logout owed to an app for one grant. */
-export interface DeliveryToEnqueue {
-  grantId: string;
-  clientId: string;
-  appId: string;
-  userId: string;
-  sessionId: string;
-  sid: string;
-  subject: string;
+export interface DeliveryToEnqueue extends GrantParties {
   /** The back-channel logout URI registered when the grant ended (delivery posts to the one registered then). */
   uri: string;
   /** Why the grant ended (the session's end reason, `session-expired`, …). */
@@ -82,14 +76,7 @@ export interface GrantOfEndedSession {
 }
 
 /** A grant ended without a delivery owed for it (the process that ended it stopped before it enqueued). */
-export interface EndedGrantWithoutDelivery {
-  grantId: string;
-  clientId: string;
-  appId: string;
-  userId: string;
-  sessionId: string;
-  sid: string;
-  subject: string;
+export interface EndedGrantWithoutDelivery extends GrantParties {
   reason: string;
 }
 

@@ -58,7 +58,8 @@ export type ConsumeOutcome =
   /** Consumed before (another node, another request), expired, or gone; with the row's grant when it is still there. */
   | { won: false; grantId: string | null };
 
-export interface OpGrant {
+/** Who a grant is between: the client (its app), the person, and the Gatehouse session it was made in. */
+export interface GrantParties {
   grantId: string;
   clientId: string;
   appId: string;
@@ -69,6 +70,9 @@ export interface OpGrant {
   sid: string;
   /** The `sub` the client knows the person by. */
   subject: string;
+}
+
+export interface OpGrant extends GrantParties {
   scopes: string[];
   createdAt: number;
   lastUsedAt: number;
@@ -77,14 +81,7 @@ export interface OpGrant {
   revokedReason: string | null;
 }
 
-export interface GrantToRecord {
-  grantId: string;
-  clientId: string;
-  appId: string;
-  userId: string;
-  sessionId: string;
-  sid: string;
-  subject: string;
+export interface GrantToRecord extends GrantParties {
   scopes: readonly string[];
   expiresAt: number;
 }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Session, SessionStore } from '../sessions/sessionStore.js';
 import type { LogoutClients } from './backchannelDelivery.js';
 import type { DeliveryToEnqueue, LogoutDeliveryStore } from './logoutDeliveryStore.js';
+import type { GrantParties } from './opStore.js';
 
 /**
  * Sessions tie it together: every grant of the OpenID Provider belongs to the Gatehouse session it was
@@ -19,15 +20,7 @@ import type { DeliveryToEnqueue, LogoutDeliveryStore } from './logoutDeliverySto
  */
 
 /** A grant as it ended (provide/opStore.ts `OpGrant` is one). */
-export interface EndedGrant {
-  grantId: string;
-  clientId: string;
-  appId: string;
-  userId: string;
-  sessionId: string;
-  sid: string;
-  subject: string;
-}
+export type EndedGrant = GrantParties;
 
 /**
  * Ends grants: in one transaction, marks those of these sessions that are not ended yet as revoked with

@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/auditLog.js';
-import { parseConfig } from '../../src/config/load.js';
 import { BackchannelDelivery } from '../../src/provide/backchannelDelivery.js';
 import { OpStore } from '../../src/provide/opStore.js';
 import { LogoutDeliveryStore } from '../../src/provide/logoutDeliveryStore.js';
@@ -10,40 +8,16 @@ import { SessionTies } from '../../src/provide/sessionTies.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { seedAnn } from '../support/seed.js';
-import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { logoutDeliverySuite, type Opener } from './logoutDeliverySuite.js';
+import type { DatabaseHandle } from '../../src/storage/database.js';
+import { postgresForFile } from '../support/postgresForFile.js';
+import { logoutDeliverySuite } from './logoutDeliverySuite.js';
 import { clientsOf, seedGrant, silentLog, startKeys, startReceiver, type LogoutReceiver, type TestKeys } from './support.js';
 
 /**
  * The back-channel logout outbox on a real PostgreSQL server started for this file: each test gets the
  * database emptied, and for the races a second pool on it, as a second node would have.
  */
-let server: TestPostgres;
-let url: string;
-let keeper: DatabaseHandle;
-beforeAll(async () => {
-  server = await startPostgres();
-  url = await server.createDatabase();
-  keeper = await openDatabase(config(url));
-}, 60_000);
-afterAll(async () => {
-  await keeper?.close();
-  server?.stop();
-});
-
-const config = (databaseUrl: string) => parseConfig({ dataDir: '.', database: { url: databaseUrl, pool: { max: 4 } } }, { env: {} });
-
-const open: Opener = Object.assign(
-  async () => {
-    const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'gatehouse_migrations%'`.execute(keeper.db);
-    await keeper.db.transaction().execute(async (trx) => {
-      for (const row of rows) await sql`delete from ${sql.table(row.name)}`.execute(trx);
-    });
-    return openDatabase(config(url));
-  },
-  { sibling: () => openDatabase(config(url)) },
-);
+const { open } = postgresForFile();
 
 logoutDeliverySuite('PostgreSQL', open, { realConcurrency: true });
 

@@ -1,44 +1,18 @@
-import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresConfig, postgresForFile } from '../support/postgresForFile.js';
 import { admissionModelSuite } from './admissionModel.js';
 import { opStoreSuite } from './opStoreSuite.js';
-import { expectSearchAlikeEverywhere, expectUsersInCodePointOrder, storeSuite, type Opener } from './storeSuite.js';
+import { expectSearchAlikeEverywhere, expectUsersInCodePointOrder, storeSuite } from './storeSuite.js';
 
 /**
  * The storage contract on a real PostgreSQL server started for this file. Each test gets the database
  * emptied (every table but the migrations'; quicker than a new database each time, ~250 ms), and for the races
  * a second pool on it, as a second node would have.
  */
-let server: TestPostgres;
-let url: string;
-let keeper: DatabaseHandle;
-beforeAll(async () => {
-  server = await startPostgres();
-  url = await server.createDatabase();
-  keeper = await openDatabase(config(url));
-}, 60_000);
-afterAll(async () => {
-  await keeper?.close();
-  server?.stop();
-});
-
-const config = (databaseUrl: string) => parseConfig({ dataDir: '.', database: { url: databaseUrl, pool: { max: 4 } } }, { env: {} });
-
-const open: Opener = Object.assign(
-  async () => {
-    const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'gatehouse_migrations%'`.execute(keeper.db);
-    // DELETE rather than TRUNCATE: on a few rows it is several times quicker (no new files).
-    await keeper.db.transaction().execute(async (trx) => {
-      for (const row of rows) await sql`delete from ${sql.table(row.name)}`.execute(trx);
-    });
-    return openDatabase(config(url));
-  },
-  { sibling: () => openDatabase(config(url)) },
-);
+const postgres = postgresForFile();
+const { open } = postgres;
 
 storeSuite('PostgreSQL', open, { realConcurrency: true });
 
@@ -54,14 +28,14 @@ describe('on a database created with a language collation (ICU en-US)', () => {
   let handle: DatabaseHandle;
   beforeAll(async () => {
     const name = 'collated_en_us';
-    const admin = new pg.Client({ connectionString: server.adminUrl });
+    const admin = new pg.Client({ connectionString: postgres.server().adminUrl });
     await admin.connect();
     try {
       await admin.query(`create database ${name} template template0 encoding 'UTF8' locale_provider icu icu_locale 'en-US' locale 'C'`);
     } finally {
       await admin.end();
     }
-    handle = await openDatabase(config(url.replace(/\/[^/]+$/, `/${name}`)));
+    handle = await openDatabase(postgresConfig(postgres.databaseUrl().replace(/\/[^/]+$/, `/${name}`)));
   });
   afterAll(async () => {
     await handle?.close();

@@ -1,5 +1,6 @@
 import type { ConsentRequest } from '@gatehouse/contract';
 import { Button, Card, Group, List, Stack, Text, Title } from '@mantine/core';
+import { BreakableUrl } from '../../../components/BreakableUrl';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { scopeWords } from '../../../lib/scopeWords';
 
@@ -25,7 +26,9 @@ export function ConsentCard({ consent, pending, error, onAnswer }: ConsentCardPr
           Sign in to {app.name}?
         </Title>
         <Text>
-          <strong>{app.name}</strong> at <code>{origin}</code> asks to sign you in with Gatehouse.
+          <strong>{app.name}</strong> at <code>
+            <BreakableUrl value={origin} />
+          </code> asks to sign you in with Gatehouse.
         </Text>
         <Stack gap={4}>
           <Text fw={600}>If you allow it, it will see</Text>

@@ -195,7 +195,7 @@ export const catalogue = {
   },
   oidc_consent_closed: {
     status: 409,
-    title: 'This request was already answered',
+    title: 'Already answered or expired',
     message: () => 'This app’s request is not waiting for an answer: it was answered already or has expired, so nothing was changed. Go back to the app and sign in again.',
   },
   oidc_access_denied: {

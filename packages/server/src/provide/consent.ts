@@ -52,7 +52,7 @@ export function consentRoutes(instance: FastifyInstance, deps: ConsentDeps): voi
     const clientId = typeof interaction.params.client_id === 'string' ? interaction.params.client_id : undefined;
     const found = clientId ? deps.clients.client(clientId) : undefined;
     // Only a third-party client is ever asked for consent here; an app gone meanwhile grants nothing.
-    if (!found || !found.oidc.thirdParty) throw new AppError('not_found');
+    if (!found || !found.oidc.thirdParty) throw new AppError(answering ? 'oidc_consent_closed' : 'not_found');
     if (answering && interaction.result) throw new AppError('oidc_consent_closed');
     return { interaction, found };
   }

@@ -1,6 +1,7 @@
 import { routes } from '@gatehouse/contract';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
+import type { AuditLog } from '../audit/auditLog.js';
 import { AppError } from '../errors.js';
 import { contractRoute, typed } from '../http/contract.js';
 import { signedIn } from '../sessions/guard.js';
@@ -12,6 +13,7 @@ export interface ConsentDeps {
   /** The provider in force (a key rotation builds a new one: provide/index.ts). */
   provider(): Provider;
   clients: OidcClientCatalogue;
+  audit: Pick<AuditLog, 'record'>;
 }
 
 type Interaction = InstanceType<Provider['Interaction']>;
@@ -65,6 +67,18 @@ export function consentRoutes(instance: FastifyInstance, deps: ConsentDeps): voi
     return { location: interaction.returnTo };
   }
 
+  /** The person's answer, in the audit log and their "Recent activity". */
+  const recordAnswer = (request: FastifyRequest, current: CurrentSession, found: OidcClientApp, type: 'oidc_consent_given' | 'oidc_consent_refused', scopes: string[]) =>
+    deps.audit.record({
+      type,
+      actorUserId: current.user.id,
+      targetUserId: current.user.id,
+      sessionId: current.session.id,
+      appId: found.app.id,
+      request,
+      details: { app: { id: found.app.id, name: found.app.name }, scopes },
+    });
+
   app.route({
     ...contractRoute(routes.consent.getConsent),
     handler: async (request) => {
@@ -92,8 +106,11 @@ export function consentRoutes(instance: FastifyInstance, deps: ConsentDeps): voi
       const existing = await provider.Grant.find(interaction.grantId!);
       if (existing && (existing.clientId !== found.clientId || existing.accountId !== current.user.id)) throw new AppError('not_found');
       const grant = existing ?? new provider.Grant({ jti: interaction.grantId, accountId: current.user.id, clientId: found.clientId } as never);
-      grant.addOIDCScope(askedScopes(interaction, found).join(' '));
-      return finish(interaction, { consent: { grantId: await grant.save() } });
+      const scopes = askedScopes(interaction, found);
+      grant.addOIDCScope(scopes.join(' '));
+      const answered = await finish(interaction, { consent: { grantId: await grant.save() } });
+      await recordAnswer(request, current, found, 'oidc_consent_given', scopes);
+      return answered;
     },
   });
 
@@ -101,9 +118,11 @@ export function consentRoutes(instance: FastifyInstance, deps: ConsentDeps): voi
     ...contractRoute(routes.consent.denyConsent),
     handler: async (request) => {
       const current = await signedIn(request);
-      const { interaction } = await pending(request.params.uid, current, true);
+      const { interaction, found } = await pending(request.params.uid, current, true);
       // The app is answered OAuth's access_denied at its redirect URI (RFC 6749 §4.1.2.1).
-      return finish(interaction, { error: 'access_denied', error_description: 'the person refused the app’s request' });
+      const answered = await finish(interaction, { error: 'access_denied', error_description: 'the person refused the app’s request' });
+      await recordAnswer(request, current, found, 'oidc_consent_refused', askedScopes(interaction, found));
+      return answered;
     },
   });
 }

@@ -157,7 +157,7 @@ export const provideArea = fp(
       if (change.type === 'signing-keys-changed' || change.type === 'everything') rebuild();
     });
     app.get(oidcEndpoints.interaction, loginStep({ ...deps, provider: () => provider }));
-    consentRoutes(app, { provider: () => provider, clients: deps.clients });
+    consentRoutes(app, { provider: () => provider, clients: deps.clients, audit: deps.audit });
     mountProvider(app, { provider: () => provider, portalOrigin: deps.portalOrigin, clientAuthLimit: limit });
   },
   { name: 'gatehouse-provide', dependencies: ['gatehouse-session'] },

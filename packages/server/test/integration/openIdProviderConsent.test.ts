@@ -101,6 +101,12 @@ async function csrfOf(browser: ScriptedBrowser): Promise<string> {
   return JSON.parse((await browser.request(`${portal}/api/csrf`)).body).csrfToken as string;
 }
 
+/** The person's recent activity of consent answers, newest first (the person's, over every test of theirs). */
+async function answers(browser: ScriptedBrowser): Promise<Array<{ id: string; type: string; summary: string }>> {
+  const { events } = JSON.parse((await browser.request(`${portal}/api/me/activity`)).body) as { events: Array<{ id: string; type: string; summary: string }> };
+  return events.filter((event) => event.type.startsWith('oidc_consent_'));
+}
+
 const readConsent = (browser: ScriptedBrowser, uid: string) => browser.request(`${portal}/api/consent/${uid}`, { headers: { accept: 'application/json' } });
 
 const answer = (browser: ScriptedBrowser, uid: string, choice: 'allow' | 'deny', csrf: string | undefined) =>
@@ -139,6 +145,7 @@ describe('consent to a third-party app', () => {
     expect(tokens.scope?.split(' ').sort()).toEqual(['email', 'openid', 'profile']);
     const info = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
     expect(info.email).toBe('bob@example.com');
+    expect((await answers(browser))[0]).toMatchObject({ type: 'oidc_consent_given', summary: 'You allowed Community Board to sign you in' });
 
     // Threat: a double submission (another tab) granting twice or to another result: the step is gone,
     // said plainly as problem+json, nothing changes.
@@ -183,6 +190,7 @@ describe('consent to a third-party app', () => {
     const { back } = await navigate(browser, (JSON.parse(denied.body) as { location: string }).location);
     expect(back?.searchParams.get('error')).toBe('access_denied');
     expect(back?.searchParams.get('state')).toBe(started.state);
+    expect((await answers(browser))[0]).toMatchObject({ type: 'oidc_consent_refused', summary: 'You refused Community Board' });
     await expect(client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state })).rejects.toMatchObject({ error: 'access_denied' });
   });
 
@@ -211,6 +219,7 @@ describe('consent to a third-party app', () => {
 
   it('refuses an answer without CSRF proof', async () => {
     const { browser, uid, csrf } = await atConsent('bob@example.com');
+    const before = await answers(browser);
     // Threat: cross-site request forgery. A page elsewhere posting Allow in the person's browser (the
     // session cookie goes along) has neither the session-bound token nor the portal's Origin.
     const withoutToken = await answer(browser, uid, 'allow', undefined);
@@ -218,8 +227,9 @@ describe('consent to a third-party app', () => {
     expect(JSON.parse(withoutToken.body).code).toBe('csrf_failed');
     const foreignOrigin = await browser.request(`${portal}/api/consent/${uid}/allow`, { method: 'POST', headers: { origin: 'http://evil.example', 'x-csrf-token': csrf } });
     expect(foreignOrigin.status).toBe(403);
-    // Nothing was answered: the step still waits.
+    // Nothing was answered: the step still waits, and nothing is in the activity.
     expect((await readConsent(browser, uid)).status).toBe(200);
+    expect(await answers(browser)).toEqual(before);
     expect((await answer(browser, uid, 'deny', csrf)).status).toBe(200);
   });
 

@@ -8,6 +8,7 @@
  */
 import * as session from './api/session.js';
 import * as me from './api/me.js';
+import * as consent from './api/consent.js';
 import * as operations from './api/operations.js';
 import * as dashboard from './admin/dashboard.js';
 import * as users from './admin/users.js';
@@ -24,6 +25,7 @@ export * from './paths.js';
 export * from './api/common.js';
 export * from './api/session.js';
 export * from './api/me.js';
+export * from './api/consent.js';
 export * from './api/operations.js';
 export * from './admin/dashboard.js';
 export * from './admin/users.js';
@@ -57,6 +59,7 @@ export const routes = {
     getMyActivity: me.getMyActivity,
     revokeMyAppSignIn: me.revokeMyAppSignIn,
   },
+  consent: { getConsent: consent.getConsent, allowConsent: consent.allowConsent, denyConsent: consent.denyConsent },
   operations: { getHealth: operations.getHealth, getReadiness: operations.getReadiness, getJwks: operations.getJwks },
   admin: {
     getDashboard: dashboard.getDashboard,

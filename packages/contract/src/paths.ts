@@ -94,6 +94,8 @@ export const pages = {
   },
   account: { path: '/account', href: () => '/account' },
   signedOut: { path: '/signed-out', href: () => '/signed-out' },
+  /** A third-party app asking for the person's consent (the OpenID Provider's login step sends them here). */
+  authorize: { path: '/authorize/:uid', href: (uid: string) => fillPath('/authorize/:uid', { uid }) },
   admin: { path: '/admin', href: () => '/admin' },
   adminUsers: { path: '/admin/users', href: () => '/admin/users' },
   adminUser: { path: '/admin/users/:userId', href: (userId: string) => fillPath('/admin/users/:userId', { userId }) },

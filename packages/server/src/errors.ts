@@ -193,6 +193,11 @@ export const catalogue = {
     message: ({ app, reason }: Params) =>
       `${app ?? 'The app that sent you here'} asked Gatehouse for something it cannot do${reason ? `: ${sentenceEnd(reason)}` : '.'} Go back to the app and try again; if it keeps happening, tell your administrator, quoting the reference below.`,
   },
+  oidc_consent_closed: {
+    status: 409,
+    title: 'Already answered or expired',
+    message: () => 'This app’s request is not waiting for an answer: it was answered already or has expired, so nothing was changed. Go back to the app and sign in again.',
+  },
   oidc_access_denied: {
     status: 403,
     title: 'Access denied',

@@ -30,6 +30,12 @@ export const auditEventTypes = [
    */
   'oidc_grant_revoked',
   /**
+   * A person answered a third-party app's consent page: allowed it the scopes asked, or refused
+   * (`details`: `{ app, scopes }`, the scopes granted or refused).
+   */
+  'oidc_consent_given',
+  'oidc_consent_refused',
+  /**
    * An OpenID Connect app took the logout token of a grant whose session ended (Back-Channel Logout;
    * `details`: `{ app, attempts, reason }`).
    */

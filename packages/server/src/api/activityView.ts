@@ -130,6 +130,10 @@ function words(entry: AuditEntry, details: Details, provider: string | undefined
     case 'oidc_grant_revoked':
       if (details.by === 'admin') return { summary: app ? `An administrator signed you out of ${app}` : 'An administrator signed you out of an app', detail: null };
       return { summary: app ? `You signed out of ${app}` : 'You signed out of an app', detail: null };
+    case 'oidc_consent_given':
+      return { summary: app ? `You allowed ${app} to sign you in` : 'You allowed an app to sign you in', detail: null };
+    case 'oidc_consent_refused':
+      return { summary: app ? `You refused ${app}` : 'You refused an app', detail: null };
     case 'oidc_logout_delivered':
       return { summary: app ? `Signed out of ${app}` : 'Signed out of an app', detail: null };
     case 'oidc_logout_failed':

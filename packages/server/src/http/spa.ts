@@ -7,11 +7,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHook
 import { htmlPage } from './html.js';
 
 /** Routes the React app renders; anything else unknown is a real 404 from the server. */
-const SPA_PAGES = [pages.home.path, pages.signIn.path, pages.account.path, pages.signedOut.path];
+const SPA_PAGES = [pages.home.path, pages.signIn.path, pages.account.path, pages.signedOut.path, pages.authorize.path];
 /** The admin console's pages (the React router has the detail). */
 const ADMIN_PAGES = ['/admin', '/admin/*'];
 /** Pages that need a session: without one, the server sends the person to sign in (works without JS). */
-const SIGNED_IN_PAGES = new Set<string>([pages.home.path, pages.account.path]);
+const SIGNED_IN_PAGES = new Set<string>([pages.home.path, pages.account.path, pages.authorize.path]);
 
 export interface SpaOptions {
   webRoot: string;

@@ -10,6 +10,7 @@ import { recordGrants } from './grants.js';
 import { ClientAuthLimit } from './clientAuthLimit.js';
 import { compareClientSecret, type OidcClientCatalogue } from './clients.js';
 import { opConfiguration, type ProvideRequest } from './configuration.js';
+import { consentRoutes } from './consent.js';
 import { loginStep } from './login.js';
 import { endGatehouseSessionOnLogout } from './logout.js';
 import { mountProvider, requests } from './mount.js';
@@ -156,6 +157,7 @@ export const provideArea = fp(
       if (change.type === 'signing-keys-changed' || change.type === 'everything') rebuild();
     });
     app.get(oidcEndpoints.interaction, loginStep({ ...deps, provider: () => provider }));
+    consentRoutes(app, { provider: () => provider, clients: deps.clients, audit: deps.audit });
     mountProvider(app, { provider: () => provider, portalOrigin: deps.portalOrigin, clientAuthLimit: limit });
   },
   { name: 'gatehouse-provide', dependencies: ['gatehouse-session'] },

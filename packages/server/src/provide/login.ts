@@ -84,7 +84,17 @@ export function loginStep(deps: LoginDeps) {
       grant.addOIDCScope(requested.join(' '));
       return finish({ consent: { grantId: await grant.save() } });
     }
-    // Consent (a third-party client): Gatehouse has no consent page yet, so nothing is granted.
-    throw new AppError('oidc_request_invalid', { params: { app: found.app.name, reason: `${found.app.name} needs your consent, which Gatehouse cannot ask for yet` } });
+    if (prompt.name === 'consent') {
+      // A third-party client: the person is asked on the consent page (provide/consent.ts answers it).
+      // The step is tied to this Gatehouse session by the grant id it will grant on, which names the
+      // session (access.ts): the grant found before (fewer scopes than asked) if it is this session's,
+      // else a new one. Only this session may then read or answer the step.
+      if (sessionOfGrant(details.grantId) !== current.session.id) {
+        details.grantId = grantIdFor(current.session.id);
+        await details.save(Math.max(1, (details.exp ?? 0) - seconds(Date.now())));
+      }
+      return reply303(pages.authorize.href(details.uid));
+    }
+    throw new AppError('oidc_request_invalid', { params: { app: found.app.name, reason: `the sign-in step “${prompt.name}” is not one Gatehouse answers` } });
   };
 }

@@ -29,6 +29,7 @@ export function createRoutes(queryClient: QueryClient): RouteObject[] {
             { path: pages.signIn.path, lazy: () => import('./routes/signIn').then(lazy) },
             { path: pages.account.path, lazy: () => import('./routes/account').then(lazy) },
             { path: pages.signedOut.path, lazy: () => import('./routes/signedOut').then(lazy) },
+            { path: pages.authorize.path, lazy: () => import('./routes/authorize').then(lazy) },
             {
               path: pages.admin.path,
               handle: { wide: true } satisfies RouteHandle,

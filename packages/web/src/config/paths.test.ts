@@ -36,3 +36,13 @@ describe('withQuery and the admin paths', () => {
     expect(urlOf(routes.admin.revokeSession, { sessionId: '../x' })).toBe('/api/admin/sessions/..%2Fx');
   });
 });
+
+describe('the consent page and its routes', () => {
+  it('encode the step uid as one path segment', () => {
+    expect(pages.authorize.href('aBc_1-2')).toBe('/authorize/aBc_1-2');
+    expect(pages.authorize.href('../account')).toBe('/authorize/..%2Faccount');
+    expect(urlOf(routes.consent.getConsent, { uid: 'u/1' })).toBe('/api/consent/u%2F1');
+    expect(urlOf(routes.consent.allowConsent, { uid: 'u1' })).toBe('/api/consent/u1/allow');
+    expect(urlOf(routes.consent.denyConsent, { uid: 'u1' })).toBe('/api/consent/u1/deny');
+  });
+});

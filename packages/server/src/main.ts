@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: an unsupported Node.js is told so before anything else loads.
+import './cli/nodeVersion.js';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { checkConfig } from './cli/checkConfig.js';

@@ -162,7 +162,7 @@ describe('Sign in with Gatehouse (the demo as an OpenID Connect client)', () => 
     const { response: confirm, url } = await browser.follow(endSession.href);
     const { response: landed, url: landedAt } = await confirmOpLogout(browser, confirm, url);
     expect(landedAt).toBe(`${demoUrl}/signed-out`);
-    expect(await landed.text()).toContain('You are signed out of the demo app and of Gatehouse.');
+    expect(await landed.text()).toContain('You are signed out of the demo app and of Gatehouse');
     // The OP session ended too: signing in again asks for the password again.
     const { response: again } = await browser.follow(`${demoUrl}/login`);
     expect(await again.text()).toContain('name="password"');

@@ -30,6 +30,8 @@ import { sessionsArea } from './sessions/index.js';
 import { provideArea } from './provide/index.js';
 import { catalogueOfApps } from './provide/clients.js';
 import { opAdapterFactory } from './provide/adapter.js';
+import { logoutContinuations } from './provide/logoutContinuation.js';
+import { endSession } from './sessions/endSession.js';
 import { localReload, readConfigFrom, type Reload } from './reload.js';
 import type { CurrentSession } from './sessions/sessionResolver.js';
 
@@ -112,6 +114,10 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     listenPort: running.current.listen.port,
     isForwardAuth: (url) => forwardAuthEndpoint(url) !== undefined,
   });
+  const oidcClients = catalogueOfApps(services.apps, services.clientSecrets);
+  // An app's RP-initiated logout goes through the IdP's logout as signing out does, then back to the
+  // app: the continuation is issued by the OpenID Provider and redeemed at /signed-out.
+  const continuations = logoutContinuations({ secretKey: services.secrets.cookieKey, issuer: services.portalOrigin, clients: oidcClients, redeemed: services.opStore });
   const groupsOf = (current: CurrentSession) => sessionGroups(services.providers, current);
   const isAdmin = (current: CurrentSession) => adminStatus(running.current.admins, current.user, groupsOf(current)).admin;
   await app.register(sessionsArea, {
@@ -178,8 +184,11 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // storage on the database (provide/adapter.ts).
   await app.register(provideArea, {
     deps: {
-      clients: catalogueOfApps(services.apps, services.clientSecrets),
+      clients: oidcClients,
       portalOrigin: services.portalOrigin,
+      endSession: (request, current, appId) =>
+        endSession({ sessions: services.sessions, audit: services.audit, portalOrigin: services.portalOrigin, logoutUrl }, request, current, { everywhere: false, appId, rpInitiated: true }),
+      continuations,
       secureCookies: services.secureCookies,
       cookies: services.cookies,
       secretKey: services.secrets.cookieKey,
@@ -238,7 +247,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(docsRoutes, { root: DEFAULT_DOCS_ROOT });
   await app.register(spaRoutes, {
     webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
-    before: { [pages.signedOut.path]: signedOutReturn({ cookies: services.cookies, secureCookies: services.secureCookies }) },
+    before: { [pages.signedOut.path]: signedOutReturn({ cookies: services.cookies, secureCookies: services.secureCookies, continuations }) },
   });
   return app;
 }

@@ -47,7 +47,8 @@ export function homePage({ guardedUrl, signedInAs }: HomeInput): string {
     ? `<p><a class="button" href="${escapeHtml(guardedUrl)}">Open ${escapeHtml(new URL(guardedUrl).host)}</a></p>`
     : '<p class="missing">No guarded address is configured for this demo.</p>';
   const oidc = signedInAs
-    ? `<p>Signed in as <code>${escapeHtml(signedInAs)}</code>. <a href="/me">See who signed in</a>.</p>`
+    ? `<p>Signed in as <code>${escapeHtml(signedInAs)}</code>. <a href="/me">See who signed in</a>.</p>
+<form method="post" action="/logout"><button type="submit">Sign out</button></form>`
     : '<form method="get" action="/login"><button type="submit">Sign in with Gatehouse</button></form>';
   return page(
     'Gatehouse demo app',
@@ -93,7 +94,7 @@ export function signedOutPage(): string {
     'Signed out',
     `<h1>Signed out</h1>
 <section>
-<p>You are signed out of the demo app and of Gatehouse.</p>
+<p>You are signed out of the demo app and of Gatehouse, and of the identity provider you signed in with when it has a sign-out of its own.</p>
 <p><a href="/">Back to the demo's home page</a></p>
 </section>`,
   );

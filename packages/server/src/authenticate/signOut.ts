@@ -54,6 +54,15 @@ export async function idpLogoutUrl(
 }
 
 /**
+ * The way back to an app after its RP-initiated logout went through the IdP's logout: the OpenID
+ * Provider's continuation (provide/logoutContinuation.ts), which the composition root passes in.
+ */
+export interface SignedOutContinuations {
+  /** The app's post-logout URI with its state, or why not. */
+  redeem(token: string, idpState: string): Promise<{ location: string } | { refused: string }>;
+}
+
+/**
  * Runs before the /signed-out page. The IdP sends the browser back with the logout `state` (RP-Initiated
  * Logout 1.0 §3); it is compared with the one this browser was given, and only logged: the session
  * ended before the browser left, so a missing or foreign state changes nothing for security — it is
@@ -62,19 +71,37 @@ export async function idpLogoutUrl(
  * stale, or from a sign-out on an app host, whose cookie the portal cannot see) is dropped unread.
  * Either way the cookie goes, and an address with a query is answered with a redirect to the bare page,
  * so the state is never reflected into the page, its history entry or a Referer.
+ *
+ * When the sign-out was an app's RP-initiated logout, a matched state goes on to the app's post-logout
+ * URI: only with the continuation cookie of this browser, bound to that state, signed, once, and to a
+ * URI the app still has registered. Anything else shows the signed-out page (the person is signed out
+ * either way; only the trip back to the app is lost).
  */
-export function signedOutReturn(deps: { cookies: Pick<CookieNames, 'signOutState'>; secureCookies: boolean }) {
+export function signedOutReturn(deps: {
+  cookies: Pick<CookieNames, 'signOutState' | 'logoutContinuation'>;
+  secureCookies: boolean;
+  continuations?: SignedOutContinuations | undefined;
+}) {
   return async function preHandler(request: FastifyRequest, reply: FastifyReply) {
     const expected = request.cookies[deps.cookies.signOutState];
+    const continuation = request.cookies[deps.cookies.logoutContinuation];
     const hasQuery = request.url.includes('?');
-    if (expected === undefined && !hasQuery) return;
+    if (expected === undefined && continuation === undefined && !hasQuery) return;
     const state = (request.query as Record<string, unknown> | undefined)?.state;
+    // One use whatever happens next.
+    if (continuation !== undefined) reply.clearCookie(deps.cookies.logoutContinuation, cookieOptions(deps.secureCookies));
+    let matched = false;
     if (expected !== undefined) {
       reply.clearCookie(deps.cookies.signOutState, cookieOptions(deps.secureCookies));
-      const matched = typeof state === 'string' && sameState(state, expected);
+      matched = typeof state === 'string' && sameState(state, expected);
       request.log.info({ logoutState: matched ? 'matched' : state === undefined ? 'missing' : 'mismatched' }, 'back from the IdP logout');
     } else if (state !== undefined) {
       request.log.info({ logoutState: 'unexpected' }, 'a logout state this browser was not given: ignored');
+    }
+    if (matched && continuation !== undefined && deps.continuations) {
+      const redeemed = await deps.continuations.redeem(continuation, state as string);
+      if ('location' in redeemed) return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(redeemed.location, 303);
+      request.log.warn({ continuation: redeemed.refused }, 'the way back to the app after its logout was refused; the signed-out page is shown');
     }
     if (!hasQuery) return;
     return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(pages.signedOut.path, 303);

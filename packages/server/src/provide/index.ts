@@ -12,7 +12,8 @@ import { compareClientSecret, type OidcClientCatalogue } from './clients.js';
 import { opConfiguration, type ProvideRequest } from './configuration.js';
 import { consentRoutes } from './consent.js';
 import { loginStep } from './login.js';
-import { endGatehouseSessionOnLogout } from './logout.js';
+import { endGatehouseSessionOnLogout, type EndGatehouseSession } from './logout.js';
+import type { LogoutContinuations } from './logoutContinuation.js';
 import { mountProvider, requests } from './mount.js';
 import { housePages } from './pages.js';
 
@@ -21,7 +22,11 @@ export interface ProvideDeps extends ProvideAccessDeps {
   clients: OidcClientCatalogue;
   portalOrigin: string;
   secureCookies: boolean;
-  cookies: Pick<CookieNames, 'chooseAccount'>;
+  cookies: Pick<CookieNames, 'chooseAccount' | 'signOutState' | 'logoutContinuation'>;
+  /** RP-initiated logout ends the Gatehouse session as signing out does, at the IdP too (provide/logout.ts). */
+  endSession: EndGatehouseSession;
+  /** The way back to the app after the IdP's logout (provide/logoutContinuation.ts), redeemed at /signed-out. */
+  continuations: Pick<LogoutContinuations, 'issue'>;
   /** The server's key (secrets.cookieKey): the OP's cookie, pairwise and placeholder keys derive from it. */
   secretKey: Buffer;
   /** The ID token keys (keys/signingKeys.ts, purposes id-token-rs256 and id-token-es256). */
@@ -102,12 +107,11 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
   }
   recordGrants(provider, deps.grants, deps.clients, (ctx, sub, client) => configuration.pairwiseIdentifier!(ctx, sub, client));
   endGatehouseSessionOnLogout(provider, {
-    sessions: deps.sessions,
-    audit: deps.audit,
-    request: () => {
-      const request = requests.getStore();
-      return request && { currentSession: () => request.currentSession(), ip: request.ip, headers: request.headers };
-    },
+    endSession: deps.endSession,
+    continuations: deps.continuations,
+    cookies: deps.cookies,
+    secureCookies: deps.secureCookies,
+    request: () => requests.getStore(),
     appIdOf: (clientId) => (clientId ? deps.clients.client(clientId)?.app.id : undefined),
   });
   provider.on('server_error', (_ctx: unknown, error: unknown) => deps.log.error({ err: error }, 'OpenID Provider failed'));

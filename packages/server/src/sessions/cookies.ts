@@ -16,6 +16,11 @@ export interface CookieNames {
   appState: string;
   /** The `state` sent with an RP-initiated logout, to recognise this browser when the IdP sends it back. */
   signOutState: string;
+  /**
+   * Set by an app's RP-initiated logout that goes through the IdP's logout: the signed way back to the
+   * app's post-logout URI, redeemed once at /signed-out (provide/logoutContinuation.ts).
+   */
+  logoutContinuation: string;
   /** Set by "Switch account": the next sign-in asks the IdP to let the person choose (one use). */
   chooseAccount: string;
 }
@@ -28,6 +33,7 @@ export function cookieNames(secure: boolean): CookieNames {
     appSession: `${prefix}gatehouse_app`,
     appState: `${prefix}gatehouse_app_state`,
     signOutState: `${prefix}gatehouse_signout`,
+    logoutContinuation: `${prefix}gatehouse_logout_continue`,
     chooseAccount: `${prefix}gatehouse_choose_account`,
   };
 }

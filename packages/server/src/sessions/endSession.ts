@@ -18,7 +18,7 @@ export interface SessionEnded {
 }
 
 export interface EndSessionDeps {
-  sessions: SessionStore;
+  sessions: Pick<SessionStore, 'idToken' | 'revoke' | 'revokeAllForUser'>;
   audit: Pick<AuditLog, 'record'>;
   portalOrigin: string;
   logoutUrl: IdpLogoutUrl;
@@ -34,7 +34,12 @@ export async function endSession(
   { sessions, audit, portalOrigin, logoutUrl }: EndSessionDeps,
   request: ResolveContext,
   current: CurrentSession,
-  { everywhere, appId, switchAccount = false }: { everywhere: boolean; appId?: string; switchAccount?: boolean },
+  {
+    everywhere,
+    appId,
+    switchAccount = false,
+    rpInitiated = false,
+  }: { everywhere: boolean; appId?: string | undefined; switchAccount?: boolean; /** An app's RP-initiated logout at the OpenID Provider. */ rpInitiated?: boolean },
 ): Promise<SessionEnded> {
   // Read before revoking: revocation erases the stored tokens.
   const idToken = sessions.idToken(current.session);
@@ -48,7 +53,7 @@ export async function endSession(
     sessionId: current.session.id,
     providerId: current.session.provider_id,
     request,
-    details: { everywhere, sessions: ended, ...(appId ? { app: appId } : {}), ...(switchAccount ? { switchAccount } : {}) },
+    details: { everywhere, sessions: ended, ...(appId ? { app: appId } : {}), ...(switchAccount ? { switchAccount } : {}), ...(rpInitiated ? { oidc: 'rp-initiated-logout' } : {}) },
   });
   request.log.info({ sessionId: current.session.id, userId: current.user.id, everywhere, ended, ...(switchAccount ? { switchAccount } : {}) }, 'signed out');
   if (switchAccount) return { location: `${portalOrigin}${pages.signIn.path}` };

@@ -402,7 +402,7 @@ describe('Gatehouse as the OpenID Provider', () => {
     expect(after.auth_time!).toBeGreaterThan(before.auth_time!);
   });
 
-  it('ends the Gatehouse session on RP-initiated logout and returns to the registered URI with the state', async () => {
+  it('ends the Gatehouse session and the IdP’s on RP-initiated logout, then returns to the registered URI with the state', async () => {
     const config = await discover('grafana', SECRET);
     const browser = new ScriptedBrowser();
     const started = await authorizationUrl(config);
@@ -425,9 +425,36 @@ describe('Gatehouse as the OpenID Provider', () => {
     expect(question.body).toContain('Sign out of Gatehouse?');
     expect(question.body).toContain('Grafana');
     const confirmed = await browser.request(new URL(formAction(question.body)!, portal).href, { form: { xsrf: inputValue(question.body, 'xsrf')!, logout: 'yes' }, headers: { origin: portal } });
+    // On to the IdP's end-session endpoint, as Gatehouse's own sign-out, with its id_token_hint and a state of its own.
     expect(confirmed.status).toBe(303);
-    expect(confirmed.headers.get('location')).toBe(`${SIGNED_OUT}?state=st`);
+    const atIdp = new URL(confirmed.headers.get('location')!);
+    expect(atIdp.origin).toBe(new URL(idp.issuer).origin);
+    expect(atIdp.searchParams.get('post_logout_redirect_uri')).toBe(`${portal}/signed-out`);
+    expect(atIdp.searchParams.get('id_token_hint')).toBeTruthy();
+    expect(atIdp.searchParams.get('state')).not.toBe('st');
     expect(await resolve()).toBeUndefined();
+    // What travels with the browser to the IdP and back: the app's state is not in any URL until the end.
+    const continuation = browser.cookie('localhost', gatehouse.services.cookies.logoutContinuation);
+    const signOutState = browser.cookie('localhost', gatehouse.services.cookies.signOutState);
+    expect(continuation).toBeTruthy();
+    expect(signOutState).toBe(atIdp.searchParams.get('state'));
+
+    // The IdP's logout page (its script submits the form), then back to Gatehouse and on to the app.
+    const idpPage = await browser.request(atIdp.href, { headers: { accept: 'text/html' } });
+    const idpDone = await browser.request(new URL(formAction(idpPage.body)!, idpPage.url).href, { form: { xsrf: inputValue(idpPage.body, 'xsrf') ?? '', logout: 'yes' } });
+    const { stoppedAt } = await browser.follow(idpDone, (next) => next.origin === new URL(SIGNED_OUT).origin);
+    expect(stoppedAt?.href).toBe(`${SIGNED_OUT}?state=st`);
+    expect(browser.cookie('localhost', gatehouse.services.cookies.logoutContinuation)).toBeUndefined();
+
+    // Threat: a continuation replayed (a copied cookie, the URL of the IdP's return opened again): it
+    // is redeemed once, and the signed-out page is shown instead.
+    const again = await fetch(`${portal}/signed-out?state=${encodeURIComponent(signOutState!)}`, {
+      redirect: 'manual',
+      headers: { cookie: `${gatehouse.services.cookies.signOutState}=${signOutState}; ${gatehouse.services.cookies.logoutContinuation}=${continuation}` },
+    });
+    expect(again.status).toBe(303);
+    expect(again.headers.get('location')).toBe('/signed-out');
+
     // The app's back-channel endpoint is told, once, with the sid of its ID token, signed with the ID token keys.
     const sid = tokens.claims()!.sid;
     expect(sid).toBeDefined();
@@ -443,6 +470,39 @@ describe('Gatehouse as the OpenID Provider', () => {
     await expect.poll(async () => (await told()).length, { timeout: 10_000 }).toBe(1);
     expect((await told())[0]).toMatchObject({ sub: tokens.claims()!.sub, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } });
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+
+    // The IdP's session is gone too: a new authorization in the same browser asks for the IdP's login form again.
+    const next = await authorizationUrl(config);
+    const { stoppedAt: atSignIn } = await browser.follow(await browser.request(next.url.href, { headers: { accept: 'text/html' } }), (to) => to.pathname === '/sign-in' || to.origin === new URL(RP).origin);
+    expect(atSignIn?.pathname).toBe('/sign-in');
+    const rd = atSignIn!.searchParams.get('rd')!;
+    const { hop: atIdp2 } = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev?rd=${encodeURIComponent(rd)}`));
+    expect(new URL(atIdp2.url).origin).toBe(new URL(idp.issuer).origin);
+    expect(atIdp2.body).toContain('name="login"');
+    expect(atIdp2.body).toContain('name="password"');
+  });
+
+  it('keeps the way back to the app in the browser that signed out', async () => {
+    // Threat: a continuation carried to another browser (one without this sign-out's state cookie, or
+    // with another sign-out's): it sends nobody to the app, which only the signed-out page replaces.
+    const config = await discover('grafana', SECRET);
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config);
+    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const question = await browser.request(client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: SIGNED_OUT, state: 'st' }).href, { headers: { accept: 'text/html' } });
+    const confirmed = await browser.request(new URL(formAction(question.body)!, portal).href, { form: { xsrf: inputValue(question.body, 'xsrf')!, logout: 'yes' }, headers: { origin: portal } });
+    const idpState = new URL(confirmed.headers.get('location')!).searchParams.get('state')!;
+    const continuation = browser.cookie('localhost', gatehouse.services.cookies.logoutContinuation)!;
+    const names = gatehouse.services.cookies;
+    const signedOut = (cookie: string) => fetch(`${portal}/signed-out?state=${encodeURIComponent(idpState)}`, { redirect: 'manual', headers: { cookie } });
+    // Only the continuation, without the state cookie of the browser that signed out.
+    expect((await signedOut(`${names.logoutContinuation}=${continuation}`)).headers.get('location')).toBe('/signed-out');
+    // With a state cookie of another sign-out, and that sign-out's state sent back.
+    const other = await fetch(`${portal}/signed-out?state=other`, { redirect: 'manual', headers: { cookie: `${names.signOutState}=other; ${names.logoutContinuation}=${continuation}` } });
+    expect(other.headers.get('location')).toBe('/signed-out');
+    // The browser that signed out still goes back to the app (the refusals consumed nothing).
+    expect((await signedOut(`${names.signOutState}=${idpState}; ${names.logoutContinuation}=${continuation}`)).headers.get('location')).toBe(`${SIGNED_OUT}?state=st`);
   });
 
   it('publishes the next ID token key before it signs, then signs with it', async () => {

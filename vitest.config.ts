@@ -42,7 +42,13 @@ export default defineConfig({
           name: 'integration',
           ...integration,
           // These are about PostgreSQL itself (servers they start, restart and cut): they run once, below.
-          exclude: ['**/node_modules/**', 'packages/server/test/integration/cliPostgres.test.ts', 'packages/server/test/integration/faults.test.ts'],
+          exclude: [
+            '**/node_modules/**',
+            'packages/server/test/integration/cliPostgres.test.ts',
+            'packages/server/test/integration/faults.test.ts',
+            // Two nodes on one database: PostgreSQL only.
+            'packages/server/test/integration/openIdProviderTwoNodes.test.ts',
+          ],
         },
       },
       {

@@ -26,6 +26,7 @@ async function main(argv: string[]): Promise<number> {
       to: { type: 'string' },
       online: { type: 'boolean' },
       strict: { type: 'boolean' },
+      'id-token-key-delay': { type: 'string' },
     },
   });
   if (values.help) {
@@ -53,7 +54,7 @@ async function main(argv: string[]): Promise<number> {
     case 'check-config':
       return checkConfig(loaded, { online: values.online === true, strict: values.strict === true });
     case 'rotate-signing-key':
-      return rotateSigningKey(loaded.config);
+      return rotateSigningKey(loaded.config, { idTokenKeyDelay: values['id-token-key-delay'] });
     case 'migrate':
       return migrate(loaded.config);
     case 'copy-database':

@@ -11,11 +11,13 @@ Commands:
                  for its discovery document (${ONLINE_CHECK_TIMEOUT_MS / 1000} s each, all at once) and warns about
                  those that do not answer; --strict makes every warning an error.
   migrate        bring the database schema up to date and exit
-  rotate-signing-key
+  rotate-signing-key [--id-token-key-delay <duration>]
                  make a new key sign identity assertions; the old one stays published in
                  /.gatehouse/jwks.json for 24 hours so assertions in flight still verify.
                  The ID token keys get next keys: published at /oidc/jwks now, signing in an hour
-                 (on PostgreSQL the running nodes switch at once; on SQLite, restart Gatehouse)
+                 or after --id-token-key-delay (e.g. 10m; 0s signs at once, before apps that cache
+                 the key set have it) (on PostgreSQL the running nodes switch at once; on SQLite,
+                 restart Gatehouse)
   copy-database --from <sqlite:file | postgres://…> --to <postgres://… | sqlite:file>
                  copy every table of one Gatehouse database into a new, empty one (e.g. from
                  SQLite to PostgreSQL); sessions stay signed in when the new nodes use the same

@@ -167,6 +167,17 @@ async function timed(subject: Subject, kind: Run['kind'], round: number, lanes: 
   return { side: subject.side, database: subject.database, kind, round, requests, errors, firstError, seconds, serverCpu, databaseCpu: db0 === undefined || db1 === undefined ? undefined : db1 - db0 };
 }
 
+const BATCH = 200;
+
+/** The batches of one side's exchanges in a round as one run: their requests, time and CPU added up. */
+function merged(batches: Run[]): Run {
+  const sum = (pick: (run: Run) => number) => batches.reduce((total, run) => total + pick(run), 0);
+  const first = batches[0]!;
+  const database = batches.every((run) => run.databaseCpu !== undefined) ? sum((run) => run.databaseCpu!) : undefined;
+  const firstError = batches.find((run) => run.firstError)?.firstError;
+  return { ...first, requests: sum((r) => r.requests), errors: sum((r) => r.errors), ...(firstError ? { firstError } : {}), seconds: sum((r) => r.seconds), serverCpu: sum((r) => r.serverCpu), databaseCpu: database };
+}
+
 /** Exchanges prepared codes, `connections` at a time; keeps the refresh tokens for the refresh run. */
 async function exchange(subject: Subject, codes: string[], round: number, connections: number, refreshTokens: string[]): Promise<Run> {
   let next = 0;
@@ -296,9 +307,14 @@ export async function runOpBench(input: { root: string; workDir: string; process
       for (const name of [...new Set(subjects.map((s) => s.database))]) {
         const pair = subjects.filter((s) => s.database === name);
         for (const subject of round % 2 === 0 ? [...pair].reverse() : pair) {
-          const codes = await prepareCodes(subject, settings.codes);
+          // In batches of at most 200: a code lives 60 s, and preparing 1,000 on a busy machine could take longer.
           const tokens: string[] = [];
-          const exchanged = await exchange(subject, codes, round, settings.connections, tokens);
+          const batches: Run[] = [];
+          for (let done = 0; done < settings.codes; done += BATCH) {
+            const codes = await prepareCodes(subject, Math.min(BATCH, settings.codes - done));
+            batches.push(await exchange(subject, codes, round, settings.connections, tokens));
+          }
+          const exchanged = merged(batches);
           const refreshed = await refresh(subject, tokens.slice(0, settings.connections), round, settings.refreshSeconds);
           for (const run of [exchanged, refreshed]) {
             runs.push(run);

@@ -648,7 +648,7 @@ function gitCommit(): string | undefined {
 
 /**
  * `BENCH_ONLY=op`: the OpenID Provider's section alone (bench/op.ts), none of the groups above; its own
- * settings are BENCH_OP_*, BENCH_ROUNDS, BENCH_CONNECTIONS and BENCH_POSTGRES.
+ * settings are BENCH_OP_*, BENCH_ROUNDS and BENCH_POSTGRES.
  */
 async function mainOp(): Promise<number> {
   const opSettings: OpSettings = {

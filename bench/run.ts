@@ -19,6 +19,7 @@ import { measureInterleaved, reportOperations, setUpOperations, type OperationsR
 import { reportScale, type ScaleReport } from './lib/scaleReport.js';
 import { setUpScale, type ScaleSetup } from './lib/scale.js';
 import { fixed, spread, table, thousands, type Spread } from './lib/stats.js';
+import { runOpBench, type OpSettings } from './op.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const resultsFile = path.join(root, 'bench/results/latest.json');
@@ -645,7 +646,33 @@ function gitCommit(): string | undefined {
   }
 }
 
-main()
+/**
+ * `BENCH_ONLY=op`: the OpenID Provider's section alone (bench/op.ts), none of the groups above; its own
+ * settings are BENCH_OP_*, BENCH_ROUNDS and BENCH_POSTGRES.
+ */
+async function mainOp(): Promise<number> {
+  const opSettings: OpSettings = {
+    rounds,
+    codes: envNumber('BENCH_OP_CODES', 1_000, true) || 1,
+    refreshSeconds: envNumber('BENCH_OP_REFRESH', 5, false) || 1,
+    connections: envNumber('BENCH_OP_CONNECTIONS', 16, true) || 1,
+    authorizations: envNumber('BENCH_OP_AUTHORIZATIONS', 200, true) || 1,
+    postgres: withPostgres,
+    backchannelSamples: envNumber('BENCH_OP_BACKCHANNEL', 300, true),
+  };
+  say(`Gatehouse benchmark, the OpenID Provider only: node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  workDir = await mkdtemp(path.join(tmpdir(), 'gatehouse-bench-op-'));
+  const report = await runOpBench({ root, workDir, processes, settings: opSettings, say });
+  await mkdir(path.dirname(resultsFile), { recursive: true });
+  await writeFile(resultsFile, `${JSON.stringify({ commit: gitCommit(), at: new Date().toISOString(), node: process.version, op: report }, null, 2)}\n`);
+  say(`\nwritten to ${path.relative(root, resultsFile)}`);
+  return report.invalid.length > 0 ? 1 : 0;
+}
+
+const only = process.env.BENCH_ONLY;
+if (only !== undefined && only !== '' && only !== 'op') badSetting('BENCH_ONLY', only, 'the one section that runs alone is op (the OpenID Provider)');
+
+(only === 'op' ? mainOp() : main())
   .catch((error: unknown) => {
     console.error(`\nbenchmark failed: ${error instanceof Error ? error.message : String(error)}`);
     return 1;

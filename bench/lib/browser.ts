@@ -20,12 +20,19 @@ interface RequestInit {
   headers?: Record<string, string>;
 }
 
-const NAVIGATION = { accept: 'text/html,application/xhtml+xml' };
+export const NAVIGATION = { accept: 'text/html,application/xhtml+xml' };
 
 export class ScriptedBrowser {
   private readonly jar = new Map<string, Map<string, string>>();
 
   constructor(private readonly loopbackHosts: readonly string[]) {}
+
+  /** Another browser with a copy of this one's cookies but those `drop` names: concurrent flows, each with its own jar. */
+  clone(drop: (name: string) => boolean = () => false): ScriptedBrowser {
+    const copy = new ScriptedBrowser(this.loopbackHosts);
+    for (const [host, cookies] of this.jar) copy.jar.set(host, new Map([...cookies].filter(([name]) => !drop(name))));
+    return copy;
+  }
 
   cookie(host: string, name: string): string | undefined {
     return this.jar.get(host)?.get(name);

@@ -58,6 +58,8 @@ export interface GatehouseOptions {
   metrics?: boolean;
   /** The access log (`accessLog:`), to a file in the node's folder; off by default in development mode. */
   accessLog?: boolean;
+  /** An app that is an OpenID Connect client of Gatehouse's OpenID Provider (client id = app id), beside "bench". */
+  oidcClient?: { id: string; secret: string; redirectUri: string };
 }
 
 /** A node's configuration, written to its folder, and the ports it will listen on. */
@@ -114,7 +116,21 @@ export async function prepareGatehouse(input: GatehouseOptions): Promise<Prepare
     ...(input.accessLog ? { accessLog: { enabled: true, destination: path.join(folder, 'access.log') } } : {}),
     development: { idps: [{ port: idpPort, providerId, name: 'Development IdP', users: 'default', trustGroups: true }], demoApp: false },
     // Compression on, as an operator turns it on (off by default), for the compression pair of scenarios.
-    apps: [{ id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, compress: true, policy: { allow: [{ groups: ['staff'] }] } }],
+    apps: [
+      { id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, compress: true, policy: { allow: [{ groups: ['staff'] }] } },
+      ...(input.oidcClient
+        ? [
+            {
+              id: input.oidcClient.id,
+              name: 'Bench OIDC',
+              publicUrl: `http://${input.oidcClient.id}.localhost:${port}`,
+              guard: false,
+              policy: { allow: [{ groups: ['staff'] }] },
+              oidc: { secrets: [input.oidcClient.secret], redirectUris: [input.oidcClient.redirectUri], scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] },
+            },
+          ]
+        : []),
+    ],
   };
   // Private, as Gatehouse asks of its data folder (it warns otherwise).
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });

@@ -20,7 +20,7 @@ const SIZES = [
 
 /** The running Gatehouse's database (SQLite, in WAL mode: a second writer waits its turn). */
 function openStore(): { store: OpStore; close(): Promise<void> } {
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(path.join(process.env.GATEHOUSE_DATA_DIR!, 'gatehouse.db'), { timeout: 5000 }) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(path.join(process.env.E2E_STACK_DATA_DIR!, 'gatehouse.db'), { timeout: 5000 }) }) });
   return { store: new OpStore(db), close: () => db.destroy() };
 }
 
@@ -81,7 +81,10 @@ test('the account page and an app’s page list the apps signed in with Gatehous
   // The account center: the session lists its apps in words, and says what signing out ends.
   await page.goto(`${portalUrl()}/account`);
   const sessions = page.getByRole('region', { name: 'Sessions' });
-  const apps = sessions.getByRole('list', { name: 'Apps signed in with Gatehouse in this session' });
+  // This browser's session (alice may have others from elsewhere in the suite, with apps of their own).
+  const appsList = page.getByRole('list', { name: 'Apps signed in with Gatehouse in this session' });
+  const current = sessions.getByRole('listitem').filter({ hasText: 'This session' }).filter({ has: appsList });
+  const apps = current.getByRole('list', { name: 'Apps signed in with Gatehouse in this session' });
   await expect(apps.getByRole('listitem')).toHaveCount(2);
   await expect(apps.getByRole('listitem').filter({ hasText: 'Wiki' })).toContainText('It can see your name, email address and groups');
   await expect(apps.getByRole('listitem').filter({ hasText: 'Admin demo' })).toContainText('It can see your email address, also while you are away');

@@ -7,6 +7,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.DEV_IDP_URL = stack.idpUrl;
   process.env.PARTNER_IDP_URL = stack.partnerIdpUrl;
   process.env.DEMO_APP_URL = stack.demoUrl;
-  process.env.GATEHOUSE_DATA_DIR = stack.dataDir;
+  // Not GATEHOUSE_DATA_DIR: the Gatehouses that specs start themselves would read it as their own data folder.
+  process.env.E2E_STACK_DATA_DIR = stack.dataDir;
   return () => stack.stop();
 }

@@ -83,7 +83,8 @@ test('the account page and an app’s page list the apps signed in with Gatehous
   const sessions = page.getByRole('region', { name: 'Sessions' });
   // This browser's session (alice may have others from elsewhere in the suite, with apps of their own).
   const appsList = page.getByRole('list', { name: 'Apps signed in with Gatehouse in this session' });
-  const current = sessions.getByRole('listitem').filter({ hasText: 'This session' }).filter({ has: appsList });
+  // (The badge exactly: "Revoking this session also signs you out of…" on the others contains the words too.)
+  const current = sessions.getByRole('listitem').filter({ has: page.getByText('This session', { exact: true }) }).filter({ has: appsList });
   const apps = current.getByRole('list', { name: 'Apps signed in with Gatehouse in this session' });
   await expect(apps.getByRole('listitem')).toHaveCount(2);
   await expect(apps.getByRole('listitem').filter({ hasText: 'Wiki' })).toContainText('It can see your name, email address and groups');

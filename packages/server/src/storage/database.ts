@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type KyselyConfig } from '
 import pg from 'pg';
 import type { Config } from '../config/schema.js';
 import type { DialectName } from './dialect.js';
+import { withStatementCache } from './statementCache.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenIfExists, type PermissionWarning } from './filePermissions.js';
 import { migrateToLatest, SchemaTooNewError } from './migrate.js';
 import type { Database } from './schema.js';
@@ -110,7 +111,7 @@ function openSqlite(config: Config, log: Log | undefined): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const counter = errorCounter();
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: counter.log });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log: counter.log });
   return handleOf(db, 'sqlite', () => ({ dialect: 'sqlite', errors: counter.errors }));
 }
 

@@ -17,7 +17,7 @@ import type { OpStore } from './opStore.js';
  * re-checks the person).
  */
 export interface ProvideAccessDeps {
-  sessions: Pick<SessionStore, 'findById' | 'revoke'>;
+  sessions: Pick<SessionStore, 'findById' | 'findWithPerson' | 'revoke'>;
   accounts: Pick<AccountStore, 'getUser' | 'getIdentity'>;
   providers: GroupTrustLookup;
   running: InForce<Pick<Config, 'admins'>>;
@@ -43,13 +43,13 @@ export function sessionOfGrant(grantId: unknown): string | undefined {
 export type GrantLedger = Pick<OpStore, 'recordGrant'>;
 
 /** The Gatehouse session by its id, when it is still live and its person active (as the resolver judges a cookie's). */
-export async function liveSession(deps: Pick<ProvideAccessDeps, 'sessions' | 'accounts' | 'providers'>, sessionId: string, now = Date.now()): Promise<CurrentSession | undefined> {
-  const session = await deps.sessions.findById(sessionId);
-  if (!session || !isActive(session, now)) return undefined;
+export async function liveSession(deps: Pick<ProvideAccessDeps, 'sessions' | 'providers'>, sessionId: string, now = Date.now()): Promise<CurrentSession | undefined> {
+  const found = await deps.sessions.findWithPerson(sessionId);
+  if (!found || !isActive(found.session, now)) return undefined;
+  const { session, user, identity } = found;
   // A session of a provider removed or turned off counts no more (sessions/sessionResolver.ts does the same).
   if (!deps.providers.get(session.provider_id)) return undefined;
-  const [user, identity] = await Promise.all([deps.accounts.getUser(session.user_id), deps.accounts.getIdentity(session.identity_id)]);
-  if (!user || user.status !== 'active' || !identity) return undefined;
+  if (user.status !== 'active') return undefined;
   return { session, user, identity, claims: identityClaims(identity) };
 }
 

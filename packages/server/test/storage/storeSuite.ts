@@ -347,6 +347,17 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         expect(await sessions.findActive(secret)).toBeUndefined();
       });
 
+      it('reads a session with its user and identity in one statement, each exactly as read alone', async () => {
+        const { session } = await create({ idToken: 'id-token', ip: '10.0.0.2' });
+        const accounts = new AccountStore(handle.db, now);
+        const found = (await sessions.findWithPerson(session.id))!;
+        // Every column of each, with its type (numbers stay numbers on PostgreSQL too), and nothing more.
+        expect(found.session).toStrictEqual(await sessions.findById(session.id));
+        expect(found.user).toStrictEqual(await accounts.getUser(userId));
+        expect(found.identity).toStrictEqual(await accounts.getIdentity(identityId));
+        expect(await sessions.findWithPerson('no-such-session')).toBeUndefined();
+      });
+
       it('counts and lists live sessions; revokes by id, user, identity, provider and IdP session', async () => {
         const a = await create({ idpSid: 'sid-a' });
         clock += 1;

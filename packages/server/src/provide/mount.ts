@@ -24,6 +24,14 @@ const METHODS = ['GET', 'POST', 'OPTIONS', 'PUT', 'DELETE', 'PATCH'];
  * headers, the request id), and the answer is oidc-provider's, written to the raw response.
  */
 export function mountProvider(app: FastifyInstance, deps: MountDeps): void {
+  // Koa's callback() composes the middleware anew at each call: once per provider is enough (a rebuilt
+  // provider, new keys, gets its own at its first request).
+  const callbacks = new WeakMap<Provider, ReturnType<Provider['callback']>>();
+  const callbackOf = (provider: Provider) => {
+    let callback = callbacks.get(provider);
+    if (!callback) callbacks.set(provider, (callback = provider.callback()));
+    return callback;
+  };
   const hand = async (request: FastifyRequest, reply: FastifyReply) => {
     // Threat: guessing a client's secret at the token endpoint. A client address that failed client
     // authentication too often is answered 429 before oidc-provider reads anything.
@@ -38,7 +46,7 @@ export function mountProvider(app: FastifyInstance, deps: MountDeps): void {
     }
     reply.hijack();
     asIssuerSees(request, deps.portalOrigin);
-    const callback = deps.provider().callback();
+    const callback = callbackOf(deps.provider());
     await requests.run(request, () => callback(request.raw, reply.raw));
     return reply;
   };

@@ -251,7 +251,7 @@ export class OpStore {
   async recordGrant(input: GrantToRecord): Promise<OpGrant> {
     const now = this.now();
     const scopes = [...new Set(input.scopes)].join(' ');
-    await this.db
+    const row = await this.db
       .insertInto('op_grants')
       .values({
         grant_id: input.grantId,
@@ -274,8 +274,11 @@ export class OpStore {
           .doUpdateSet({ scopes, last_used_at: now, expires_at: input.expiresAt })
           .where('op_grants.revoked_at', 'is', null),
       )
-      .execute();
-    return (await this.grant(input.grantId))!;
+      // One statement on the authorization's path (a round trip on PostgreSQL); a revoked grant left as
+      // it is returns no row, and is read as it stands.
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toGrant(row) : (await this.grant(input.grantId))!;
   }
 
   /** Records a use of the grant (a code exchange, a refresh); nothing for a revoked grant. */

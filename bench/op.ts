@@ -32,6 +32,8 @@ export interface OpSettings {
   postgres: boolean | 'when installed';
   /** Samples of the back-channel logout bench (0: left out). */
   backchannelSamples: number;
+  /** Where both sides write a V8 CPU profile of their whole run as they stop (BENCH_PROFILE), if anywhere. */
+  profileDir?: string;
 }
 
 const CLIENT = 'bench-oidc';
@@ -240,6 +242,7 @@ export async function runOpBench(input: { root: string; workDir: string; process
       `${settings.connections} concurrent token requests (undici, in this process); ${settings.authorizations} authorization round trips one at a time`,
   );
   const subjects: Subject[] = [];
+  const nodeArgs = settings.profileDir ? ['--cpu-prof', '--cpu-prof-dir', settings.profileDir] : [];
   let pg: TestPostgres | undefined;
   let postgresSkipped: string | undefined;
   const databases: Array<{ name: string; url?: string; cpu?: () => number | undefined }> = [{ name: 'SQLite' }];
@@ -268,6 +271,7 @@ export async function runOpBench(input: { root: string; workDir: string; process
         upstreamPort: await freePort(),
         ...(database.url ? { databaseUrl: database.url } : {}),
         oidcClient: { id: CLIENT, secret: SECRET, redirectUri: RP },
+        nodeArgs,
       });
       const browser = new ScriptedBrowser(['localhost']);
       await authorize(browser, gatehouse.portalOrigin, true, 'alice@example.com');
@@ -277,7 +281,7 @@ export async function runOpBench(input: { root: string; workDir: string; process
       await mkdir(folder, { recursive: true, mode: 0o700 });
       const baselineUrl = databases.find((d) => d.name === `${database.name}-baseline`)?.url;
       const args = { ...(baselineUrl ? { databaseUrl: baselineUrl } : { sqlitePath: path.join(folder, 'baseline.sqlite') }), dataDir: folder, clientId: CLIENT, secret: SECRET, redirectUri: RP };
-      const server = processes.start(`op-baseline-${tag}`, [path.join(root, 'bench/op-baseline.mjs'), JSON.stringify(args)], { cwd: root });
+      const server = processes.start(`op-baseline-${tag}`, [...nodeArgs, path.join(root, 'bench/op-baseline.mjs'), JSON.stringify(args)], { cwd: root });
       const port = Number((await server.waitForOutput(/listening (\d+)/, 30_000))[1]);
       const origin = `http://localhost:${port}`;
       const baselineBrowser = new ScriptedBrowser(['localhost']);

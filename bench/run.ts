@@ -659,6 +659,7 @@ async function mainOp(): Promise<number> {
     authorizations: envNumber('BENCH_OP_AUTHORIZATIONS', 200, true) || 1,
     postgres: withPostgres,
     backchannelSamples: envNumber('BENCH_OP_BACKCHANNEL', 300, true),
+    ...(profileDir ? { profileDir } : {}),
   };
   say(`Gatehouse benchmark, the OpenID Provider only: node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   workDir = await mkdtemp(path.join(tmpdir(), 'gatehouse-bench-op-'));

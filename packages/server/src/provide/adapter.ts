@@ -1,6 +1,7 @@
 import { hkdfSync } from 'node:crypto';
-import { CompactEncrypt, compactDecrypt } from 'jose';
+import { compactDecrypt } from 'jose';
 import { errors, Provider, type Adapter, type AdapterFactory, type AdapterPayload } from 'oidc-provider';
+import { openAesGcm, sealAesGcm } from '../sessions/tokenCipher.js';
 import { GRANTABLE_MODELS, type OpStore, type StoredPayload } from './opStore.js';
 
 /**
@@ -18,7 +19,7 @@ import { GRANTABLE_MODELS, type OpStore, type StoredPayload } from './opStore.js
  *   Interaction's): only its SHA-256 is stored, and the payload without it (`jti` is put back at find).
  * - No payload, but a Session's. Payloads carry other rows' ids: an Interaction holds its Session's id
  *   (`session.cookie`), its own in `returnTo`, a device code, a pushed request's id (`parJti`). Each
- *   payload is therefore sealed (JWE, dir + A256GCM) under a key derived (HKDF-SHA256) from the row's own
+ *   payload is therefore sealed (AES-256-GCM, the model as associated data) under a key derived (HKDF-SHA256) from the row's own
  *   id, which only the bearer has: reading it takes the id. (A Grant's id is no secret, its codes and
  *   tokens name it, and its payload holds none: sealed alike, for one rule.) A Session is the exception,
  *   in the clear without its id: oidc-provider also finds it by `uid` alone (a token's session binding).
@@ -59,8 +60,12 @@ export function opAdapterFactory(store: OpStore, options: OpAdapterOptions = {})
 
 /** How a payload is kept in its column: sealed under its id, or (a Session) in the clear without it. */
 interface Envelope {
-  sealed?: string;
+  /** The payload, AES-256-GCM (sessions/tokenCipher.ts, sealAesGcm). */
+  box?: string;
   /** A DeviceCode's id, sealed under its user code (findByUserCode). */
+  idBox?: string;
+  /** As `box` and `idBox`, as rows written before them keep them: a compact JWE (dir, A256GCM). Read until they expire, never written. */
+  sealed?: string;
   idSealed?: string;
   open?: AdapterPayload;
 }
@@ -72,11 +77,23 @@ function keyFrom(secret: string, model: string, use: 'payload' | 'id'): Uint8Arr
   return new Uint8Array(hkdfSync('sha256', secret, '', `gatehouse op ${use} ${model}`, 32));
 }
 
-async function seal(value: string, key: Uint8Array): Promise<string> {
-  return new CompactEncrypt(new TextEncoder().encode(value)).setProtectedHeader(ENCRYPTION).encrypt(key);
+/** The associated data of a sealed value: what it is, so that a value moved to another model or use fails to open. */
+function context(model: string, use: 'payload' | 'id'): string {
+  return `gatehouse op ${use} ${model}`;
 }
 
-async function unseal(jwe: string, key: Uint8Array): Promise<string | undefined> {
+function seal(value: string, secret: string, model: string, use: 'payload' | 'id'): string {
+  return sealAesGcm(keyFrom(secret, model, use), value, context(model, use));
+}
+
+/** A sealed value opened (undefined when it does not open: it cannot, but for a hash collision, as good as not found). */
+async function unseal(envelope: { box?: string | undefined; jwe?: string | undefined }, secret: string, model: string, use: 'payload' | 'id'): Promise<string | undefined> {
+  const key = keyFrom(secret, model, use);
+  if (envelope.box !== undefined) return openAesGcm(key, envelope.box, context(model, use));
+  return envelope.jwe === undefined ? undefined : openJwe(envelope.jwe, key);
+}
+
+async function openJwe(jwe: string, key: Uint8Array): Promise<string | undefined> {
   try {
     const { plaintext } = await compactDecrypt(jwe, key, { keyManagementAlgorithms: [ENCRYPTION.alg], contentEncryptionAlgorithms: [ENCRYPTION.enc] });
     return new TextDecoder().decode(plaintext);
@@ -119,8 +136,8 @@ class OpAdapter implements Adapter {
       this.model === 'Session'
         ? { open: rest }
         : {
-            sealed: await seal(JSON.stringify(rest), keyFrom(id, this.model, 'payload')),
-            ...(userCode === undefined ? {} : { idSealed: await seal(id, keyFrom(userCode, this.model, 'id')) }),
+            box: seal(JSON.stringify(rest), id, this.model, 'payload'),
+            ...(userCode === undefined ? {} : { idBox: seal(id, userCode, this.model, 'id') }),
           };
     const row = {
       payload: JSON.stringify(envelope),
@@ -157,9 +174,9 @@ class OpAdapter implements Adapter {
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
     if (typeof userCode !== 'string') return undefined;
     const row = await this.store.findPayloadByUserCode(this.model, userCode);
-    const sealedId = row && (JSON.parse(row.payload) as Envelope).idSealed;
-    if (!row || sealedId === undefined) return undefined;
-    const id = await unseal(sealedId, keyFrom(userCode, this.model, 'id'));
+    if (!row) return undefined;
+    const envelope = JSON.parse(row.payload) as Envelope;
+    const id = await unseal({ box: envelope.idBox, jwe: envelope.idSealed }, userCode, this.model, 'id');
     return id === undefined ? undefined : this.open(row, id);
   }
 
@@ -195,8 +212,8 @@ class OpAdapter implements Adapter {
     if (envelope.open !== undefined) {
       payload = envelope.open;
     } else {
-      if (envelope.sealed === undefined || id === undefined) return undefined;
-      const text = await unseal(envelope.sealed, keyFrom(id, this.model, 'payload'));
+      if (id === undefined) return undefined;
+      const text = await unseal({ box: envelope.box, jwe: envelope.sealed }, id, this.model, 'payload');
       if (text === undefined) return undefined;
       payload = JSON.parse(text) as AdapterPayload;
     }

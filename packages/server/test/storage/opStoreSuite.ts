@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, hkdfSync } from 'node:crypto';
+import { CompactEncrypt } from 'jose';
 import * as oidc from 'openid-client';
 import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -129,6 +130,25 @@ export function opStoreSuite(name: string, open: Opener, { realConcurrency }: Su
         expect(rows).toContain(opIdHash('raw-id-of-a-AccessToken'));
         // The Session is in the clear (found by uid), but without its id.
         expect(rows).toContain('session-uid-1');
+      });
+
+      it('opens the rows written before payloads were sealed synchronously (a compact JWE under the same key), and writes only the new form', async () => {
+        // Not lost at an upgrade: a refresh token issued before it still refreshes.
+        const { jti: _jti, ...payload } = { ...payloads(T0, 'older').RefreshToken!, jti: 'older-id' };
+        const key = new Uint8Array(hkdfSync('sha256', 'older-id', '', 'gatehouse op payload RefreshToken', 32));
+        const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).encrypt(key);
+        await store.savePayload('RefreshToken', 'older-id', { payload: JSON.stringify({ sealed: jwe }), grantId: payload.grantId as string, uid: undefined, userCode: undefined, expiresIn: 600, consumed: false });
+        expect(await adapterFor('RefreshToken').find('older-id')).toEqual({ ...payload, jti: 'older-id' });
+        await adapterFor('RefreshToken').upsert('newer-id', { ...payload, jti: 'newer-id' }, 600);
+        expect(await dump()).toMatch(/\\"box\\":/);
+      });
+
+      it('opens a payload only as the model it was sealed for', async () => {
+        // Threat: a database writer moving a sealed AccessToken payload into a RefreshToken row under the same id.
+        await adapterFor('AccessToken').upsert('same-id', { ...payloads(T0, 'same').AccessToken!, jti: 'same-id' }, 600);
+        const row = await store.findPayload('AccessToken', 'same-id');
+        await store.savePayload('RefreshToken', 'same-id', { payload: row!.payload, grantId: undefined, uid: undefined, userCode: undefined, expiresIn: 600, consumed: false });
+        expect(await adapterFor('RefreshToken').find('same-id')).toBeUndefined();
       });
 
       it('never finds a row past its expiry, purged yet or not', async () => {

@@ -179,7 +179,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     maxAge: running.current.session.maxClaimsAge,
   }));
   const appSessions = new AppSessions(database.db);
-  const resolver = new SessionResolver({ sessions, accounts, claims, appSessions, providers, changes });
+  const resolver = new SessionResolver({ sessions, claims, providers, changes });
   const signingKeys = new SigningKeys(database.db, cipher, undefined, changes);
   await signingKeys.load();
   const idTokenKeys = ID_TOKEN_KEY_PURPOSES.map((purpose) => new SigningKeys(database.db, cipher, undefined, changes, purpose));

@@ -44,7 +44,7 @@ export type GrantLedger = Pick<OpStore, 'recordGrant'>;
 
 /** The Gatehouse session by its id, when it is still live and its person active (as the resolver judges a cookie's). */
 export async function liveSession(deps: Pick<ProvideAccessDeps, 'sessions' | 'providers'>, sessionId: string, now = Date.now()): Promise<CurrentSession | undefined> {
-  const found = await deps.sessions.findWithPerson(sessionId);
+  const found = await deps.sessions.findWithPerson({ id: sessionId });
   if (!found || !isActive(found.session, now)) return undefined;
   const { session, user, identity } = found;
   // A session of a provider removed or turned off counts no more (sessions/sessionResolver.ts does the same).

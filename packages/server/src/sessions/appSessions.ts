@@ -53,16 +53,6 @@ export class AppSessions {
     return token;
   }
 
-  /** The portal session an app-host token belongs to, if the token is for this very origin. */
-  async sessionIdFor(tokenHash: string, appOrigin: string): Promise<string | undefined> {
-    const row = await this.db
-      .selectFrom('app_sessions')
-      .select(['session_id', 'app_origin'])
-      .where('token_hash', '=', tokenHash)
-      .executeTakeFirst();
-    return row && row.app_origin === appOrigin ? row.session_id : undefined;
-  }
-
   async purgeExpiredCodes(): Promise<number> {
     const result = await this.db.deleteFrom('app_codes').where('expires_at', '<=', this.now()).executeTakeFirst();
     return Number(result.numDeletedRows);

@@ -1,12 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RequestContext } from '../audit/auditLog.js';
-import { identityClaims, type AccountStore, type IdentityClaims } from '../accounts/accountStore.js';
+import { identityClaims, type IdentityClaims } from '../accounts/accountStore.js';
 import type { Identity, User } from '../storage/schema.js';
-import type { AppSessions } from './appSessions.js';
 import type { ClaimsCheck } from './claimsCheck.js';
 import type { ChangeFeed } from '../events/changes.js';
 import { SessionCache } from './sessionCache.js';
-import { isActive, type Session, type SessionStore } from './sessionStore.js';
+import { isActive, type Session, type SessionStore, type SessionWithPerson } from './sessionStore.js';
 import { hashSecret, isWellFormedSecret, SECRET_LENGTH } from './sessionToken.js';
 
 export interface CurrentSession {
@@ -37,9 +36,7 @@ export class SessionResolver {
   constructor(
     private readonly deps: {
       sessions: SessionStore;
-      accounts: AccountStore;
       claims: ClaimsCheck;
-      appSessions: AppSessions;
       /** Enabled providers: a session counts only while the provider it was signed in with does. */
       providers: { get(id: string): unknown };
       /**
@@ -63,18 +60,15 @@ export class SessionResolver {
 
   portal(secret: string | undefined, request: ResolveContext): Promise<CurrentSession | undefined> {
     if (!isWellFormedSecret(secret)) return Promise.resolve(undefined);
-    return this.resolve(secret, PORTAL_SCOPE, request, () => this.deps.sessions.findActive(secret));
+    return this.resolve(secret, PORTAL_SCOPE, request, () => this.deps.sessions.findWithPerson({ secretHash: hashSecret(secret) }));
   }
 
   app(token: string | undefined, appOrigin: string, request: ResolveContext): Promise<CurrentSession | undefined> {
     if (!isWellFormedSecret(token)) return Promise.resolve(undefined);
     // The cache holds the token itself, not its hash: it lives in memory only (where the token passes
     // through anyway), and hashing on every request would be the hot path's largest cost.
-    return this.resolve(token, appOrigin, request, async () => {
-      const sessionId = await this.deps.appSessions.sessionIdFor(hashSecret(token), appOrigin);
-      const session = sessionId ? await this.deps.sessions.findById(sessionId) : undefined;
-      return session && isActive(session, this.now()) ? session : undefined;
-    });
+    // The token is good only on the origin it was issued for (the app_sessions row's), checked in the same statement.
+    return this.resolve(token, appOrigin, request, () => this.deps.sessions.findWithPerson({ appTokenHash: hashSecret(token), appOrigin }));
   }
 
   /** The session cache's hits and misses so far (metrics). */
@@ -97,7 +91,7 @@ export class SessionResolver {
     return current;
   }
 
-  private async resolve(credential: string, scope: string, request: ResolveContext, loadSession: () => Promise<Session | undefined>): Promise<CurrentSession | undefined> {
+  private async resolve(credential: string, scope: string, request: ResolveContext, loadSession: () => Promise<SessionWithPerson | undefined>): Promise<CurrentSession | undefined> {
     // Out of sync, a revocation made elsewhere may not have reached the cache: read from the store.
     const cached = this.deps.changes.inSync ? this.cache.get(credential, scope) : undefined;
     let current = cached ?? (await this.loadAndCache(credential, scope, loadSession));
@@ -136,7 +130,7 @@ export class SessionResolver {
    * that was noticed — and answered without caching (anything invalidated during the second read is
    * as concurrent with this request as can be; the next request loads afresh).
    */
-  private async loadAndCache(credential: string, scope: string, loadSession: () => Promise<Session | undefined>): Promise<Cached | undefined> {
+  private async loadAndCache(credential: string, scope: string, loadSession: () => Promise<SessionWithPerson | undefined>): Promise<Cached | undefined> {
     const generation = this.cache.generation;
     const loaded = await this.load(loadSession);
     if (!loaded || !this.deps.changes.inSync) return loaded;
@@ -144,9 +138,11 @@ export class SessionResolver {
     return this.load(loadSession);
   }
 
-  private async load(loadSession: () => Promise<Session | undefined>): Promise<Cached | undefined> {
-    const session = await loadSession();
-    if (!session) return undefined;
+  /** The session with its user and identity, read in one statement (sessionStore.ts, findWithPerson), when it counts. */
+  private async load(loadSession: () => Promise<SessionWithPerson | undefined>): Promise<Cached | undefined> {
+    const found = await loadSession();
+    if (!found || !isActive(found.session, this.now())) return undefined;
+    const { session, user, identity } = found;
     if (!this.deps.providers.get(session.provider_id)) {
       // The provider is gone (removed from the config file, or off): nothing can re-check these claims
       // any more, so the session ends — not at its next claims check, up to an interval later. Turning
@@ -154,8 +150,7 @@ export class SessionResolver {
       await this.deps.sessions.revoke(session.id, 'provider-disabled');
       return undefined;
     }
-    const [user, identity] = await Promise.all([this.deps.accounts.getUser(session.user_id), this.deps.accounts.getIdentity(session.identity_id)]);
-    if (!user || user.status !== 'active' || !identity) return undefined;
+    if (user.status !== 'active') return undefined;
     return { sessionId: session.id, session, user, identity, claims: identityClaims(identity) };
   }
 }

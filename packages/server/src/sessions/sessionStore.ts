@@ -46,6 +46,15 @@ export type RevokeReason =
 
 export type Session = SessionRow;
 
+/** How findWithPerson finds a session: its id, its cookie's hash, or an app-host token's hash and the origin it was issued for. */
+export type PersonKey = { id: string } | { secretHash: string } | { appTokenHash: string; appOrigin: string };
+
+export interface SessionWithPerson {
+  session: Session;
+  user: User;
+  identity: Identity;
+}
+
 /** A live session as the admission rules read it (`liveForAdmission`). */
 export interface LiveAdmission {
   sessionId: string;
@@ -137,23 +146,28 @@ export class SessionStore {
   }
 
   /**
-   * The session with its user and identity, in one statement: what a check of a session reads
-   * (provide/access.ts, liveSession), where three reads one after another cost three round trips on
-   * PostgreSQL and three statements on SQLite. Undefined when any of the three is missing.
+   * A session with its user and identity, in one statement: what every check of a session reads (the
+   * resolver's cache miss, the OpenID Provider's token requests), where a read of each, one after
+   * another, costs three or four round trips on PostgreSQL and as many statements on SQLite. Found by
+   * its id, by its cookie's hash, or by an app-host token's hash for that very origin. Undefined when
+   * any of them is missing; whether the session is still active is the caller's to judge (isActive).
    */
-  async findWithPerson(id: string): Promise<{ session: Session; user: User; identity: Identity } | undefined> {
-    const row = await this.db
-      .selectFrom('sessions as s')
-      .innerJoin('users as u', 'u.id', 's.user_id')
-      .innerJoin('identities as i', 'i.id', 's.identity_id')
-      .select([...SESSION_COLUMNS.map((c) => `s.${c} as s_${c}` as const), ...USER_COLUMNS.map((c) => `u.${c} as u_${c}` as const), ...IDENTITY_COLUMNS.map((c) => `i.${c} as i_${c}` as const)])
-      .where('s.id', '=', id)
-      .executeTakeFirst();
+  async findWithPerson(by: PersonKey): Promise<SessionWithPerson | undefined> {
+    const columns = [...SESSION_COLUMNS.map((c) => `s.${c} as s_${c}` as const), ...USER_COLUMNS.map((c) => `u.${c} as u_${c}` as const), ...IDENTITY_COLUMNS.map((c) => `i.${c} as i_${c}` as const)];
+    const base = this.db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id').innerJoin('identities as i', 'i.id', 's.identity_id');
+    const query =
+      'id' in by
+        ? base.select(columns).where('s.id', '=', by.id)
+        : 'secretHash' in by
+          ? base.select(columns).where('s.secret_hash', '=', by.secretHash)
+          : base.innerJoin('app_sessions as a', 'a.session_id', 's.id').select(columns).where('a.token_hash', '=', by.appTokenHash).where('a.app_origin', '=', by.appOrigin);
+    const row = await query.executeTakeFirst();
     if (!row) return undefined;
     const values = row as Record<string, unknown>;
-    const pick = <T>(prefix: string, columns: readonly string[]) => Object.fromEntries(columns.map((c) => [c, values[`${prefix}_${c}`]])) as T;
+    const pick = <T>(prefix: string, names: readonly string[]) => Object.fromEntries(names.map((c) => [c, values[`${prefix}_${c}`]])) as T;
     return { session: pick<Session>('s', SESSION_COLUMNS), user: pick<User>('u', USER_COLUMNS), identity: pick<Identity>('i', IDENTITY_COLUMNS) };
   }
+
 
   /** Whether `touch` would write (activity is recorded at most once per touchInterval). */
   isTouchDue(session: Session, now = this.now()): boolean {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { createServices, type Services } from '../../src/services.js';
 import { SessionResolver } from '../../src/sessions/sessionResolver.js';
-import { SessionStore, type Session } from '../../src/sessions/sessionStore.js';
+import { SessionStore, type PersonKey, type SessionWithPerson } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
 import { ChangeFeed } from '../../src/events/changes.js';
 import { seedAnn } from '../support/seed.js';
@@ -29,16 +29,10 @@ class HeldSessionStore extends SessionStore {
     return { read, release };
   }
 
-  override async findActive(secret: string | undefined): Promise<Session | undefined> {
-    const row = await super.findActive(secret);
+  override async findWithPerson(by: PersonKey): Promise<SessionWithPerson | undefined> {
+    const found = await super.findWithPerson(by);
     await this.held();
-    return row;
-  }
-
-  override async findById(id: string): Promise<Session | undefined> {
-    const row = await super.findById(id);
-    await this.held();
-    return row;
+    return found;
   }
 
   private async held(): Promise<void> {
@@ -69,7 +63,7 @@ describe('a session revoked while the cache loads it', () => {
     // This store's revocations reach the resolver as the composition root wires them (services.ts).
     const changes = new ChangeFeed();
     sessions.onRevoke((revoked) => changes.publish({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
-    resolver = new SessionResolver({ sessions, accounts: services.accounts, claims: services.claims, appSessions: services.appSessions, providers: services.providers, changes });
+    resolver = new SessionResolver({ sessions, claims: services.claims, providers: services.providers, changes });
   });
   afterEach(async () => {
     await services.close();

@@ -350,12 +350,26 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
       it('reads a session with its user and identity in one statement, each exactly as read alone', async () => {
         const { session } = await create({ idToken: 'id-token', ip: '10.0.0.2' });
         const accounts = new AccountStore(handle.db, now);
-        const found = (await sessions.findWithPerson(session.id))!;
+        const found = (await sessions.findWithPerson({ id: session.id }))!;
         // Every column of each, with its type (numbers stay numbers on PostgreSQL too), and nothing more.
         expect(found.session).toStrictEqual(await sessions.findById(session.id));
         expect(found.user).toStrictEqual(await accounts.getUser(userId));
         expect(found.identity).toStrictEqual(await accounts.getIdentity(identityId));
-        expect(await sessions.findWithPerson('no-such-session')).toBeUndefined();
+        expect(await sessions.findWithPerson({ id: 'no-such-session' })).toBeUndefined();
+      });
+
+      it('finds a session with its person by its cookie, and by an app-host token only on the origin it was issued for', async () => {
+        const { secret, session } = await create();
+        expect((await sessions.findWithPerson({ secretHash: hashSecret(secret) }))?.session.id).toBe(session.id);
+        expect(await sessions.findWithPerson({ secretHash: hashSecret('x'.repeat(43)) })).toBeUndefined();
+        const token = await new AppSessions(handle.db, now).create(session.id, 'wiki', 'http://wiki.localhost:4180');
+        const onItsOrigin = await sessions.findWithPerson({ appTokenHash: hashSecret(token), appOrigin: 'http://wiki.localhost:4180' });
+        expect(onItsOrigin?.session.id).toBe(session.id);
+        expect(onItsOrigin?.user.id).toBe(userId);
+        // Threat: a token issued for one app's origin presented on another app's host (or a look-alike spelling of it).
+        for (const appOrigin of ['http://grafana.localhost:4180', 'http://WIKI.localhost:4180', 'http://wiki.localhost:4180/', 'http://wiki.localhost']) {
+          expect(await sessions.findWithPerson({ appTokenHash: hashSecret(token), appOrigin }), appOrigin).toBeUndefined();
+        }
       });
 
       it('counts and lists live sessions; revokes by id, user, identity, provider and IdP session', async () => {
@@ -411,8 +425,8 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         expect(await appSessions.redeemCode(again, 'st', 'http://wiki.localhost:4180')).toMatchObject({ return_to: '/x', app_id: 'wiki' });
         expect(await appSessions.redeemCode(again, 'st', 'http://wiki.localhost:4180')).toBeUndefined();
         const token = await appSessions.create(session.id, 'wiki', 'http://wiki.localhost:4180');
-        expect(await appSessions.sessionIdFor(hashSecret(token), 'http://wiki.localhost:4180')).toBe(session.id);
-        expect(await appSessions.sessionIdFor(hashSecret(token), 'http://evil.localhost:4180')).toBeUndefined();
+        expect((await sessions.findWithPerson({ appTokenHash: hashSecret(token), appOrigin: 'http://wiki.localhost:4180' }))?.session.id).toBe(session.id);
+        expect(await sessions.findWithPerson({ appTokenHash: hashSecret(token), appOrigin: 'http://evil.localhost:4180' })).toBeUndefined();
         await appSessions.issueCode({ sessionId: session.id, app, state: 's', returnTo: '/' });
         clock += 61_000;
         expect(await appSessions.purgeExpiredCodes()).toBe(1);

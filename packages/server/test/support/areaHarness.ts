@@ -15,7 +15,6 @@ import { requireContract, useZodSchemas } from '../../src/http/contract.js';
 import { installErrorHandling } from '../../src/http/errorHandler.js';
 import { loadSecrets } from '../../src/secrets.js';
 import type { ClaimsCheck } from '../../src/sessions/claimsCheck.js';
-import { AppSessions } from '../../src/sessions/appSessions.js';
 import { cookieNames } from '../../src/sessions/cookies.js';
 import { csrfToken } from '../../src/sessions/csrf.js';
 import { sessionsArea } from '../../src/sessions/index.js';
@@ -115,7 +114,7 @@ export async function areaHarness(input: ConfigInput, register: (harness: Omit<A
   const signInSettings = new SignInSettingsStore(database.db);
   const providers = new ProviderRegistry(config.providers, log);
   const apps = new AppRegistry(config.apps);
-  const resolver = new SessionResolver({ sessions, accounts, claims: currentClaims, appSessions: new AppSessions(database.db), providers, changes });
+  const resolver = new SessionResolver({ sessions, claims: currentClaims, providers, changes });
   const cookies = cookieNames(false);
   const groupsOf = (current: CurrentSession) => sessionGroups(providers, current);
   const isAdmin = (current: CurrentSession) => adminStatus(config.admins, current.user, groupsOf(current)).admin;

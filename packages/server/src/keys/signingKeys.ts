@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID, type JsonWebKey as NodeJsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { ChangeFeed } from '../events/changes.js';
 import type { Db } from '../storage/database.js';
@@ -40,6 +40,8 @@ export interface KeyCipher {
 export interface ActiveKey {
   kid: string;
   privateKey: CryptoKey;
+  /** The same private key for node:crypto's synchronous signing (authorize/assertion.ts). */
+  privateKeyObject: KeyObject;
 }
 
 /**
@@ -76,7 +78,12 @@ export class SigningKeys {
     }
     const privateJwk = this.cipher.decrypt(row.private_jwk_enc, context(row.kid));
     if (!privateJwk) throw new Error(`signing key ${row.kid} does not decrypt with the configured encryption keys`);
-    this.active = { kid: row.kid, privateKey: (await importJWK(JSON.parse(privateJwk) as JWK, ALGORITHM[this.purpose])) as CryptoKey };
+    const jwk = JSON.parse(privateJwk) as JWK;
+    this.active = {
+      kid: row.kid,
+      privateKey: (await importJWK(jwk, ALGORITHM[this.purpose])) as CryptoKey,
+      privateKeyObject: createPrivateKey({ key: jwk as NodeJsonWebKey, format: 'jwk' }),
+    };
     const published = await this.db
       .selectFrom('signing_keys')
       .select(['public_jwk'])

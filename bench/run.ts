@@ -242,6 +242,7 @@ async function main(): Promise<number> {
       proxyHeaders: { host: gatehouse.appHost, cookie },
       settings: scaleSettings,
       say,
+      nodeArgs,
     });
     if (scale.postgresSkipped) say(`setup: PostgreSQL left out: ${scale.postgresSkipped}`);
     for (const scenario of scale.scenarios) scenarios.set(scenario.name, scenario);

@@ -69,13 +69,15 @@ export async function setUpScale(input: {
   proxyHeaders: Record<string, string>;
   settings: ScaleSettings;
   say: (line?: string) => void;
+  /** Node options of every node started here (BENCH_PROFILE: a CPU profile of each). */
+  nodeArgs?: readonly string[];
 }): Promise<ScaleSetup> {
   const { processes, root, workDir, upstreamPort, main, settings, say } = input;
   const secrets: SharedSecrets = {
     cookieKey: randomBytes(32).toString('base64url'),
     encryptionKeys: [{ id: 'bench', key: randomBytes(32).toString('base64url') }],
   };
-  const base: Omit<GatehouseOptions, 'name'> = { root, workDir, upstreamPort, secrets };
+  const base: Omit<GatehouseOptions, 'name'> = { root, workDir, upstreamPort, secrets, ...(input.nodeArgs ? { nodeArgs: input.nodeArgs } : {}) };
   const scenarios: Scenario[] = [];
   const servers: ServerProcess[] = [];
   const firstRequests: ScaleSetup['firstRequests'] = [];

@@ -8,6 +8,7 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { createServices, type Services } from '../../src/services.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { freePort } from '../support/ports.js';
+import { oidcApp } from './support/relyingParty.js';
 import { createTestStore, removeTestStore, storeConfig } from './support/testStore.js';
 
 /**
@@ -81,9 +82,7 @@ async function providers(): Promise<ConfigInput['providers']> {
 }
 
 /** A client of the OpenID Provider, for the limit on failed client authentications. */
-const apps: ConfigInput['apps'] = [
-  { id: 'grafana', name: 'Grafana', publicUrl: 'http://grafana.localhost', guard: false, policy: { allow: [{ groups: ['staff'] }] }, oidc: { secrets: [SECRET], redirectUris: ['http://127.0.0.1:9/callback'] } },
-];
+const apps = [oidcApp('grafana', 'Grafana', 'http://grafana.localhost', { secrets: [SECRET] })];
 
 /** A token request of the app from `client`, with a wrong secret unless given the right one: its status and answer. */
 async function token(node: Node, client: string, secret = `guess-${Math.random().toString(36).slice(2)}-0123456789abcdefghijklmnopqrstuvwxyz`) {
@@ -214,14 +213,11 @@ describe('with a shared Redis', () => {
     // Threat: guessing a client secret after making Redis unreachable, with no limit left.
     expect(connected(a)).toBe(false); // stopped by the test above
     const client = '198.51.100.32';
-    for (let i = 0; i < CLIENT_AUTH_MAX; i++) {
-      const answer = await token(a, client);
-      expect(answer.status).toBe(401);
-      expect(answer.ms).toBeLessThan(500);
-    }
-    const limited = await token(a, client);
-    expect(limited.status).toBe(429);
-    expect(limited.ms).toBeLessThan(500);
+    const answers = [];
+    for (let i = 0; i <= CLIENT_AUTH_MAX; i++) answers.push(await token(a, client));
+    // Each counted at once in A's own memory (a count in Redis is refused while it is down): the budget, then 429.
+    expect(answers.map((answer) => answer.status)).toEqual([...Array<number>(CLIENT_AUTH_MAX).fill(401), 429]);
+    expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(500);
     expect((await token(a, client, SECRET)).status).toBe(429);
     // B counts on its own meanwhile: it saw none of these.
     expect((await token(b, client)).status).toBe(401);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { freePort } from '../support/ports.js';
+import { oidcApp } from './support/relyingParty.js';
 import { connectionPerWorker, type Pinned } from './support/workers.js';
 
 const MAX = 3;
@@ -67,16 +68,7 @@ describe('the rate limits of a node with two workers', () => {
         // An issuer nobody answers at: a sign-in start is a prompt 502, counted like any other.
         providers: [{ id: 'gone', name: 'Gone IdP', issuer: `http://127.0.0.1:${await freePort()}`, clientId: 'x', clientSecret: 'y' }],
         // A client of the OpenID Provider, for the limit on failed client authentications.
-        apps: [
-          {
-            id: 'grafana',
-            name: 'Grafana',
-            publicUrl: `http://grafana.localhost:${port}`,
-            guard: false,
-            policy: { allow: [{ groups: ['staff'] }] },
-            oidc: { secrets: [SECRET], redirectUris: ['http://127.0.0.1:9/callback'] },
-          },
-        ],
+        apps: [oidcApp('grafana', 'Grafana', `http://grafana.localhost:${port}`, { secrets: [SECRET] })],
       }),
     );
     running = startBuiltProcess(file);

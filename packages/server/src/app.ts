@@ -195,6 +195,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       idTokenKeys: services.idTokenKeys,
       adapter: opAdapterFactory(services.opStore),
       grants: services.opStore,
+      // Failed client authentications are counted where the sign-in limit counts (Redis, else the node's primary).
+      limits: services.sharedLimits ?? services.nodeLimits,
       changes: services.changes,
       attemptLifetime: () => running.current.signIn.attemptLifetime,
       log: options.loggerInstance ?? app.log,

@@ -15,7 +15,7 @@ import { LocalStore, WithLocalFallback, type CountingRule } from './limitFallbac
 
 /** How long a worker waits for its primary's count before its own count decides. */
 export const ANSWER_TIMEOUT = 500;
-/** At most one warning a minute: a primary that does not answer fails every sign-in's count. */
+/** At most one warning a minute: a primary that does not answer fails every count. */
 const WARNING_INTERVAL = 60_000;
 /** Keys and windows come from the workers, which are ours; still, nothing unbounded is kept. */
 const MAX_KEY_LENGTH = 512;
@@ -69,7 +69,7 @@ export function workerLimits(log: Pick<FastifyBaseLogger, 'warn' | 'info'>, chan
     if (now - lastWarning < WARNING_INTERVAL) return;
     lastWarning = now;
     warned = true;
-    log.warn({ reason }, "this node's primary process does not count sign-ins: each worker counts its own until it answers again");
+    log.warn({ reason }, "this node's primary process does not count the rate limits: each worker counts its own until it answers again");
   };
 
   function ask(count: z.output<typeof limitCount>, answer: (error: Error | null, result?: { current: number; ttl: number }) => void): void {
@@ -82,7 +82,7 @@ export function workerLimits(log: Pick<FastifyBaseLogger, 'warn' | 'info'>, chan
         if (!waiting.delete(stop)) return;
         if (warned) {
           warned = false;
-          log.info("this node's primary process counts sign-ins again");
+          log.info("this node's primary process counts the rate limits again");
         }
         answer(null, result);
       },

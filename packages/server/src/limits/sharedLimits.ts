@@ -6,11 +6,11 @@ import type { Config } from '../config/schema.js';
 import { WithLocalFallback, type CountingRule } from './limitFallback.js';
 
 /**
- * The Redis client rate limits count in when several nodes must share them (`cache.url`). Only the
- * sign-in rate limit uses it, and it must never hold a sign-in up: a command is refused at once while
- * the connection is down (no offline queue) and given up after COMMAND_TIMEOUT when Redis stops
- * answering. The limit is never off meanwhile: each process's own count decides (limits/limitFallback.ts),
- * and the log says so.
+ * The Redis client rate limits count in when several nodes must share them (`cache.url`): the sign-in
+ * rate limit and the failed client authentications of the OpenID Provider use it, and it must never
+ * hold a request up: a command is refused at once while the connection is down (no offline queue)
+ * and given up after COMMAND_TIMEOUT when Redis stops answering. The limits are never off meanwhile:
+ * each process's own count decides (limits/limitFallback.ts), and the log says so.
  */
 export interface SharedLimits {
   /** The client the counts go to; every failure of a command is logged (see observed()). */
@@ -29,7 +29,7 @@ const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/Red
 /** How long a command may take before the limiter gives up on it and this process's count decides. */
 export const COMMAND_TIMEOUT = 500;
 const CONNECT_TIMEOUT = 2_000;
-/** At most one warning a minute: a Redis that is down fails every sign-in. */
+/** At most one warning a minute: a Redis that is down fails every count. */
 const WARNING_INTERVAL = 60_000;
 
 /** The client for `cache.url`, or undefined without one (each node then counts on its own). */
@@ -58,13 +58,13 @@ export function openSharedLimits(cache: Config['cache'], log: FastifyBaseLogger)
     warned = true;
     log.warn(
       { redis: target, error: error instanceof Error ? error.message : String(error) },
-      'Redis (cache.url) failed: each process counts sign-ins on its own until it answers again',
+      'Redis (cache.url) failed: each process counts the rate limits on its own until it answers again',
     );
   };
   const answered = () => {
     if (!warned) return;
     warned = false;
-    log.info({ redis: target }, 'Redis (cache.url) answers again: sign-ins are counted there again, across nodes');
+    log.info({ redis: target }, 'Redis (cache.url) answers again: the rate limits are counted there again, across nodes');
   };
   // Connection errors come as events (and must be listened to, or ioredis prints them itself).
   client.on('error', failed);

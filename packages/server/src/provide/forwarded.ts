@@ -10,9 +10,13 @@ import type { FastifyRequest } from 'fastify';
  */
 export function asIssuerSees(request: FastifyRequest, portalOrigin: string): void {
   const portal = new URL(portalOrigin);
+  // Read before the headers change: Fastify works request.ip out from X-Forwarded-For at each read, and
+  // without it, it is the proxy's address (which everyone behind the proxy would share).
+  const client = request.ip;
   const headers = request.raw.headers;
   for (const name of Object.keys(headers)) if (name.startsWith('x-forwarded-') || name === 'forwarded') delete headers[name];
   headers['x-forwarded-host'] = portal.host;
   headers['x-forwarded-proto'] = portal.protocol.slice(0, -1);
-  headers['x-forwarded-for'] = request.ip;
+  // From a trusted proxy, this one value is the client again when Fastify reads it (request.ip after this).
+  headers['x-forwarded-for'] = client;
 }

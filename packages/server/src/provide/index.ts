@@ -4,10 +4,11 @@ import fp from 'fastify-plugin';
 import Provider, { errors, type AdapterFactory, type JWK, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Metrics, OidcStep } from '../operations/metrics.js';
 import type { ChangeFeed } from '../events/changes.js';
+import { limitCounter, type CountedLimits } from '../limits/limitCounter.js';
 import type { CookieNames } from '../sessions/cookies.js';
 import type { GrantLedger, ProvideAccessDeps } from './access.js';
 import { recordGrants } from './grants.js';
-import { ClientAuthLimit } from './clientAuthLimit.js';
+import { ClientAuthLimit, TOO_MANY_FAILURES } from './clientAuthLimit.js';
 import { compareClientSecret, type OidcClientCatalogue } from './clients.js';
 import { opConfiguration, type ProvideRequest } from './configuration.js';
 import { consentRoutes } from './consent.js';
@@ -40,6 +41,8 @@ export interface ProvideDeps extends ProvideAccessDeps {
   metrics: Pick<Metrics, 'oidc'>;
   /** Where each grant is recorded with its Gatehouse session (provide/opStore.ts), for ending it with the session. */
   grants: GrantLedger;
+  /** Where failed client authentications are counted (Redis, or the node's primary); undefined: in this process alone. */
+  limits?: CountedLimits | undefined;
 }
 
 /** The events oidc-provider emits for each counted step (`<prefix>.success`, `<prefix>.error`). */
@@ -55,6 +58,8 @@ const OIDC_EVENTS: Record<OidcStep, string> = {
 
 /** oidc-provider's errors that mean a client failed to authenticate. */
 const isClientAuthFailure = (error: unknown) => error instanceof errors.InvalidClient || error instanceof errors.InvalidClientAuth;
+/** The steps where a client authenticates: their failures count against the address (provide/clientAuthLimit.ts). */
+const CLIENT_AUTH_STEPS: ReadonlySet<OidcStep> = new Set(['token', 'introspection', 'revocation', 'par']);
 
 /**
  * Builds the provider from the keys as they are in the database. oidc-provider fixes its keys when it
@@ -93,15 +98,34 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
   };
   const on = (event: string, listener: (ctx: KoaContextWithOIDC | undefined, error?: unknown) => void) =>
     (provider.on as (name: string, listener: (...args: never[]) => void) => unknown).call(provider, event, listener);
+  // A failed client authentication is counted before its answer leaves (provide/clientAuthLimit.ts):
+  // the event marks the request, and this middleware, around oidc-provider's, awaits the count once
+  // the error is written. Past the budget, the answer is the 429 instead (the same as mount.ts gives
+  // an address already refused), whichever process counted the failures before.
+  const failedClientAuth = new WeakSet<object>();
+  provider.use(async (ctx, next) => {
+    await next();
+    if (!failedClientAuth.has(ctx)) return;
+    let retryAfter: number | undefined;
+    try {
+      retryAfter = await limit.failed(requests.getStore()?.ip ?? ctx.ip);
+    } catch (error) {
+      // Not expected (the count falls back to this process's own): the failure's own answer stands.
+      deps.log.error({ err: error }, 'could not count a failed client authentication');
+    }
+    if (retryAfter === undefined) return;
+    ctx.status = 429;
+    ctx.remove('www-authenticate');
+    ctx.set('retry-after', String(retryAfter));
+    ctx.set('cache-control', 'no-store');
+    ctx.body = TOO_MANY_FAILURES;
+  });
   for (const [step, prefix] of Object.entries(OIDC_EVENTS) as Array<[OidcStep, string]>) {
     on(`${prefix}.success`, (ctx) => deps.metrics.oidc(step, clientOf(ctx), 'success'));
     on(`${prefix}.error`, (ctx, error) => {
       const code = error instanceof errors.OIDCProviderError ? error.error : 'server_error';
       deps.metrics.oidc(step, clientOf(ctx), code);
-      if (isClientAuthFailure(error)) {
-        const ip = requests.getStore()?.ip ?? ctx?.ip;
-        if (ip) limit.failed(ip);
-      }
+      if (ctx && CLIENT_AUTH_STEPS.has(step) && isClientAuthFailure(error)) failedClientAuth.add(ctx);
       deps.log.info({ step, client: clientOf(ctx), error: code, description: error instanceof errors.OIDCProviderError ? error.error_description : undefined }, 'OpenID Provider refused a request');
     });
   }
@@ -124,7 +148,8 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
  */
 export const provideArea = fp(
   async (app: FastifyInstance, { deps }: { deps: ProvideDeps }) => {
-    const limit = new ClientAuthLimit();
+    // One count for every provider built here (a key rotation builds a new one), in Redis or the primary when there is one.
+    const limit = new ClientAuthLimit(limitCounter(deps.limits, 'client-auth'));
     for (const keys of deps.idTokenKeys) await keys.load();
     let provider = await buildProvider(deps, limit);
     // A next key begins to sign at a time written in the database: each process rebuilds its provider

@@ -3,7 +3,7 @@ import { OIDC_PREFIX, oidcEndpoints } from '@gatehouse/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { asIssuerSees } from './forwarded.js';
-import type { ClientAuthLimit } from './clientAuthLimit.js';
+import { TOO_MANY_FAILURES, type ClientAuthLimit } from './clientAuthLimit.js';
 
 /** The request oidc-provider is answering, for its hooks (findAccount, the checks), which see only Koa's context. */
 export const requests = new AsyncLocalStorage<FastifyRequest>();
@@ -34,7 +34,8 @@ export function mountProvider(app: FastifyInstance, deps: MountDeps): void {
   };
   const hand = async (request: FastifyRequest, reply: FastifyReply) => {
     // Threat: guessing a client's secret at the token endpoint. A client address that failed client
-    // authentication too often is answered 429 before oidc-provider reads anything.
+    // authentication too often is answered 429 before oidc-provider reads anything: from this process's
+    // memory, so that no request waits for Redis or the primary here (provide/clientAuthLimit.ts).
     const retryAfter = deps.clientAuthLimit.blocked(request.ip);
     if (retryAfter !== undefined) {
       return reply
@@ -42,7 +43,7 @@ export function mountProvider(app: FastifyInstance, deps: MountDeps): void {
         .header('retry-after', String(retryAfter))
         .header('cache-control', 'no-store')
         .type('application/json')
-        .send({ error: 'invalid_client', error_description: 'too many failed client authentications: try again later' });
+        .send(TOO_MANY_FAILURES);
     }
     reply.hijack();
     asIssuerSees(request, deps.portalOrigin);

@@ -1,12 +1,11 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formAction, inputValue, ScriptedBrowser, type Hop } from './support/browser.js';
+import { formAction, inputValue, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { authorizationUrl, authorize, discover, followAuthorization, oidcApp, redeem, RP, startBackchannelEndpoint, type BackchannelEndpoint } from './support/relyingParty.js';
 import { secretPlaceholder } from '../../src/provide/clients.js';
 import { derivedKey } from '../../src/provide/configuration.js';
 
@@ -17,28 +16,16 @@ import { derivedKey } from '../../src/provide/configuration.js';
  */
 const SECRET = 'grafana-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 const NEXT_SECRET = 'grafana-next-secret-0123456789abcdefghijklmnopqrstuv';
-const RP = 'http://127.0.0.1:9/callback';
 const SIGNED_OUT = 'http://127.0.0.1:9/signed-out';
 
 let idp: DevIdpProcess;
 let gatehouse: RunningGatehouse;
 let portal: string;
 /** The app's back-channel logout endpoint: a real listener that keeps the logout tokens it is sent. */
-let backchannel: Server;
-const logoutTokens: string[] = [];
+let backchannel: BackchannelEndpoint;
 
 beforeAll(async () => {
-  backchannel = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    request.on('end', () => {
-      const token = new URLSearchParams(body).get('logout_token');
-      if (token) logoutTokens.push(token);
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => backchannel.listen(0, '127.0.0.1', resolve));
-  const backchannelUri = `http://127.0.0.1:${(backchannel.address() as AddressInfo).port}/backchannel`;
+  backchannel = await startBackchannelEndpoint();
   const port = await freePort();
   portal = `http://localhost:${port}`;
   idp = await startDevIdpProcess({ redirectUris: [`${portal}/.gatehouse/callback/dev`], postLogoutRedirectUris: [`${portal}/signed-out`] });
@@ -49,30 +36,14 @@ beforeAll(async () => {
       { id: 'dev', name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups'] },
     ],
     apps: [
-      {
-        id: 'grafana',
-        name: 'Grafana',
-        publicUrl: `http://grafana.localhost:${port}`,
-        guard: false,
-        policy: { allow: [{ groups: ['staff'] }] },
-        oidc: { secrets: [SECRET, NEXT_SECRET], redirectUris: [RP], postLogoutRedirectUris: [SIGNED_OUT], backchannelLogoutUri: backchannelUri, scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] },
-      },
-      {
-        id: 'wiki',
-        name: 'Wiki',
-        publicUrl: `http://wiki.localhost:${port}`,
-        guard: false,
-        policy: { allow: [{ groups: ['staff'] }] },
-        oidc: { secrets: [SECRET], redirectUris: [RP], subject: 'pairwise', idTokenAlgorithm: 'ES256', claimsInIdToken: false },
-      },
-      {
-        id: 'reports',
-        name: 'Reports',
-        publicUrl: `http://reports.localhost:${port}`,
-        guard: false,
-        policy: { allow: [{ groups: ['admins'] }] },
-        oidc: { authentication: 'none', redirectUris: [RP] },
-      },
+      oidcApp('grafana', 'Grafana', `http://grafana.localhost:${port}`, {
+        secrets: [SECRET, NEXT_SECRET],
+        postLogoutRedirectUris: [SIGNED_OUT],
+        backchannelLogoutUri: backchannel.uri,
+        scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'],
+      }),
+      oidcApp('wiki', 'Wiki', `http://wiki.localhost:${port}`, { secrets: [SECRET], subject: 'pairwise', idTokenAlgorithm: 'ES256', claimsInIdToken: false }),
+      oidcApp('reports', 'Reports', `http://reports.localhost:${port}`, { authentication: 'none' }, { allow: [{ groups: ['admins'] }] }),
     ],
   });
 });
@@ -80,61 +51,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await gatehouse?.close();
   await idp?.close();
-  await new Promise((resolve) => backchannel?.close(resolve));
+  await backchannel?.close();
 });
-
-const insecure = { execute: [client.allowInsecureRequests] };
-
-async function discover(clientId: string, secret?: string): Promise<client.Configuration> {
-  return client.discovery(new URL(portal), clientId, secret ? { client_secret: secret } : undefined, secret ? client.ClientSecretBasic(secret) : client.None(), insecure);
-}
-
-interface Started {
-  url: URL;
-  verifier: string;
-  state: string;
-}
-
-async function authorizationUrl(config: client.Configuration, extra: Record<string, string> = {}): Promise<Started> {
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: RP,
-    scope: 'openid email profile groups offline_access',
-    prompt: 'consent',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    ...extra,
-  });
-  return { url, verifier, state };
-}
-
-/** Follows the browser from the authorization URL to the app's redirect URI, signing in at the IdP as `login` when asked. */
-async function authorize(browser: ScriptedBrowser, url: URL, login?: string): Promise<{ back?: URL; hop: Hop }> {
-  const atRp = (next: URL) => next.origin === new URL(RP).origin || next.pathname === '/sign-in';
-  let { hop, stoppedAt } = await browser.follow(await browser.request(url.href, { headers: { accept: 'text/html' } }), atRp);
-  if (stoppedAt?.pathname === '/sign-in') {
-    if (!login) throw new Error('asked to sign in');
-    const rd = stoppedAt.searchParams.get('rd')!;
-    expect(rd).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
-    ({ hop } = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev?rd=${encodeURIComponent(rd)}`)));
-    const posted = await browser.request(new URL(formAction(hop.body)!, hop.url).href, { form: { login, password: login.split('@')[0]! } });
-    ({ hop, stoppedAt } = await browser.follow(posted, atRp));
-  }
-  return { back: stoppedAt?.origin === new URL(RP).origin ? stoppedAt : undefined, hop };
-}
 
 describe('Gatehouse as the OpenID Provider', () => {
   it('signs a person in through Gatehouse and the IdP: code with PKCE, userinfo, refresh', async () => {
-    const config = await discover('grafana', SECRET);
+    const config = await discover(portal, 'grafana', SECRET);
     expect(config.serverMetadata().issuer).toBe(portal);
     expect(config.serverMetadata().token_endpoint).toBe(`${portal}/oidc/token`);
     const browser = new ScriptedBrowser();
-    const started = await authorizationUrl(config);
-    const { back, hop } = await authorize(browser, started.url, 'bob@example.com');
-    expect(back, `${hop.status} ${hop.url} ${hop.body.slice(0, 2000)}`).toBeDefined();
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const tokens = await redeem(config, await authorize(config, browser, { login: 'bob@example.com' }));
     const claims = tokens.claims()!;
     expect(claims.iss).toBe(portal);
     expect(claims.aud).toBe('grafana');
@@ -159,22 +85,16 @@ describe('Gatehouse as the OpenID Provider', () => {
     expect(grant!.scopes).toEqual(expect.arrayContaining(['openid', 'email', 'groups']));
 
     // Signed in already: straight back to the app, no IdP in between.
-    const again = await authorizationUrl(config);
-    const second = await authorize(browser, again.url);
-    expect(second.back?.searchParams.get('code')).toBeTruthy();
+    const second = await authorize(config, browser);
+    expect(second.back.searchParams.get('code')).toBeTruthy();
   });
 
   it('gives a pairwise client a subject of its own, signs with its algorithm and keeps claims to userinfo when asked', async () => {
     // Threat: two clients linking one person's activity through a shared identifier.
-    const grafana = await discover('grafana', SECRET);
-    const wiki = await discover('wiki', SECRET);
+    const grafana = await discover(portal, 'grafana', SECRET);
+    const wiki = await discover(portal, 'wiki', SECRET);
     const browser = new ScriptedBrowser();
-    const signIn = async (config: client.Configuration, login?: string) => {
-      const started = await authorizationUrl(config, { scope: 'openid email' });
-      const { back, hop } = await authorize(browser, started.url, login);
-      expect(back, `${hop.status} ${hop.url} ${/<p>.*<\/p>/.exec(hop.body)?.[0]}`).toBeDefined();
-      return client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
-    };
+    const signIn = async (config: client.Configuration, login?: string) => redeem(config, await authorize(config, browser, { login, extra: { scope: 'openid email' } }));
     const publicSub = (await signIn(grafana, 'bob@example.com')).claims()!.sub;
     const tokens = await signIn(wiki);
     const claims = tokens.claims()!;
@@ -189,29 +109,29 @@ describe('Gatehouse as the OpenID Provider', () => {
 
   it('answers prompt=none without a Gatehouse session with login_required, to the redirect URI', async () => {
     // Threat: a silent authorization that shows a page (or signs someone in) instead of telling the app.
-    const config = await discover('grafana', SECRET);
+    const config = await discover(portal, 'grafana', SECRET);
     const started = await authorizationUrl(config, { prompt: 'none' });
-    const { back } = await authorize(new ScriptedBrowser(), started.url);
+    const { back } = await followAuthorization(new ScriptedBrowser(), started.url);
     expect(back?.searchParams.get('error')).toBe('login_required');
     expect(back?.searchParams.get('state')).toBe(started.state);
   });
 
   it('refuses a person the policy does not admit: the 403 page naming the app, or access_denied with prompt=none', async () => {
     // Threat: an app's policy bypassed by its OpenID Connect door (Keycloak #8783).
-    const config = await discover('reports');
+    const config = await discover(portal, 'reports');
     const browser = new ScriptedBrowser();
     const started = await authorizationUrl(config, { scope: 'openid email' });
-    const { back, hop } = await authorize(browser, started.url, 'bob@example.com');
+    const { back, hop } = await followAuthorization(browser, started.url, 'bob@example.com');
     expect(back).toBeUndefined();
     expect(hop.status).toBe(403);
     expect(hop.body).toContain('Reports');
     expect(hop.body).toContain('oidc_access_denied');
 
     const silent = await authorizationUrl(config, { scope: 'openid email', prompt: 'none' });
-    const denied = await authorize(browser, silent.url);
+    const denied = await followAuthorization(browser, silent.url);
     expect(denied.back?.searchParams.get('error')).toBe('access_denied');
     // Recorded once for the app and step, however often the app asks again within the minute.
-    await authorize(browser, (await authorizationUrl(config, { scope: 'openid email', prompt: 'none' })).url);
+    await followAuthorization(browser, (await authorizationUrl(config, { scope: 'openid email', prompt: 'none' })).url);
     const { events } = await gatehouse.services.audit.query({ type: 'access_denied', appId: 'reports' }, 1, 50);
     expect(events).toHaveLength(1);
     expect(events[0]!.details).toMatchObject({ app: { id: 'reports', name: 'Reports' }, oidc: 'authorization' });
@@ -219,19 +139,17 @@ describe('Gatehouse as the OpenID Provider', () => {
 
   it('accepts either of two live secrets and refuses a wrong one with invalid_client', async () => {
     // Threat: a guessed or stale client secret redeeming a code.
-    const wrong = await discover('grafana', 'not-the-secret-0123456789abcdefghijklmnopqrstuv');
+    const wrong = await discover(portal, 'grafana', 'not-the-secret-0123456789abcdefghijklmnopqrstuv');
     await expect(client.refreshTokenGrant(wrong, 'x')).rejects.toMatchObject({ status: 401, cause: [{ parameters: { error: 'invalid_client' } }] });
-    const next = await discover('grafana', NEXT_SECRET);
+    const next = await discover(portal, 'grafana', NEXT_SECRET);
     // The next secret authenticates: the refusal is about the token, not the client.
     await expect(client.refreshTokenGrant(next, 'x')).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
   it('refuses a refresh, and userinfo, once the policy no longer admits the person', async () => {
     // Threat: a person removed from a group keeps getting tokens (node-oidc-provider #392).
-    const config = await discover('grafana', SECRET);
-    const started = await authorizationUrl(config);
-    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const config = await discover(portal, 'grafana', SECRET);
+    const tokens = await redeem(config, await authorize(config, new ScriptedBrowser(), { login: 'bob@example.com' }));
     const apps = gatehouse.services.apps;
     // The file's apps as they were put in force (with their client secrets: the registry keeps only digests).
     const before = gatehouse.services.running.current.apps;
@@ -246,11 +164,9 @@ describe('Gatehouse as the OpenID Provider', () => {
 
   it('refuses a refresh for a person suspended meanwhile', async () => {
     // Threat: a suspended person's app sessions living on through refresh tokens.
-    const config = await discover('grafana', SECRET);
+    const config = await discover(portal, 'grafana', SECRET);
     const browser = new ScriptedBrowser();
-    const started = await authorizationUrl(config);
-    const { back } = await authorize(browser, started.url, 'bob@example.com');
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const tokens = await redeem(config, await authorize(config, browser, { login: 'bob@example.com' }));
     const userId = tokens.claims()!.sub;
     await gatehouse.services.accounts.setStatus(userId, 'suspended');
     try {
@@ -272,11 +188,9 @@ describe('Gatehouse as the OpenID Provider', () => {
 
   it('refuses a refresh once the Gatehouse session the grant was made in has ended', async () => {
     // Threat: tokens outliving the sign-in they came from (a revoked or signed-out session).
-    const config = await discover('grafana', SECRET);
+    const config = await discover(portal, 'grafana', SECRET);
     const browser = new ScriptedBrowser();
-    const started = await authorizationUrl(config);
-    const { back } = await authorize(browser, started.url, 'alice@example.com');
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const tokens = await redeem(config, await authorize(config, browser, { login: 'alice@example.com' }));
     const current = await gatehouse.services.resolver.portal(browser.cookie('localhost', gatehouse.services.cookies.session), { headers: {}, log: gatehouse.app.log });
     await gatehouse.services.sessions.revoke(current!.session.id, 'revoked-by-admin');
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
@@ -284,11 +198,10 @@ describe('Gatehouse as the OpenID Provider', () => {
 
   it('refuses a replayed code and revokes what the first exchange issued', async () => {
     // Threat: an intercepted authorization code redeemed a second time (RFC 6749 §4.1.2).
-    const config = await discover('grafana', SECRET);
-    const started = await authorizationUrl(config);
-    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
-    await expect(client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state })).rejects.toMatchObject({ error: 'invalid_grant' });
+    const config = await discover(portal, 'grafana', SECRET);
+    const authorized = await authorize(config, new ScriptedBrowser(), { login: 'bob@example.com' });
+    const tokens = await redeem(config, authorized);
+    await expect(redeem(config, authorized)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub)).rejects.toMatchObject({ status: 401 });
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
@@ -300,7 +213,7 @@ describe('Gatehouse as the OpenID Provider', () => {
     ['an added query', `${RP}?next=1`],
   ])('refuses a redirect URI with %s with a page, never a redirect there', async (_what, redirectUri) => {
     // Threat: a code sent to an address the app did not register (open redirect, code theft).
-    const config = await discover('grafana', SECRET);
+    const config = await discover(portal, 'grafana', SECRET);
     const started = await authorizationUrl(config, { redirect_uri: redirectUri });
     const hop = await new ScriptedBrowser().request(started.url.href, { headers: { accept: 'text/html' } });
     expect(hop.status).toBe(400);
@@ -311,28 +224,24 @@ describe('Gatehouse as the OpenID Provider', () => {
 
   it('refuses a public client without PKCE', async () => {
     // Threat: a code intercepted on its way to a public client, redeemed without the verifier.
-    const config = await discover('reports');
+    const config = await discover(portal, 'reports');
     const url = client.buildAuthorizationUrl(config, { redirect_uri: RP, scope: 'openid', state: 's' });
-    const { back } = await authorize(new ScriptedBrowser(), url);
+    const { back } = await followAuthorization(new ScriptedBrowser(), url);
     expect(back?.searchParams.get('error')).toBe('invalid_request');
     expect(back?.searchParams.get('error_description')).toMatch(/PKCE/);
   });
 
   it('refuses a refresh that asks for more scopes than were granted', async () => {
     // Threat: a client widening what a person agreed to at a refresh.
-    const config = await discover('grafana', SECRET);
-    const started = await authorizationUrl(config, { scope: 'openid email offline_access' });
-    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const config = await discover(portal, 'grafana', SECRET);
+    const tokens = await redeem(config, await authorize(config, new ScriptedBrowser(), { login: 'bob@example.com', extra: { scope: 'openid email offline_access' } }));
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!, { scope: 'openid email groups' })).rejects.toMatchObject({ error: 'invalid_scope' });
   });
 
   it('signs ID tokens with keys of their own: never the assertion keys, published at /oidc/jwks only', async () => {
     // Threat: an ID token passed to an app as its Gatehouse assertion, or the reverse.
-    const config = await discover('grafana', SECRET);
-    const started = await authorizationUrl(config);
-    const { back } = await authorize(new ScriptedBrowser(), started.url, 'bob@example.com');
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const config = await discover(portal, 'grafana', SECRET);
+    const tokens = await redeem(config, await authorize(config, new ScriptedBrowser(), { login: 'bob@example.com' }));
     const assertionKeys = createLocalJWKSet(JSON.parse((await new ScriptedBrowser().request(`${portal}/.gatehouse/jwks.json`)).body) as JSONWebKeySet);
     await expect(jwtVerify(tokens.id_token!, assertionKeys)).rejects.toThrow();
     const opKeys = JSON.parse((await new ScriptedBrowser().request(`${portal}/oidc/jwks`)).body) as JSONWebKeySet;
@@ -357,12 +266,10 @@ describe('Gatehouse as the OpenID Provider', () => {
   it('sends no secret in any of its answers', async () => {
     // Threat: a client secret, the value standing in for it, or a private key leaving in an answer.
     const placeholder = secretPlaceholder(derivedKey(gatehouse.services.secrets.cookieKey, 'client-secret-placeholder'), 'grafana');
-    const config = await discover('grafana', SECRET);
-    const started = await authorizationUrl(config);
+    const config = await discover(portal, 'grafana', SECRET);
     const browser = new ScriptedBrowser();
-    const { back } = await authorize(browser, started.url, 'bob@example.com');
+    const tokens = await redeem(config, await authorize(config, browser, { login: 'bob@example.com' }));
     const answers: string[] = [];
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
     answers.push(JSON.stringify(tokens));
     for (const path of ['/.well-known/openid-configuration', '/oidc/jwks']) answers.push((await browser.request(`${portal}${path}`)).body);
     const basic = `Basic ${Buffer.from(`grafana:${SECRET}`).toString('base64')}`;
@@ -383,11 +290,9 @@ describe('Gatehouse as the OpenID Provider', () => {
     ['max_age=1', { max_age: '1' }],
   ])('sends the person through the IdP again for %s, and says when they signed in', async (_what, extra) => {
     // Threat: an app that asks for a fresh authentication (before a sensitive action) handed an old one.
-    const config = await discover('grafana', SECRET);
+    const config = await discover(portal, 'grafana', SECRET);
     const browser = new ScriptedBrowser();
-    const first = await authorizationUrl(config);
-    const signedIn = await authorize(browser, first.url, 'bob@example.com');
-    const before = (await client.authorizationCodeGrant(config, signedIn.back!, { pkceCodeVerifier: first.verifier, expectedState: first.state })).claims()!;
+    const before = (await redeem(config, await authorize(config, browser, { login: 'bob@example.com' }))).claims()!;
     // Two seconds pass, so that the sign-in above is older than max_age (whole seconds: oidc-provider
     // compares its second with now's) and than the step below.
     await new Promise((resolve) => setTimeout(resolve, 2100));
@@ -397,17 +302,15 @@ describe('Gatehouse as the OpenID Provider', () => {
     expect(stoppedAt?.pathname).toBe('/sign-in');
     // The next sign-in asks the IdP to let the person choose (the "Switch account" sign-in).
     expect(browser.cookie('localhost', gatehouse.services.cookies.chooseAccount)).toBe('1');
-    const { back } = await authorize(browser, started.url, 'bob@example.com');
-    const after = (await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state })).claims()!;
+    const { back } = await followAuthorization(browser, started.url, 'bob@example.com');
+    const after = (await redeem(config, { ...started, back: back! })).claims()!;
     expect(after.auth_time!).toBeGreaterThan(before.auth_time!);
   });
 
   it('ends the Gatehouse session and the IdP’s on RP-initiated logout, then returns to the registered URI with the state', async () => {
-    const config = await discover('grafana', SECRET);
+    const config = await discover(portal, 'grafana', SECRET);
     const browser = new ScriptedBrowser();
-    const started = await authorizationUrl(config);
-    const { back } = await authorize(browser, started.url, 'bob@example.com');
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const tokens = await redeem(config, await authorize(config, browser, { login: 'bob@example.com' }));
     const cookie = browser.cookie('localhost', gatehouse.services.cookies.session);
     const resolve = () => gatehouse.services.resolver.portal(cookie, { headers: {}, log: gatehouse.app.log });
     expect(await resolve()).toBeDefined();
@@ -461,7 +364,7 @@ describe('Gatehouse as the OpenID Provider', () => {
     const keys = createLocalJWKSet(JSON.parse((await browser.request(`${portal}/oidc/jwks`)).body) as JSONWebKeySet);
     const told = async () => {
       const found = [];
-      for (const token of logoutTokens) {
+      for (const token of backchannel.tokens) {
         const { payload } = await jwtVerify(token, keys, { issuer: portal, audience: 'grafana', typ: 'logout+jwt' });
         if (payload.sid === sid) found.push(payload);
       }
@@ -485,11 +388,9 @@ describe('Gatehouse as the OpenID Provider', () => {
   it('keeps the way back to the app in the browser that signed out', async () => {
     // Threat: a continuation carried to another browser (one without this sign-out's state cookie, or
     // with another sign-out's): it sends nobody to the app, which only the signed-out page replaces.
-    const config = await discover('grafana', SECRET);
+    const config = await discover(portal, 'grafana', SECRET);
     const browser = new ScriptedBrowser();
-    const started = await authorizationUrl(config);
-    const { back } = await authorize(browser, started.url, 'bob@example.com');
-    const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const tokens = await redeem(config, await authorize(config, browser, { login: 'bob@example.com' }));
     const question = await browser.request(client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: SIGNED_OUT, state: 'st' }).href, { headers: { accept: 'text/html' } });
     const confirmed = await browser.request(new URL(formAction(question.body)!, portal).href, { form: { xsrf: inputValue(question.body, 'xsrf')!, logout: 'yes' }, headers: { origin: portal } });
     const idpState = new URL(confirmed.headers.get('location')!).searchParams.get('state')!;
@@ -507,12 +408,10 @@ describe('Gatehouse as the OpenID Provider', () => {
 
   it('publishes the next ID token key before it signs, then signs with it', async () => {
     // Threat: ID tokens signed by a key the apps' cached key sets do not hold yet (refused sign-ins after a rotation).
-    const config = await discover('grafana', SECRET);
+    const config = await discover(portal, 'grafana', SECRET);
     const browser = new ScriptedBrowser();
     const idTokenKid = async () => {
-      const started = await authorizationUrl(config);
-      const { back } = await authorize(browser, started.url, 'bob@example.com');
-      const tokens = await client.authorizationCodeGrant(config, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+      const tokens = await redeem(config, await authorize(config, browser, { login: 'bob@example.com' }));
       return decodeProtectedHeader(tokens.id_token!).kid;
     };
     const before = await idTokenKid();

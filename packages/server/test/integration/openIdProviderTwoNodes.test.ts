@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formAction, ScriptedBrowser } from './support/browser.js';
 import { MAIN, startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
+import { authorize, discover, oidcApp, redeem, startBackchannelEndpoint, type BackchannelEndpoint } from './support/relyingParty.js';
 import { createTestStore, removeTestStore, storeConfig, testDatabase, type TestStore } from './support/testStore.js';
 import { freePort } from '../support/ports.js';
 
@@ -28,7 +28,6 @@ type NodeName = 'a' | 'b';
 const PIN_COOKIE = 'lb_node';
 const PIN_HEADER = 'x-lb-node';
 const SECRET = 'grafana-secret-0123456789abcdefghijklmnopqrstuvwxyz';
-const RP = 'http://127.0.0.1:9/callback';
 const run = promisify(execFile);
 
 let idp: DevIdpProcess;
@@ -38,8 +37,7 @@ let configFile: string;
 let portal: string;
 let front: Server;
 /** The app's back-channel logout endpoint: keeps every logout token it is posted, answering each after a while. */
-let backchannel: Server;
-const posted: string[] = [];
+let backchannel: BackchannelEndpoint;
 /** How long the endpoint holds each post: long enough for the other node's drain loop to look meanwhile. */
 const HOLD_MS = 4_000;
 const nodes: Partial<Record<NodeName, { port: number; metricsPort: number; process: BuiltProcess }>> = {};
@@ -61,17 +59,7 @@ async function waitUntil(ready: () => Promise<boolean>, what: string, logs: () =
 
 beforeAll(async () => {
   if (testDatabase() !== 'postgres') throw new Error('two nodes share a PostgreSQL database: run this file in the integration-postgres project');
-  backchannel = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    request.on('end', () => {
-      const token = new URLSearchParams(body).get('logout_token');
-      if (token) posted.push(token);
-      setTimeout(() => response.writeHead(200).end(), HOLD_MS);
-    });
-  });
-  await new Promise<void>((resolve) => backchannel.listen(0, '127.0.0.1', resolve));
-  const backchannelUri = `http://127.0.0.1:${(backchannel.address() as AddressInfo).port}/backchannel`;
+  backchannel = await startBackchannelEndpoint(HOLD_MS);
 
   const frontPort = await freePort();
   portal = `http://localhost:${frontPort}`;
@@ -103,16 +91,7 @@ beforeAll(async () => {
     secrets,
     signIn: { rateLimit: { max: 10_000 } },
     providers: [{ id: 'dev', name: 'Development IdP', issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, scopes: ['openid', 'email', 'profile', 'groups'] }],
-    apps: [
-      {
-        id: 'grafana',
-        name: 'Grafana',
-        publicUrl: `http://grafana.localhost:${frontPort}`,
-        guard: false,
-        policy: { allow: [{ groups: ['staff'] }] },
-        oidc: { secrets: [SECRET], redirectUris: [RP], backchannelLogoutUri: backchannelUri, scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] },
-      },
-    ],
+    apps: [oidcApp('grafana', 'Grafana', `http://grafana.localhost:${frontPort}`, { secrets: [SECRET], backchannelLogoutUri: backchannel.uri, scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'] })],
   });
   for (const name of ['a', 'b'] as const) {
     const [port, metricsPort] = [await freePort(), await freePort()];
@@ -138,7 +117,7 @@ afterAll(async () => {
   await Promise.all([nodes.a?.process.stop(), nodes.b?.process.stop()]);
   await idp?.close();
   await new Promise((resolve) => front?.close(resolve));
-  await new Promise((resolve) => backchannel?.close(resolve));
+  await backchannel?.close();
   if (store) await removeTestStore(store);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -146,14 +125,8 @@ afterAll(async () => {
 const logs = () => `--- node a ---\n${nodes.a?.process.output().slice(-6_000)}\n--- node b ---\n${nodes.b?.process.output().slice(-6_000)}`;
 
 /** The relying party, talking to one node: every request it makes (discovery, token, userinfo) goes there. */
-async function relyingParty(node: NodeName): Promise<client.Configuration> {
-  const pinned: client.CustomFetch = (url, options) => fetch(url, { ...options, headers: { ...options.headers, [PIN_HEADER]: node } });
-  const config = await client.discovery(new URL(portal), 'grafana', { client_secret: SECRET }, client.ClientSecretBasic(SECRET), {
-    execute: [client.allowInsecureRequests],
-    [client.customFetch]: pinned,
-  });
-  config[client.customFetch] = pinned;
-  return config;
+function relyingParty(node: NodeName): Promise<client.Configuration> {
+  return discover(portal, 'grafana', SECRET, (url, options) => fetch(url, { ...options, headers: { ...options.headers, [PIN_HEADER]: node } }));
 }
 
 /** A browser whose every request to the portal goes to `node`. */
@@ -162,37 +135,8 @@ function browserOn(node: NodeName, browser = new ScriptedBrowser()): ScriptedBro
   return browser;
 }
 
-interface Authorized {
-  back: URL;
-  verifier: string;
-  state: string;
-}
-
-/** The authorization request, followed by the browser (on the node its cookie names) to the app's redirect URI, signing in as `login` when asked. */
-async function authorize(config: client.Configuration, browser: ScriptedBrowser, login = 'bob@example.com'): Promise<Authorized> {
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: RP,
-    scope: 'openid email profile groups offline_access',
-    prompt: 'consent',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-  });
-  const atRp = (next: URL) => next.origin === new URL(RP).origin || next.pathname === '/sign-in';
-  let { hop, stoppedAt } = await browser.follow(await browser.request(url.href, { headers: { accept: 'text/html' } }), atRp);
-  if (stoppedAt?.pathname === '/sign-in') {
-    const rd = stoppedAt.searchParams.get('rd')!;
-    ({ hop } = await browser.follow(await browser.request(`${portal}/.gatehouse/sign-in/dev?rd=${encodeURIComponent(rd)}`)));
-    const form = await browser.request(new URL(formAction(hop.body)!, hop.url).href, { form: { login, password: login.split('@')[0]! } });
-    ({ hop, stoppedAt } = await browser.follow(form, atRp));
-  }
-  if (stoppedAt?.origin !== new URL(RP).origin) throw new Error(`no way back to the app: ${hop.status} ${hop.url} ${hop.body.slice(0, 500)}\n${logs()}`);
-  return { back: stoppedAt, verifier, state };
-}
-
-const redeem = (config: client.Configuration, { back, verifier, state }: Authorized) => client.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state });
+/** Signing in as `login` (bob by default) when asked; both nodes' logs in the error when the browser does not get back to the app. */
+const as = (login = 'bob@example.com') => ({ login, explain: logs });
 
 /** The OP's published key set, as one node answers it. */
 async function jwksOf(node: NodeName): Promise<JSONWebKeySet> {
@@ -207,7 +151,7 @@ describe('the OpenID Provider on two nodes sharing PostgreSQL', () => {
   });
 
   it('a code from node A is redeemed on node B, refreshed on A; the spent refresh token is refused on B', async () => {
-    const authorized = await authorize(rp.a, browserOn('a'));
+    const authorized = await authorize(rp.a, browserOn('a'), as());
     const tokens = await redeem(rp.b, authorized);
     expect(tokens.claims()).toMatchObject({ iss: portal, aud: 'grafana', email: 'bob@example.com' });
     const info = await client.fetchUserInfo(rp.a, tokens.access_token, tokens.claims()!.sub);
@@ -224,7 +168,7 @@ describe('the OpenID Provider on two nodes sharing PostgreSQL', () => {
 
   it('one code redeemed on both nodes at once: exactly one redemption succeeds', async () => {
     // Threat: an intercepted code redeemed by the attacker on one node while the app redeems it on the other (RFC 6749 §4.1.2).
-    const authorized = await authorize(rp.a, browserOn('a'));
+    const authorized = await authorize(rp.a, browserOn('a'), as());
     // Three on each node, all sent together: enough that some find the code unused before any consumes it.
     const outcomes = await Promise.allSettled((['a', 'b', 'a', 'b', 'a', 'b'] as const).map((node) => redeem(rp[node], authorized)));
     const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
@@ -243,7 +187,7 @@ describe('the OpenID Provider on two nodes sharing PostgreSQL', () => {
     /** A person's grant to the app (authorized on one node, redeemed on the other) and a second session of theirs on `node`, signed in at the portal. */
     const grantAndSession = async (login: string, node: NodeName) => {
       const other = node === 'a' ? 'b' : 'a';
-      const tokens = await redeem(rp[other], await authorize(rp[node], browserOn(node), login));
+      const tokens = await redeem(rp[other], await authorize(rp[node], browserOn(node), as(login)));
       const elsewhere = browserOn(node);
       const { hop: form } = await elsewhere.follow(await elsewhere.request(`${portal}/.gatehouse/sign-in/dev`));
       await elsewhere.follow(await elsewhere.request(new URL(formAction(form.body)!, form.url).href, { form: { login, password: login.split('@')[0]! } }));
@@ -265,7 +209,7 @@ describe('the OpenID Provider on two nodes sharing PostgreSQL', () => {
     const keys = createLocalJWKSet(await jwksOf('b'));
     const toldOf = async (sid: string) => {
       const found = [];
-      for (const token of posted) {
+      for (const token of backchannel.tokens) {
         const { payload } = await jwtVerify(token, keys, { issuer: portal, audience: 'grafana', typ: 'logout+jwt' });
         if (payload.sid === sid) found.push(payload);
       }
@@ -296,7 +240,7 @@ describe('the OpenID Provider on two nodes sharing PostgreSQL', () => {
     const browser = browserOn('a');
     const kidOn = async (node: NodeName) => {
       browserOn(node, browser);
-      const tokens = await redeem(rp[node], await authorize(rp[node], browser));
+      const tokens = await redeem(rp[node], await authorize(rp[node], browser, as()));
       return decodeProtectedHeader(tokens.id_token!).kid;
     };
     const before = await kidOn('a');

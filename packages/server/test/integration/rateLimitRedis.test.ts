@@ -8,6 +8,7 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { createServices, type Services } from '../../src/services.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { freePort } from '../support/ports.js';
+import { oidcApp } from './support/relyingParty.js';
 import { createTestStore, removeTestStore, storeConfig } from './support/testStore.js';
 
 /**
@@ -21,6 +22,9 @@ import { createTestStore, removeTestStore, storeConfig } from './support/testSto
 
 const PASSWORD = 'redis-secret-Zq81';
 const MAX = 5;
+/** The budget of failed client authentications per address and minute (provide/clientAuthLimit.ts). */
+const CLIENT_AUTH_MAX = 20;
+const SECRET = 'grafana-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 
 interface Node {
   url: string;
@@ -77,6 +81,20 @@ async function providers(): Promise<ConfigInput['providers']> {
   return [{ id: 'gone', name: 'Gone IdP', issuer: `http://127.0.0.1:${await freePort()}`, clientId: 'x', clientSecret: 'y' }];
 }
 
+/** A client of the OpenID Provider, for the limit on failed client authentications. */
+const apps = [oidcApp('grafana', 'Grafana', 'http://grafana.localhost', { secrets: [SECRET] })];
+
+/** A token request of the app from `client`, with a wrong secret unless given the right one: its status and answer. */
+async function token(node: Node, client: string, secret = `guess-${Math.random().toString(36).slice(2)}-0123456789abcdefghijklmnopqrstuvwxyz`) {
+  const started = performance.now();
+  const response = await fetch(`${node.url}/oidc/token`, {
+    method: 'POST',
+    headers: { 'x-forwarded-for': client },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'grafana', client_secret: secret }),
+  });
+  return { status: response.status, ms: performance.now() - started, retryAfter: response.headers.get('retry-after'), body: await response.text() };
+}
+
 describe('with a shared Redis', () => {
   let redis: RedisServer;
   let a: Node;
@@ -84,7 +102,7 @@ describe('with a shared Redis', () => {
 
   beforeAll(async () => {
     redis = await startRedis({ password: PASSWORD });
-    const input = { signIn: { rateLimit: { max: MAX, window: '1m' } }, cache: { url: redis.url }, trustedProxies: ['127.0.0.1/8'], providers: await providers() };
+    const input = { signIn: { rateLimit: { max: MAX, window: '1m' } }, cache: { url: redis.url }, trustedProxies: ['127.0.0.1/8'], providers: await providers(), apps };
     [a, b] = await Promise.all([startNode(input), startNode(input)]);
     await until(() => connected(a) && connected(b), 'both nodes to connect to Redis');
   });
@@ -113,6 +131,31 @@ describe('with a shared Redis', () => {
     }
   });
 
+  it('counts failed client authentications in one budget across the nodes', async () => {
+    // Threat: guessing a client secret at the token endpoints of several nodes: counted per node, N
+    // nodes behind a load balancer give N times the budget.
+    const client = '198.51.100.30';
+    for (let i = 0; i < CLIENT_AUTH_MAX / 2; i++) for (const node of [a, b]) expect((await token(node, client)).status).toBe(401);
+    // The next failure, on A (B counted the budget's last): past the budget, answered 429.
+    const limited = await token(a, client);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.retryAfter)).toBeGreaterThan(0);
+    expect(Number(limited.retryAfter)).toBeLessThanOrEqual(60);
+    expect(JSON.parse(limited.body)).toMatchObject({ error: 'invalid_client' });
+    // Both nodes now refuse the address before authenticating, the right secret too.
+    for (const node of [b, a]) expect((await token(node, client, SECRET)).status).toBe(429);
+    // Another address is another budget (its refresh token is what is refused).
+    expect(JSON.parse((await token(b, '198.51.100.31', SECRET)).body)).toMatchObject({ error: 'invalid_grant' });
+
+    // The count is under the configured prefix, beside the sign-in limit's.
+    const inspector = new Redis(redis.url, { lazyConnect: true });
+    try {
+      expect(await inspector.get(`gatehouse:rate-limit:client-auth:${client}`)).toBe(String(CLIENT_AUTH_MAX + 1));
+    } finally {
+      inspector.disconnect();
+    }
+  });
+
   it('keeps counting, promptly, while Redis hangs, and says so', async () => {
     // Threat: a hung Redis turning the limiter into a denial of service of every sign-in (each one held
     // until a TCP timeout), or turning it off. A command is given up after 500 ms and this node's own
@@ -131,7 +174,7 @@ describe('with a shared Redis', () => {
     } finally {
       redis.resume();
     }
-    await until(() => a.logs.some((entry) => entry.level === 40 && /counts sign-ins on its own/.test(entry.msg)), 'a warning on node A');
+    await until(() => a.logs.some((entry) => entry.level === 40 && /counts the rate limits on its own/.test(entry.msg)), 'a warning on node A');
   });
 
   // Regression: the limit failed open (unlimited sign-ins) while Redis was down.
@@ -153,7 +196,7 @@ describe('with a shared Redis', () => {
     expect((await signIn(b, client)).status).toBe(429);
     expect((await signIn(a, client)).status).toBe(429);
 
-    await until(() => b.logs.some((entry) => entry.level === 40 && /counts sign-ins on its own/.test(entry.msg)), 'a warning on node B');
+    await until(() => b.logs.some((entry) => entry.level === 40 && /counts the rate limits on its own/.test(entry.msg)), 'a warning on node B');
     const warnings = b.logs.filter((entry) => entry.level === 40 && /Redis/.test(entry.msg));
     expect(warnings[0]?.error).toBeTypeOf('string');
     // At most one warning a minute, however many counts fail.
@@ -164,6 +207,20 @@ describe('with a shared Redis', () => {
     expect((await fetch(`${a.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
     expect((await fetch(`${a.url}/api/providers`)).status).toBe(200);
+  });
+
+  it('counts failed client authentications on each node while Redis is stopped', async () => {
+    // Threat: guessing a client secret after making Redis unreachable, with no limit left.
+    expect(connected(a)).toBe(false); // stopped by the test above
+    const client = '198.51.100.32';
+    const answers = [];
+    for (let i = 0; i <= CLIENT_AUTH_MAX; i++) answers.push(await token(a, client));
+    // Each counted at once in A's own memory (a count in Redis is refused while it is down): the budget, then 429.
+    expect(answers.map((answer) => answer.status)).toEqual([...Array<number>(CLIENT_AUTH_MAX).fill(401), 429]);
+    expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(500);
+    expect((await token(a, client, SECRET)).status).toBe(429);
+    // B counts on its own meanwhile: it saw none of these.
+    expect((await token(b, client)).status).toBe(401);
   });
 
   it('counts in Redis again once it is back, and an emptied Redis resets no budget', async () => {

@@ -1,7 +1,7 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from '../support/ports.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
+import { connectionPerWorker, workersOf, type Pinned } from './support/workers.js';
 
 
 /** GET on a connection of its own: the cluster hands each new connection to the next worker. */
@@ -41,54 +42,6 @@ function postJson(url: string, cookie: string, csrf: string, body: unknown): Pro
     req.setTimeout(5_000, () => req.destroy(new Error(`no answer from ${url} in 5 s`)));
     req.end(payload);
   });
-}
-
-/** The worker processes of a primary (its children running main.js). */
-function workersOf(primary: number): number[] {
-  const children = execFileSync('pgrep', ['-P', String(primary)]).toString().trim().split('\n').map(Number);
-  return children.filter((pid) => execFileSync('ps', ['-o', 'args=', '-p', String(pid)]).toString().includes('main.js'));
-}
-
-/**
- * One keep-alive connection to the node, and the worker that holds it: read from /proc (the server's end
- * of the connection is the socket whose peer port is this connection's local port; the worker is the
- * process that has it open). Every request on it is answered by that worker.
- */
-interface Pinned {
-  worker: number;
-  request(method: string, path: string, headers?: Record<string, string>): Promise<number>;
-  close(): void;
-}
-
-async function pinnedConnection(port: number, workers: number[]): Promise<Pinned> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  let localPort = 0;
-  const request = (method: string, path: string, headers: Record<string, string> = {}) =>
-    new Promise<number>((resolve, reject) => {
-      const req = httpRequest(`http://127.0.0.1:${port}${path}`, { agent, method, headers: { host: `localhost:${port}`, ...headers } }, (res) => {
-        localPort = res.socket.localPort ?? 0;
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${method} ${path} in 10 s`)));
-      req.end();
-    });
-  await request('GET', '/healthz');
-  const hex = (value: number) => value.toString(16).toUpperCase().padStart(4, '0');
-  const inode = readFileSync('/proc/net/tcp', 'utf8')
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .find((fields) => fields[1]?.endsWith(`:${hex(port)}`) && fields[2]?.endsWith(`:${hex(localPort)}`))?.[9];
-  const worker = workers.find((pid) => readdirSync(`/proc/${pid}/fd`).some((fd) => {
-    try {
-      return readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`;
-    } catch {
-      return false;
-    }
-  }));
-  if (!inode || !worker) throw new Error(`no worker holds the connection from port ${localPort}`);
-  return { worker, request, close: () => agent.destroy() };
 }
 
 const isCallback = (url: URL) => url.pathname.startsWith('/.gatehouse/callback/');
@@ -217,15 +170,9 @@ describe('a node with two workers', () => {
     beforeAll(async () => {
       port = Number(new URL(portal).port);
       alice = await signIn(portal);
-      const workers = workersOf(gatehouse.pid!);
-      const held = new Map<number, Pinned>();
-      for (let tries = 0; held.size < 2 && tries < 20; tries++) {
-        const pinned = await pinnedConnection(port, workers);
-        if (held.has(pinned.worker)) pinned.close();
-        else held.set(pinned.worker, pinned);
-      }
-      expect(held.size).toBe(2);
-      [a, b] = [...held.values()] as [Pinned, Pinned];
+      const held = await connectionPerWorker(port, gatehouse.pid!);
+      expect(held).toHaveLength(2);
+      [a, b] = held as [Pinned, Pinned];
     });
     afterAll(() => {
       a?.close();
@@ -297,9 +244,7 @@ describe('a node with two workers', () => {
   });
 
   it('a worker that dies is started again, and the node keeps answering meanwhile', async () => {
-    const { execFileSync } = await import('node:child_process');
-    const children = execFileSync('pgrep', ['-P', String(gatehouse.pid)]).toString().trim().split('\n').map(Number);
-    const workers = children.filter((pid) => execFileSync('ps', ['-o', 'args=', '-p', String(pid)]).toString().includes('main.js'));
+    const workers = workersOf(gatehouse.pid!);
     expect(workers).toHaveLength(2);
     process.kill(workers[0]!, 'SIGKILL');
     await running.waitFor('a worker stopped unexpectedly', 5_000);
@@ -307,7 +252,6 @@ describe('a node with two workers', () => {
     // the worker: node:cluster's own limit), the other worker answers everything meanwhile.
     for (let i = 0; i < 4; i++) expect(await get(`${portal}/healthz`, '')).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const after = execFileSync('pgrep', ['-P', String(gatehouse.pid)]).toString().trim().split('\n').map(Number);
-    expect(after.filter((pid) => execFileSync('ps', ['-o', 'args=', '-p', String(pid)]).toString().includes('main.js'))).toHaveLength(2);
+    expect(workersOf(gatehouse.pid!)).toHaveLength(2);
   });
 });

@@ -38,6 +38,9 @@ import { backchannelLogout, type BackchannelLogout } from './provide/backchannel
 import type { EndGrants } from './provide/endGrants.js';
 
 /** Everything the HTTP layer needs, built once at start (and by tests with their own config). */
+
+/** How long a session's activity waits to be written with others' (sessions/sessionStore.ts, touch). */
+const ACTIVITY_FLUSH_MS = 1_000;
 export interface Services {
   /**
    * The configuration in force: `running.current`, read at use, is the current one, replaced as a whole
@@ -161,7 +164,14 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   if (newClient) {
     changes.attach(postgresChangeTransport({ client: newClient, notify: notifyThrough(database.db), log, node: options.node }));
   }
-  const sessions = new SessionStore(database.db, cipher, () => running.current.session);
+  // Activity (last seen) is written once a second for every session touched meanwhile (SessionStore.touch).
+  const sessions = new SessionStore(database.db, cipher, () => running.current.session, Date.now, ACTIVITY_FLUSH_MS);
+  let activityWarned = 0;
+  sessions.onActivityError = (error) => {
+    if (Date.now() - activityWarned < 60_000) return;
+    activityWarned = Date.now();
+    log.warn({ err: error instanceof Error ? error.message : String(error) }, 'the sessions’ last activity could not be written; it is kept and tried again');
+  };
   // Answered once every worker of this node has dropped them (publishConfirmed); other nodes hear of it
   // through PostgreSQL within milliseconds (docs/deploy/high-availability.md).
   sessions.onRevoke((revoked) => changes.publishConfirmed({ type: 'sessions-ended', sessionIds: revoked.map((session) => session.id) }));
@@ -269,6 +279,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       providers.close();
       await sharedLimits?.close();
       nodeLimits?.close();
+      await sessions.stopActivity();
       await database.close();
       await accessLog?.close();
     },

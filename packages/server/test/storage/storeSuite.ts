@@ -372,6 +372,43 @@ export function storeSuite(name: string, open: Opener, { realConcurrency }: Suit
         }
       });
 
+      it('writes activity in batches: answered at once, stored at the flush, never past the absolute expiry, never on a revoked session', async () => {
+        const batched = new SessionStore(handle.db, cipher, timeouts, now, 1_000);
+        const made = await Promise.all(Array.from({ length: 5 }, () => create()));
+        const stored = async (id: string) => (await sessions.findById(id))!;
+        clock += timeouts.touchInterval;
+        const touched = await batched.touch(made[0]!.session);
+        expect(touched.last_seen_at).toBe(clock);
+        // Nothing written yet: the batch waits for its interval.
+        expect((await stored(made[0]!.session.id)).last_seen_at).toBe(T0);
+        clock += 200;
+        await batched.touch(made[1]!.session);
+        await batched.touch(made[2]!.session);
+        await sessions.revoke(made[2]!.session.id, 'sign-out');
+        await batched.flushActivity();
+        // One time for the batch, its latest.
+        expect((await stored(made[0]!.session.id)).last_seen_at).toBe(clock);
+        expect((await stored(made[1]!.session.id))).toMatchObject({ last_seen_at: clock, idle_expires_at: clock + timeouts.idleTimeout });
+        expect((await stored(made[2]!.session.id)).last_seen_at).toBe(T0);
+        expect((await stored(made[3]!.session.id)).last_seen_at).toBe(T0);
+        // Near the absolute expiry, the idle one stops there.
+        clock = made[4]!.session.absolute_expires_at - 1000;
+        await batched.touch(made[4]!.session);
+        await batched.stopActivity();
+        expect(await stored(made[4]!.session.id)).toMatchObject({ last_seen_at: clock, idle_expires_at: made[4]!.session.absolute_expires_at });
+      });
+
+      it('writes a batch of any size (more than one statement holds, and not a power of two)', async () => {
+        const batched = new SessionStore(handle.db, cipher, timeouts, now, 1_000);
+        const made = await Promise.all(Array.from({ length: 600 }, () => create()));
+        clock += timeouts.touchInterval;
+        for (const { session } of made.slice(0, 555)) await batched.touch(session);
+        await batched.flushActivity();
+        const seen = await handle.db.selectFrom('sessions').select(['last_seen_at']).where('id', 'in', made.map((m) => m.session.id)).execute();
+        expect(seen.filter((row) => row.last_seen_at === clock)).toHaveLength(555);
+        expect(seen.filter((row) => row.last_seen_at === T0)).toHaveLength(45);
+      });
+
       it('counts and lists live sessions; revokes by id, user, identity, provider and IdP session', async () => {
         const a = await create({ idpSid: 'sid-a' });
         clock += 1;

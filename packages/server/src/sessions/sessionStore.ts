@@ -1,4 +1,4 @@
-import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
+import { CompiledQuery, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { Db } from '../storage/database.js';
 import { inCodePointOrder } from '../storage/dialect.js';
 import type { Database, Identity, IdentitiesTable, SessionsTable, User, UsersTable } from '../storage/schema.js';
@@ -80,6 +80,7 @@ export class SessionStore {
   private pendingActivity = new Map<string, number>();
   private activityTimer: NodeJS.Timeout | undefined;
   private activityStopped = false;
+  private readonly personQueries = new Map<string, string>();
   /** Told when a batch of activity could not be written (it is kept for the next). */
   onActivityError: ((error: unknown) => void) | undefined;
 
@@ -164,21 +165,33 @@ export class SessionStore {
    * any of them is missing; whether the session is still active is the caller's to judge (isActive).
    */
   async findWithPerson(by: PersonKey): Promise<SessionWithPerson | undefined> {
-    const columns = [...SESSION_COLUMNS.map((c) => `s.${c} as s_${c}` as const), ...USER_COLUMNS.map((c) => `u.${c} as u_${c}` as const), ...IDENTITY_COLUMNS.map((c) => `i.${c} as i_${c}` as const)];
-    const base = this.db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id').innerJoin('identities as i', 'i.id', 's.identity_id');
-    const query =
-      'id' in by
-        ? base.select(columns).where('s.id', '=', by.id)
-        : 'secretHash' in by
-          ? base.select(columns).where('s.secret_hash', '=', by.secretHash)
-          : base.innerJoin('app_sessions as a', 'a.session_id', 's.id').select(columns).where('a.token_hash', '=', by.appTokenHash).where('a.app_origin', '=', by.appOrigin);
-    const row = await query.executeTakeFirst();
+    const [sql, parameters] =
+      'id' in by ? [this.personQuery('id'), [by.id]] : 'secretHash' in by ? [this.personQuery('secretHash'), [by.secretHash]] : [this.personQuery('appToken'), [by.appTokenHash, by.appOrigin]];
+    const row = (await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(sql, parameters))).rows[0];
     if (!row) return undefined;
-    const values = row as Record<string, unknown>;
-    const pick = <T>(prefix: string, names: readonly string[]) => Object.fromEntries(names.map((c) => [c, values[`${prefix}_${c}`]])) as T;
-    return { session: pick<Session>('s', SESSION_COLUMNS), user: pick<User>('u', USER_COLUMNS), identity: pick<Identity>('i', IDENTITY_COLUMNS) };
+    return { session: picked<Session>(row, SESSION_ALIASES), user: picked<User>(row, USER_ALIASES), identity: picked<Identity>(row, IDENTITY_ALIASES) };
   }
 
+  /**
+   * The SQL of findWithPerson, compiled once per kind of key (Kysely builds and compiles a query of
+   * forty aliased columns in tens of µs, more than SQLite takes to run it); the same string each time
+   * also lets the statement cache find it without hashing it again.
+   */
+  private personQuery(kind: 'id' | 'secretHash' | 'appToken'): string {
+    let sql = this.personQueries.get(kind);
+    if (sql !== undefined) return sql;
+    const columns = [...SESSION_ALIASES.map(([c, alias]) => `s.${c} as ${alias}` as const), ...USER_ALIASES.map(([c, alias]) => `u.${c} as ${alias}` as const), ...IDENTITY_ALIASES.map(([c, alias]) => `i.${c} as ${alias}` as const)] as Array<`${'s' | 'u' | 'i'}.${string} as ${string}`>;
+    const base = this.db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id').innerJoin('identities as i', 'i.id', 's.identity_id');
+    const query =
+      kind === 'id'
+        ? base.select(columns as never).where('s.id', '=', '')
+        : kind === 'secretHash'
+          ? base.select(columns as never).where('s.secret_hash', '=', '')
+          : base.innerJoin('app_sessions as a', 'a.session_id', 's.id').select(columns as never).where('a.token_hash', '=', '').where('a.app_origin', '=', '');
+    sql = query.compile().sql;
+    this.personQueries.set(kind, sql);
+    return sql;
+  }
 
   /** Whether `touch` would write (activity is recorded at most once per touchInterval). */
   isTouchDue(session: Session, now = this.now()): boolean {
@@ -471,6 +484,18 @@ const SESSION_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof SessionsTable>;
 const USER_COLUMNS = ['id', 'email', 'name', 'picture', 'status', 'roles', 'primary_identity_id', 'created_at', 'updated_at', 'last_sign_in_at'] as const satisfies ReadonlyArray<keyof UsersTable>;
 const IDENTITY_COLUMNS = ['id', 'user_id', 'provider_id', 'subject', 'email', 'email_verified', 'claims', 'linked_at', 'last_used_at'] as const satisfies ReadonlyArray<keyof IdentitiesTable>;
+const aliases = (prefix: string, columns: readonly string[]): ReadonlyArray<readonly [string, string]> => columns.map((c) => [c, `${prefix}_${c}`] as const);
+const SESSION_ALIASES = aliases('s', SESSION_COLUMNS);
+const USER_ALIASES = aliases('u', USER_COLUMNS);
+const IDENTITY_ALIASES = aliases('i', IDENTITY_COLUMNS);
+
+/** The columns of one table out of a joined row, by their aliases. */
+function picked<T>(row: Record<string, unknown>, names: ReadonlyArray<readonly [string, string]>): T {
+  const out: Record<string, unknown> = {};
+  for (const [column, alias] of names) out[column] = row[alias];
+  return out as T;
+}
+
 type Exhaustive<Table, Listed> = [Exclude<keyof Table, Listed>] extends [never] ? true : { missing: Exclude<keyof Table, Listed> };
 const exhaustive: [Exhaustive<SessionsTable, (typeof SESSION_COLUMNS)[number]>, Exhaustive<UsersTable, (typeof USER_COLUMNS)[number]>, Exhaustive<IdentitiesTable, (typeof IDENTITY_COLUMNS)[number]>] = [true, true, true];
 void exhaustive;

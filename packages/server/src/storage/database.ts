@@ -94,6 +94,11 @@ export async function openDatabase(config: Config, log?: Log, options: OpenOptio
   return handle;
 }
 
+/** SQLite's page cache, per connection (its default is 2 MiB). */
+export const SQLITE_CACHE_KIB = 32 * 1024;
+/** How much of the database file SQLite maps into memory instead of reading it page by page. */
+export const SQLITE_MMAP_BYTES = 256 * 1024 * 1024;
+
 function openSqlite(config: Config, log: Log | undefined): DatabaseHandle {
   const file = sqlitePath(config);
   const warn: PermissionWarning = log ? (details, message) => log.warn(details, message) : (_details, message) => process.emitWarning(message);
@@ -110,6 +115,13 @@ function openSqlite(config: Config, log: Log | undefined): DatabaseHandle {
   if (onDisk) for (const suffix of ['-wal', '-shm']) tightenIfExists(`${file}${suffix}`, warn);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Large tables as cheap as small ones (docs/configuration.md, "SQLite with large tables"): a session
+  // check walks a few B-tree pages of indexes that outgrow SQLite's default 2 MiB page cache at a few
+  // hundred thousand sessions; each page missed is then a read() of the operating system's cache. A
+  // 32 MiB page cache keeps the upper levels and the hot pages, and the file mapped into memory
+  // (256 MiB of it) turns the rest into memory reads: the kernel's page cache, shared, not the heap.
+  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+  if (onDisk) sqlite.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   const counter = errorCounter();
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log: counter.log });
   return handleOf(db, 'sqlite', () => ({ dialect: 'sqlite', errors: counter.errors }));

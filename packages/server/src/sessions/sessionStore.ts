@@ -1,5 +1,6 @@
 import { CompiledQuery, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { Db } from '../storage/database.js';
+import { prepareOnPostgres } from '../storage/preparedStatements.js';
 import { inCodePointOrder } from '../storage/dialect.js';
 import type { Database, Identity, IdentitiesTable, SessionsTable, User, UsersTable } from '../storage/schema.js';
 import { storableText } from '../storage/text.js';
@@ -189,6 +190,7 @@ export class SessionStore {
           ? base.select(columns as never).where('s.secret_hash', '=', '')
           : base.innerJoin('app_sessions as a', 'a.session_id', 's.id').select(columns as never).where('a.token_hash', '=', '').where('a.app_origin', '=', '');
     sql = query.compile().sql;
+    prepareOnPostgres(sql);
     this.personQueries.set(kind, sql);
     return sql;
   }

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type KyselyConfig } from '
 import pg from 'pg';
 import type { Config } from '../config/schema.js';
 import type { DialectName } from './dialect.js';
+import { withPreparedStatements } from './preparedStatements.js';
 import { withStatementCache } from './statementCache.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenIfExists, type PermissionWarning } from './filePermissions.js';
 import { migrateToLatest, SchemaTooNewError } from './migrate.js';
@@ -158,7 +159,7 @@ function openPostgres(config: Config, log: Log | undefined): DatabaseHandle {
   // queryable, and the pool drops it when it comes back): that request answers 503 store_unavailable.
   pool.on('connect', (client) => client.on('error', () => {}));
   const counter = errorCounter();
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: counter.log });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }), log: counter.log });
   const stats = (): DatabaseStats => ({
     dialect: 'postgres',
     pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolOptions.max },

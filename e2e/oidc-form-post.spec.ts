@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { freePort } from './support/proxies.js';
-import { freePortBlock, runGatehouse } from './support/stack.js';
+import { freePortBlock, runDevelopmentGatehouse } from './support/stack.js';
 
 /**
  * An app that asks Gatehouse's OpenID Provider for `response_mode=form_post` (as Apache's
@@ -44,29 +41,18 @@ test.beforeAll(async () => {
   });
   await new Promise<void>((resolve) => app!.listen(appPort, '127.0.0.1', resolve));
 
-  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-oidc-form-post-'));
-  const configFile = path.join(dir, 'gatehouse.yaml');
-  writeFileSync(
-    configFile,
-    [
-      'extends: development-defaults',
-      `listen: { port: ${port} }`,
-      'log: { level: warn, format: json }',
-      'apps:',
-      '  - id: board',
-      '    name: Board',
-      `    publicUrl: http://127.0.0.1:${appPort}`,
-      '    guard: false',
-      '    policy:',
-      '      allow: [{ groups: [staff] }]',
-      '    oidc:',
-      `      secrets: [${JSON.stringify(secret)}]`,
-      `      redirectUris: [${JSON.stringify(redirectUri())}]`,
-      '      scopes: [openid, email]',
-      '',
-    ].join('\n'),
-  );
-  gatehouse = await runGatehouse(dir, configFile, port + 9);
+  gatehouse = await runDevelopmentGatehouse('oidc-form-post', port, [
+    '  - id: board',
+    '    name: Board',
+    `    publicUrl: http://127.0.0.1:${appPort}`,
+    '    guard: false',
+    '    policy:',
+    '      allow: [{ groups: [staff] }]',
+    '    oidc:',
+    `      secrets: [${JSON.stringify(secret)}]`,
+    `      redirectUris: [${JSON.stringify(redirectUri())}]`,
+    '      scopes: [openid, email]',
+  ]);
 });
 
 test.afterAll(async () => {

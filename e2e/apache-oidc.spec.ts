@@ -1,11 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect, test, type Browser, type BrowserContext } from '@playwright/test';
 import { freePort, signInAtApp, startApache, type RunningProxy } from './support/proxies.js';
-import { freePortBlock, runGatehouse } from './support/stack.js';
+import { freePortBlock, runDevelopmentGatehouse } from './support/stack.js';
 
 /**
  * Gatehouse as the OpenID Provider of an app it does not guard: Debian's Apache httpd with
@@ -33,33 +30,22 @@ test.beforeAll(async () => {
   const upstreamAddress = `127.0.0.1:${(upstream.address() as { port: number }).port}`;
 
   const secret = randomBytes(32).toString('base64url');
-  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-apache-oidc-'));
-  const configFile = path.join(dir, 'gatehouse.yaml');
   // docs/openid-provider/apache.md's app entry, on this test's ports: only admins may sign in.
-  writeFileSync(
-    configFile,
-    [
-      'extends: development-defaults',
-      `listen: { port: ${port} }`,
-      'log: { level: warn, format: json }',
-      'apps:',
-      '  - id: intranet',
-      '    name: Intranet',
-      `    publicUrl: ${site()}`,
-      '    guard: false',
-      '    policy:',
-      '      allow: [{ groups: [admins] }]',
-      '    oidc:',
-      `      secrets: [${JSON.stringify(secret)}]`,
-      `      redirectUris: [${JSON.stringify(`${site()}/redirect_uri`)}]`,
-      `      postLogoutRedirectUris: [${JSON.stringify(`${site()}/`)}]`,
-      // Gatehouse resolves the name itself when it posts the logout token: a loopback address it reaches.
-      `      backchannelLogoutUri: ${JSON.stringify(`http://127.0.0.1:${apachePort}/redirect_uri?logout=backchannel`)}`,
-      '      scopes: [openid, profile, email, groups]',
-      '',
-    ].join('\n'),
-  );
-  gatehouse = await runGatehouse(dir, configFile, port + 9);
+  gatehouse = await runDevelopmentGatehouse('apache-oidc', port, [
+    '  - id: intranet',
+    '    name: Intranet',
+    `    publicUrl: ${site()}`,
+    '    guard: false',
+    '    policy:',
+    '      allow: [{ groups: [admins] }]',
+    '    oidc:',
+    `      secrets: [${JSON.stringify(secret)}]`,
+    `      redirectUris: [${JSON.stringify(`${site()}/redirect_uri`)}]`,
+    `      postLogoutRedirectUris: [${JSON.stringify(`${site()}/`)}]`,
+    // Gatehouse resolves the name itself when it posts the logout token: a loopback address it reaches.
+    `      backchannelLogoutUri: ${JSON.stringify(`http://127.0.0.1:${apachePort}/redirect_uri?logout=backchannel`)}`,
+    '      scopes: [openid, profile, email, groups]',
+  ]);
   apache = await startApache({ port: apachePort, host: 'intranet.localhost', issuer: portal(), clientId: 'intranet', clientSecret: secret, upstream: upstreamAddress });
 });
 

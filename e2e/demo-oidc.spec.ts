@@ -1,8 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { freePortBlock, runGatehouse } from './support/stack.js';
+import { freePortBlock, runDevelopmentGatehouse } from './support/stack.js';
 
 /**
  * "Sign in with Gatehouse" as a newcomer meets it: Gatehouse started with the development defaults (as
@@ -21,10 +18,7 @@ const demo = () => `http://127.0.0.1:${port + 2}`;
 test.beforeAll(async () => {
   // The default start's layout: the portal, the development IdPs (+1, +3), the demo app (+2), metrics (+9).
   port = await freePortBlock([1, 2, 3, 9]);
-  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-demo-oidc-'));
-  const configFile = path.join(dir, 'gatehouse.yaml');
-  writeFileSync(configFile, ['extends: development-defaults', `listen: { port: ${port} }`, 'log: { level: warn, format: json }', ''].join('\n'));
-  gatehouse = await runGatehouse(dir, configFile, port + 9);
+  gatehouse = await runDevelopmentGatehouse('demo-oidc', port);
 });
 
 test.afterAll(async () => {

@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { freePort } from './support/proxies.js';
-import { freePortBlock, runGatehouse } from './support/stack.js';
+import { freePortBlock, runDevelopmentGatehouse } from './support/stack.js';
 
 /**
  * Gatehouse as the OpenID Provider of a single-page app, a public client (no secret) written with
@@ -38,32 +37,21 @@ test.beforeAll(async () => {
   });
   await new Promise<void>((resolve) => spa!.listen(spaPort, '127.0.0.1', resolve));
 
-  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-oidc-spa-'));
-  const configFile = path.join(dir, 'gatehouse.yaml');
-  writeFileSync(
-    configFile,
-    [
-      'extends: development-defaults',
-      `listen: { port: ${port} }`,
-      'log: { level: warn, format: json }',
-      'apps:',
-      '  - id: spa',
-      '    name: Single-page app',
-      `    publicUrl: ${app()}`,
-      '    guard: false',
-      '    policy:',
-      '      allow: [{ groups: [staff] }]',
-      '    oidc:',
-      '      authentication: none',
-      `      redirectUris: [${JSON.stringify(`${app()}/callback`)}]`,
-      `      postLogoutRedirectUris: [${JSON.stringify(`${app()}/`)}]`,
-      '      scopes: [openid, profile, email, offline_access]',
-      // The email reaches the page only through userinfo: what the page shows of it proves that call.
-      '      claimsInIdToken: false',
-      '',
-    ].join('\n'),
-  );
-  gatehouse = await runGatehouse(dir, configFile, port + 9);
+  gatehouse = await runDevelopmentGatehouse('oidc-spa', port, [
+    '  - id: spa',
+    '    name: Single-page app',
+    `    publicUrl: ${app()}`,
+    '    guard: false',
+    '    policy:',
+    '      allow: [{ groups: [staff] }]',
+    '    oidc:',
+    '      authentication: none',
+    `      redirectUris: [${JSON.stringify(`${app()}/callback`)}]`,
+    `      postLogoutRedirectUris: [${JSON.stringify(`${app()}/`)}]`,
+    '      scopes: [openid, profile, email, offline_access]',
+    // The email reaches the page only through userinfo: what the page shows of it proves that call.
+    '      claimsInIdToken: false',
+  ]);
 });
 
 test.afterAll(async () => {

@@ -82,6 +82,19 @@ ${apps}${options.extraConfig?.(ports) ?? ''}`,
 }
 
 /**
+ * A Gatehouse of a spec's own, started as `npm start` starts it — the development defaults: the
+ * development IdPs at `port` + 1 and + 3, the demo app at + 2, metrics at + 9 — on `port`, with the
+ * YAML lines of `apps` as its apps list (none: the defaults' own). `name` names its temporary folder.
+ */
+export async function runDevelopmentGatehouse(name: string, port: number, apps: readonly string[] = []): Promise<{ stop(): Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), `gatehouse-${name}-`));
+  const configFile = path.join(dir, 'gatehouse.yaml');
+  const lines = ['extends: development-defaults', `listen: { port: ${port} }`, 'log: { level: warn, format: json }', ...(apps.length > 0 ? ['apps:', ...apps] : []), ''];
+  writeFileSync(configFile, lines.join('\n'));
+  return runGatehouse(dir, configFile, port + 9);
+}
+
+/**
  * Runs the built server on a config file in `dir` until its readiness (read on its metrics listener,
  * every check) says every provider is ready; `stop` ends it and removes `dir`.
  */

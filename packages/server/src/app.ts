@@ -20,7 +20,7 @@ import { requireContract, useZodSchemas } from './http/contract.js';
 import { canonicalHost } from './http/canonicalHost.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errorHandler.js';
 import { healthRoutes } from './operations/health.js';
-import { requestObserver } from './operations/observe.js';
+import { requestNotes, requestObserver } from './operations/observe.js';
 import { DebugRequestLogging } from './operations/requestLogging.js';
 import { spaRoutes } from './http/spa.js';
 import { docsRoutes } from './http/docs.js';
@@ -59,6 +59,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   // The hot path, the app hosts and WebSockets, in front of the portal (proxy/index.ts).
   // Metrics and the access log watch every request from its arrival, when either is on.
   const observer = requestObserver(services.metrics, services.accessLog);
+  // What the portal's areas learn of a request (whose session, which app, what was decided) for both.
+  const notes = requestNotes(observer);
   const proxy = await buildProxy({ deps: services, logoutUrl, loggerInstance: options.loggerInstance, observer });
   const app = Fastify({
     serverFactory: (portalHandler) => proxy.createServer(portalHandler),
@@ -129,6 +131,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       portalOrigin: services.portalOrigin,
       cookieKey: services.secrets.cookieKey,
       isAdmin,
+      notes,
     },
   });
   await app.register(swagger, {
@@ -201,6 +204,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       attemptLifetime: () => running.current.signIn.attemptLifetime,
       log: options.loggerInstance ?? app.log,
       metrics: services.metrics,
+      notes,
       sessions: services.sessions,
       accounts: services.accounts,
       providers: services.providers,

@@ -40,6 +40,17 @@ export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyDe
   return { allow: false, decidedBy: null, reason: 'denied: no allow rule matched' };
 }
 
+/** A rule's label (`allow[0]`), made once per position rather than once per request. */
+const ruleLabels = { allow: [] as string[], deny: [] as string[] };
+
+/**
+ * The label metrics and the access log give the rule that decided: its place in the policy
+ * (`allow[0]`, `deny[2]`), or `default` when no allow rule matched.
+ */
+export function ruleLabel(decidedBy: PolicyDecision['decidedBy']): string {
+  return decidedBy ? (ruleLabels[decidedBy.list][decidedBy.index] ??= `${decidedBy.list}[${decidedBy.index}]`) : 'default';
+}
+
 function matches(candidate: PolicyRule, subject: PolicySubject): boolean {
   if ('anyUser' in candidate) return true;
   // subject.email is canonical (the contract's definitions/email.ts) and so are the listed values: compared as they are,

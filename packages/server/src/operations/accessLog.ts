@@ -1,23 +1,28 @@
 import { once } from 'node:events';
 import { pino } from 'pino';
 import type { Config } from '../config/schema.js';
-import type { Decision } from './metrics.js';
+import type { Area, Decision } from './metrics.js';
 
 /**
- * The access log: one JSON line per proxied or forward-auth request, on a destination of its own with a
- * fixed schema (docs/operations/metrics.md, "Access log"), so that it can go to a file or a collector
- * apart from the application log. On by default in production, where per-request lines are its job
- * alone; off by default in development, where the console is for people.
+ * The access log: one JSON line per request Gatehouse answers — proxied, forward-auth, the OpenID
+ * Provider's, the portal's pages and API — on a destination of its own with a fixed schema
+ * (docs/operations/metrics.md, "Access log"), so that it can go to a file or a collector apart from the
+ * application log. On by default in production, where per-request lines are its job alone; off by
+ * default in development, where the console is for people.
  *
  * What it leaves out is a choice:
  * - the query string, unless `accessLog.query`: authorization codes, state and the tokens of apps that
- *   take them in the URL travel there, and a log is read by more people than the app's users;
+ *   take them in the URL travel there (the OpenID Provider's own authorization responses and requests
+ *   among them), and a log is read by more people than the app's users;
+ * - request bodies, always: the token endpoint's carry codes, refresh tokens and client secrets;
  * - the email, unless `accessLog.email`: the user id identifies the person (the console finds them by
  *   it) without putting personal data in every line;
  * - cookies and headers, always: they carry the session.
  */
 export interface AccessLogEntry {
   id: string;
+  /** Where it was answered, as metrics' `area` label says it. */
+  area: Area;
   method: string;
   host: string;
   /** The request target as it is sent on (for forward-auth: the original request's), query included or not as configured. */
@@ -76,6 +81,7 @@ export function createAccessLog(config: Pick<Config, 'mode' | 'accessLog'>): Acc
         log: 'access',
         time: time(),
         requestId: entry.id,
+        area: entry.area,
         method: entry.method,
         host: entry.host,
         path: query ? entry.target : pathOf(entry.target),

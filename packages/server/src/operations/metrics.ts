@@ -14,8 +14,8 @@ import type { DatabaseStats } from '../storage/database.js';
  * raw value a client chose: each would make a new series, and a client could grow them without end.
  */
 
-/** Where a request was answered: the portal's pages, its JSON API, a forward-auth check, or an app behind the proxy. */
-export type Area = 'portal' | 'api' | 'forward_auth' | 'proxy';
+/** Where a request was answered: the portal's pages, its JSON API, the OpenID Provider, a forward-auth check, or an app behind the proxy. */
+export type Area = 'portal' | 'api' | 'oidc' | 'forward_auth' | 'proxy';
 /** What deciding access said; `refused` is a forward-auth request that could not be judged (untrusted peer, bad headers). */
 export type Decision = 'allowed' | 'public' | 'denied' | 'unauthenticated' | 'refused';
 /** What went wrong calling an IdP: no answer (network, timeout), or an HTTP error status by class. */
@@ -24,7 +24,7 @@ export type IdpError = 'network' | 'timeout' | '4xx' | '5xx';
 export interface Metrics {
   /** False for NO_METRICS: callers may skip work done only to record. */
   readonly enabled: boolean;
-  /** A request answered: its area, app id ("" outside the proxy), status and time in seconds. */
+  /** A request answered: its area, app id ("" when it concerned none), status and time in seconds. */
   request(area: Area, app: string, status: number, seconds: number): void;
   /** An access decision: allowed, denied by which rule (`allow[0]`, `deny[1]`, `default`), and so on. */
   decision(area: Area, app: string, decision: Decision, rule: string): void;
@@ -120,7 +120,7 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
   // What every proxied and forward-auth request records: series resolved once, plain numbers after (fastMetrics.ts).
   const requestCount = new FastCounter(
     `${PREFIX}http_requests_total`,
-    'Requests answered, by area (portal, api, forward_auth, proxy), app (proxy and forward_auth) and status class.',
+    'Requests answered, by area (portal, api, oidc, forward_auth, proxy), app (proxy, forward_auth, and the app of an OpenID Provider request’s client) and status class.',
     ['area', 'app', 'status'],
     registry,
   );

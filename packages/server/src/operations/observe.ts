@@ -1,4 +1,4 @@
-import { API_PREFIX } from '@gatehouse/contract';
+import { API_PREFIX, OIDC_PREFIX, oidcEndpoints } from '@gatehouse/contract';
 import { randomFillSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -8,7 +8,8 @@ import type { Area, Decision, Metrics } from './metrics.js';
 /**
  * One request as metrics and the access log see it, from its arrival to the end of its answer. The
  * dispatcher begins it (proxy/hotPath.ts); whoever knows more fills it in: the hot path the area,
- * the app and the decision, the forwarder the upstream's time. Read once, when the answer is done.
+ * the app and the decision, the forwarder the upstream's time, the portal's areas what they learn
+ * (`RequestNotes`). Read once, when the answer is done.
  */
 export interface Exchange {
   /** performance.now() at arrival. */
@@ -66,12 +67,14 @@ export function requestObserver(metrics: Metrics, accessLog: AccessLog | undefin
     const totalMs = performance.now() - exchange.start;
     // No answer was sent when the client went away first: "other" in the status class.
     const status = response.headersSent ? response.statusCode : 0;
-    const area = exchange.area ?? areaOfPortalRequest(request.url);
+    const area = exchange.area ?? portalArea(request.url);
     metrics.request(area, exchange.app, status, totalMs / 1000);
-    if (accessLog && (area === 'proxy' || area === 'forward_auth')) {
+    // Every request has its line: the portal's pages, its API and the OpenID Provider too.
+    if (accessLog) {
       const { original } = exchange;
       accessLog.write({
         id: exchange.id,
+        area,
         method: original?.method ?? request.method ?? '',
         host: original?.host ?? request.headers.host ?? '',
         target: original?.target ?? request.url ?? '',
@@ -118,8 +121,58 @@ export function requestObserver(metrics: Metrics, accessLog: AccessLog | undefin
   };
 }
 
-function areaOfPortalRequest(url: string | undefined): Area {
-  return url !== undefined && url.startsWith(API_PREFIX) && (url.length === API_PREFIX.length || '/?'.includes(url[API_PREFIX.length]!)) ? 'api' : 'portal';
+/** Whether `url` is `prefix` itself or below it (`/api`, `/api/…`, `/api?…`; not `/apiary`). */
+const under = (url: string, prefix: string) => url.startsWith(prefix) && (url.length === prefix.length || '/?'.includes(url[prefix.length]!));
+
+/**
+ * The area of a request the portal answers, by its target: the JSON API, the OpenID Provider (its
+ * addresses under /oidc, the login step included, and its discovery document), or the portal's pages.
+ */
+export function portalArea(url: string | undefined): Area {
+  if (url === undefined) return 'portal';
+  if (under(url, API_PREFIX)) return 'api';
+  return under(url, OIDC_PREFIX) || under(url, oidcEndpoints.discovery) ? 'oidc' : 'portal';
+}
+
+/**
+ * What the portal's areas tell metrics and the access log of a request they answer, as they learn it:
+ * whose Gatehouse session it was answered with (sessions/), the app it concerned and the access
+ * decision made for it (provide/: an OpenID Provider request's client and the app's policy). Each is a
+ * no-op for a request nobody observes (metrics and the access log both off).
+ */
+export interface RequestNotes {
+  /** The request was answered with this person's Gatehouse session. */
+  user(request: IncomingMessage, user: { id: string; email: string }): void;
+  /** The request concerned this app (an id of the configuration, never a value a client chose). */
+  app(request: IncomingMessage, appId: string): void;
+  /** Access to `app` was decided for this request: counted, and kept for the access log. */
+  decided(request: IncomingMessage, app: string, decision: Decision, rule: string, user: Exchange['user']): void;
+}
+
+export const NO_NOTES: RequestNotes = { user() {}, app() {}, decided() {} };
+
+/** The notes of an observer's requests (those it follows: every request Fastify answers). */
+export function requestNotes(observer: RequestObserver | undefined): RequestNotes {
+  if (!observer) return NO_NOTES;
+  return {
+    user(request, user) {
+      const exchange = observer.of(request);
+      // The decision's person, when one was made, is the one it was made for.
+      if (exchange && !exchange.user) exchange.user = user;
+    },
+    app(request, appId) {
+      const exchange = observer.of(request);
+      if (exchange) exchange.app = appId;
+    },
+    decided(request, app, decision, rule, user) {
+      const exchange = observer.of(request);
+      if (!exchange) return;
+      // The area the decision is counted in: the portal's requests have theirs from their target.
+      exchange.area ??= portalArea(request.url);
+      exchange.app = app;
+      observer.decided(exchange, decision, rule, user ?? exchange.user);
+    },
+  };
 }
 
 /**

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { identityClaims, type AccountStore } from '../accounts/accountStore.js';
 import { sessionGroups, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
 import type { AuditLog } from '../audit/auditLog.js';
-import { evaluatePolicy, policySubject, type PolicyDecision } from '../authorize/policy.js';
+import { evaluatePolicy, policySubject, ruleLabel, type PolicyDecision } from '../authorize/policy.js';
 import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
+import type { RequestNotes } from '../operations/observe.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { isActive, type SessionStore } from '../sessions/sessionStore.js';
 import type { OpStore } from './opStore.js';
@@ -58,3 +60,20 @@ export function decide(deps: Pick<ProvideAccessDeps, 'providers' | 'running'>, c
   return evaluatePolicy(app.policy, policySubject(deps.running.current.admins, current.user, sessionGroups(deps.providers, current)));
 }
 
+/**
+ * An OpenID Provider step's decision, for the access log and `gatehouse_access_decisions_total` (area
+ * `oidc`) as the proxy's are: the app's policy on the person (`allowed`, `denied` and the rule), or
+ * `unauthenticated` when there is no live Gatehouse session to ask it of (signed out, or the session a
+ * token's grant was made in has ended).
+ */
+export function noteAccess(
+  notes: Pick<RequestNotes, 'decided'>,
+  request: IncomingMessage,
+  app: AppConfig,
+  outcome: PolicyDecision | 'unauthenticated',
+  current: CurrentSession | undefined,
+): void {
+  const user = current && { id: current.user.id, email: current.user.email };
+  if (outcome === 'unauthenticated') notes.decided(request, app.id, 'unauthenticated', 'none', user);
+  else notes.decided(request, app.id, outcome.allow ? 'allowed' : 'denied', ruleLabel(outcome.decidedBy), user);
+}

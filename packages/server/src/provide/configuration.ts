@@ -8,6 +8,7 @@ import { clientMetadata, type OidcClientCatalogue } from './clients.js';
 import { recordDenial } from '../authorize/checkAccess.js';
 import { decide, grantIdFor, liveSession, sessionOfGrant, type ProvideAccessDeps } from './access.js';
 import type { AppConfig } from '../config/schema.js';
+import type { PolicyDecision } from '../authorize/policy.js';
 
 /** What a request to the OpenID Provider carries from Gatehouse: the Gatehouse session of the browser, if any. */
 export interface ProvideRequest {
@@ -16,6 +17,8 @@ export interface ProvideRequest {
   /** For the audit log. */
   ip: string | undefined;
   headers: Record<string, string | string[] | undefined>;
+  /** The app's policy was asked for this request (or could not be: no live session), for the access log (access.ts, noteAccess). */
+  decided(app: AppConfig, outcome: PolicyDecision | 'unauthenticated', current: CurrentSession | undefined): void;
 }
 
 export interface ConfigurationDeps extends ProvideAccessDeps {
@@ -92,8 +95,13 @@ export function opConfiguration(deps: ConfigurationDeps): Configuration {
   // in again as someone else, the OP asks again (`prompt=none`: login_required).
   login.checks.add(
     new interactionPolicy.Check('gatehouse_session', 'the Gatehouse session is not the one this sign-in was made in', 'login_required', async (ctx) => {
-      const current = await deps.request()?.currentSession();
-      if (!current) return interactionPolicy.Check.REQUEST_PROMPT;
+      const request = deps.request();
+      const current = await request?.currentSession();
+      if (!current) {
+        const found = appOf(ctx.oidc.client?.clientId);
+        if (found) request?.decided(found.app, 'unauthenticated', undefined);
+        return interactionPolicy.Check.REQUEST_PROMPT;
+      }
       const accountId = ctx.oidc.session?.accountId;
       const loginTs = ctx.oidc.session?.loginTs;
       if (!accountId) return interactionPolicy.Check.REQUEST_PROMPT;
@@ -106,12 +114,13 @@ export function opConfiguration(deps: ConfigurationDeps): Configuration {
   const policy = new interactionPolicy.Prompt(
     { name: 'gatehouse_policy', requestable: false },
     new interactionPolicy.Check('policy_denied', 'the app’s policy does not let this person sign in', 'access_denied', async (ctx) => {
-      const current = await deps.request()?.currentSession();
+      const request = deps.request();
+      const current = await request?.currentSession();
       const found = appOf(ctx.oidc.client?.clientId);
       if (!current || !found) return interactionPolicy.Check.REQUEST_PROMPT;
       const decision = decide(deps, current, found.app);
+      request?.decided(found.app, decision, current);
       if (decision.allow) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-      const request = deps.request();
       if (request) await recordDenial(deps, request, current, found.app, decision, 'authorization');
       return interactionPolicy.Check.REQUEST_PROMPT;
     }),
@@ -215,14 +224,16 @@ export function opConfiguration(deps: ConfigurationDeps): Configuration {
       if (!found) return undefined;
       // Where the Gatehouse session comes from: a token names it through its grant; the authorization
       // endpoint has the browser's.
+      const request = deps.request();
       const sessionId = token ? sessionOfGrant(token.grantId) : undefined;
-      const current = sessionId ? await liveSession(deps, sessionId) : token ? undefined : await deps.request()?.currentSession();
+      const current = sessionId ? await liveSession(deps, sessionId) : token ? undefined : await request?.currentSession();
+      if (token && !current) request?.decided(found.app, 'unauthenticated', undefined);
       if (!current || current.user.id !== sub) return undefined;
       // At the authorization endpoint the policy is the gatehouse_policy check's (its answer is
       // access_denied or the 403 page); with a token, this is the code exchange, refresh or userinfo.
       const decision = token ? decide(deps, current, found.app) : { allow: true, reason: '', decidedBy: null };
+      if (token) request?.decided(found.app, decision, current);
       if (!decision.allow) {
-        const request = deps.request();
         if (request) await recordDenial(deps, request, current, found.app, decision, token?.kind === 'AccessToken' ? 'userinfo' : 'token');
         return undefined;
       }

@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider';
 import type { AuditLog } from '../audit/auditLog.js';
 import { AppError } from '../errors.js';
 import { contractRoute, typed } from '../http/contract.js';
+import type { RequestNotes } from '../operations/observe.js';
 import { signedIn } from '../sessions/guard.js';
 import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { sessionOfGrant } from './access.js';
@@ -14,6 +15,8 @@ export interface ConsentDeps {
   provider(): Provider;
   clients: OidcClientCatalogue;
   audit: Pick<AuditLog, 'record'>;
+  /** The access log's app of a consent request: the client's (operations/observe.ts). */
+  notes: Pick<RequestNotes, 'app'>;
 }
 
 type Interaction = InstanceType<Provider['Interaction']>;
@@ -45,7 +48,7 @@ export function consentRoutes(instance: FastifyInstance, deps: ConsentDeps): voi
    * a step gone (expired, or finished and resumed: oidc-provider deletes it), answered already (another
    * tab, a double click) or not this session's is said plainly (`oidc_consent_closed`), and nothing changes.
    */
-  async function pending(uid: string, current: CurrentSession, answering: boolean) {
+  async function pending(request: FastifyRequest, uid: string, current: CurrentSession, answering: boolean) {
     const interaction = await deps.provider().Interaction.find(uid);
     // Threat: IDOR. A step uid seen elsewhere (a shared screen, a log, a link sent to someone) lets
     // nobody else read or answer it: another session's step answers exactly as one that does not
@@ -55,6 +58,7 @@ export function consentRoutes(instance: FastifyInstance, deps: ConsentDeps): voi
     const found = clientId ? deps.clients.client(clientId) : undefined;
     // Only a third-party client is ever asked for consent here; an app gone meanwhile grants nothing.
     if (!found || !found.oidc.thirdParty) throw new AppError(answering ? 'oidc_consent_closed' : 'not_found');
+    deps.notes.app(request.raw, found.app.id);
     if (answering && interaction.result) throw new AppError('oidc_consent_closed');
     return { interaction, found };
   }
@@ -83,7 +87,7 @@ export function consentRoutes(instance: FastifyInstance, deps: ConsentDeps): voi
     ...contractRoute(routes.consent.getConsent),
     handler: async (request) => {
       const current = await signedIn(request);
-      const { interaction, found } = await pending(request.params.uid, current, false);
+      const { interaction, found } = await pending(request, request.params.uid, current, false);
       const redirectUri = typeof interaction.params.redirect_uri === 'string' ? interaction.params.redirect_uri : found.oidc.redirectUris[0]!;
       return {
         uid: interaction.uid,
@@ -99,7 +103,7 @@ export function consentRoutes(instance: FastifyInstance, deps: ConsentDeps): voi
     ...contractRoute(routes.consent.allowConsent),
     handler: async (request) => {
       const current = await signedIn(request);
-      const { interaction, found } = await pending(request.params.uid, current, true);
+      const { interaction, found } = await pending(request, request.params.uid, current, true);
       const provider = deps.provider();
       // The grant of this session (its id names it: access.ts), the one found before if it had fewer
       // scopes; never one of another session.
@@ -118,7 +122,7 @@ export function consentRoutes(instance: FastifyInstance, deps: ConsentDeps): voi
     ...contractRoute(routes.consent.denyConsent),
     handler: async (request) => {
       const current = await signedIn(request);
-      const { interaction, found } = await pending(request.params.uid, current, true);
+      const { interaction, found } = await pending(request, request.params.uid, current, true);
       // The app is answered OAuth's access_denied at its redirect URI (RFC 6749 §4.1.2.1).
       const answered = await finish(interaction, { error: 'access_denied', error_description: 'the person refused the app’s request' });
       await recordAnswer(request, current, found, 'oidc_consent_refused', askedScopes(interaction, found));

@@ -3,10 +3,11 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import Provider, { errors, type AdapterFactory, type JWK, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Metrics, OidcStep } from '../operations/metrics.js';
+import type { RequestNotes } from '../operations/observe.js';
 import type { ChangeFeed } from '../events/changes.js';
 import { limitCounter, type CountedLimits } from '../limits/limitCounter.js';
 import type { CookieNames } from '../sessions/cookies.js';
-import type { GrantLedger, ProvideAccessDeps } from './access.js';
+import { noteAccess, type GrantLedger, type ProvideAccessDeps } from './access.js';
 import { recordGrants } from './grants.js';
 import { ClientAuthLimit, TOO_MANY_FAILURES } from './clientAuthLimit.js';
 import { compareClientSecret, type OidcClientCatalogue } from './clients.js';
@@ -39,6 +40,8 @@ export interface ProvideDeps extends ProvideAccessDeps {
   attemptLifetime(): number;
   log: FastifyBaseLogger;
   metrics: Pick<Metrics, 'oidc'>;
+  /** What the access log says of each request (operations/observe.ts): the client's app, the policy's decision. */
+  notes: RequestNotes;
   /** Where each grant is recorded with its Gatehouse session (provide/opStore.ts), for ending it with the session. */
   grants: GrantLedger;
   /** Where failed client authentications are counted (Redis, or the node's primary); undefined: in this process alone. */
@@ -74,7 +77,14 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
     signingJwks,
     request: (): ProvideRequest | undefined => {
       const request = requests.getStore();
-      return request && { currentSession: () => request.currentSession(), ip: request.ip, headers: request.headers };
+      return (
+        request && {
+          currentSession: () => request.currentSession(),
+          ip: request.ip,
+          headers: request.headers,
+          decided: (app, outcome, current) => noteAccess(deps.notes, request.raw, app, outcome, current),
+        }
+      );
     },
     pages,
   });
@@ -86,11 +96,22 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
   provider.Client.prototype.compareClientSecret = function compare(this: { clientId: string }, actual: string) {
     return compareClientSecret(clients, this.clientId, actual);
   } as never;
+  const appIdOf = (clientId: string | undefined) => (clientId ? deps.clients.client(clientId)?.app.id : undefined);
   // Logout tokens are posted from the outbox when the Gatehouse session ends (provide/backchannelDelivery.ts:
   // from any node, retried, audited), never by oidc-provider from this process's memory: its own post
   // at an RP-initiated logout would be a second, unrecorded one. Its feature stays on for what it
   // advertises and accepts (backchannel_logout_uri, the sid in ID tokens).
   provider.Client.prototype.backchannelLogout = async function outbox() {} as never;
+  // The access log's app for each of its answers: the app whose client the request named, once
+  // oidc-provider found it (a client authentication that failed too: which app's client was tried).
+  provider.use(async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      const app = appIdOf(ctx.oidc?.client?.clientId);
+      if (app) deps.notes.app(ctx.req, app);
+    }
+  });
   // Counted per step, client (only clients of the catalogue: the labels stay bounded) and outcome.
   const clientOf = (ctx: KoaContextWithOIDC | undefined) => {
     const id = ctx?.oidc?.client?.clientId;
@@ -136,7 +157,7 @@ export async function buildProvider(deps: ProvideDeps, limit: ClientAuthLimit): 
     cookies: deps.cookies,
     secureCookies: deps.secureCookies,
     request: () => requests.getStore(),
-    appIdOf: (clientId) => (clientId ? deps.clients.client(clientId)?.app.id : undefined),
+    appIdOf,
   });
   provider.on('server_error', (_ctx: unknown, error: unknown) => deps.log.error({ err: error }, 'OpenID Provider failed'));
   return provider;
@@ -186,7 +207,7 @@ export const provideArea = fp(
       if (change.type === 'signing-keys-changed' || change.type === 'everything') rebuild();
     });
     app.get(oidcEndpoints.interaction, loginStep({ ...deps, provider: () => provider }));
-    consentRoutes(app, { provider: () => provider, clients: deps.clients, audit: deps.audit });
+    consentRoutes(app, { provider: () => provider, clients: deps.clients, audit: deps.audit, notes: deps.notes });
     mountProvider(app, { provider: () => provider, portalOrigin: deps.portalOrigin, clientAuthLimit: limit });
   },
   { name: 'gatehouse-provide', dependencies: ['gatehouse-session'] },

@@ -4,7 +4,8 @@ import type Provider from 'oidc-provider';
 import { AppError } from '../errors.js';
 import type { CookieNames } from '../sessions/cookies.js';
 import { cookieOptions } from '../sessions/cookies.js';
-import { decide, grantIdFor, sessionOfGrant, type ProvideAccessDeps } from './access.js';
+import type { RequestNotes } from '../operations/observe.js';
+import { decide, grantIdFor, noteAccess, sessionOfGrant, type ProvideAccessDeps } from './access.js';
 import type { OidcClientCatalogue } from './clients.js';
 import { asIssuerSees } from './forwarded.js';
 
@@ -17,6 +18,8 @@ export interface LoginDeps extends Pick<ProvideAccessDeps, 'providers' | 'runnin
   secureCookies: boolean;
   /** How long the sign-in that forces a new authentication may take (signIn.attemptLifetime). */
   attemptLifetime(): number;
+  /** The access log's app and decision of the step (operations/observe.ts). */
+  notes: RequestNotes;
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -46,8 +49,11 @@ export function loginStep(deps: LoginDeps) {
     const clientId = typeof details.params.client_id === 'string' ? details.params.client_id : undefined;
     const found = clientId ? deps.clients.client(clientId) : undefined;
     if (!found) throw new AppError('oidc_request_invalid', { params: { reason: 'the app is not known here any more' } });
+    deps.notes.app(request.raw, found.app.id);
 
     const current = await request.currentSession();
+    // Signed out, the step sends the person to sign in: `unauthenticated`, as the proxy says it.
+    if (!current) noteAccess(deps.notes, request.raw, found.app, 'unauthenticated', undefined);
     const here = oidcEndpoints.interactionUrl(details.uid);
     const reply303 = (location: string) => reply.header('cache-control', 'no-store').redirect(location, 303);
     const finish = async (result: Parameters<Provider['interactionResult']>[2]) =>
@@ -69,6 +75,7 @@ export function loginStep(deps: LoginDeps) {
     if (!current) return reply303(pages.signIn.href(here));
     if (prompt.name === 'gatehouse_policy') {
       const decision = decide(deps, current, found.app);
+      noteAccess(deps.notes, request.raw, found.app, decision, current);
       if (!decision.allow) throw new AppError('oidc_access_denied', { params: { app: found.app.name, email: current.user.email } });
       // Allowed by now (the policy changed meanwhile): the authorization asks it again on its way back.
       return finish({});

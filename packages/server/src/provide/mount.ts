@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { asIssuerSees } from './forwarded.js';
 import { TOO_MANY_FAILURES, type ClientAuthLimit } from './clientAuthLimit.js';
+import { OP_ANSWER_HEADERS } from './pages.js';
 
 /** The request oidc-provider is answering, for its hooks (findAccount, the checks), which see only Koa's context. */
 export const requests = new AsyncLocalStorage<FastifyRequest>();
@@ -21,7 +22,8 @@ const METHODS = ['GET', 'POST', 'OPTIONS', 'PUT', 'DELETE', 'PATCH'];
  * Hands the OpenID Provider's addresses (discovery, everything under /oidc/ but the login step) to
  * oidc-provider, before Fastify reads any body: its own parsers read form posts and JSON as the
  * specifications define them. Fastify's global hooks have run by then (the Host check, helmet's
- * headers, the request id), and the answer is oidc-provider's, written to the raw response.
+ * headers, the request id), and the answer is oidc-provider's, written to the raw response with the
+ * security headers of the OP's answers (pages.ts) in place of helmet's.
  */
 export function mountProvider(app: FastifyInstance, deps: MountDeps): void {
   // Koa's callback() composes the middleware anew at each call: once per provider is enough (a rebuilt
@@ -46,6 +48,8 @@ export function mountProvider(app: FastifyInstance, deps: MountDeps): void {
         .send(TOO_MANY_FAILURES);
     }
     reply.hijack();
+    // oidc-provider's answers are not the portal's pages: headers of their own (pages.ts).
+    for (const [name, value] of Object.entries(OP_ANSWER_HEADERS)) reply.raw.setHeader(name, value);
     asIssuerSees(request, deps.portalOrigin);
     const callback = callbackOf(deps.provider());
     await requests.run(request, () => callback(request.raw, reply.raw));

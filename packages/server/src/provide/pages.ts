@@ -6,6 +6,23 @@ import { errorPage, escapeHtml, htmlPage, PAGE_SECURITY_HEADERS } from '../http/
 import type { ProvidePages } from './configuration.js';
 
 /**
+ * The security headers of every answer oidc-provider writes (provide/mount.ts sets them before it
+ * answers), in place of the portal's (helmet's, whose `script-src 'self'` would let any of the portal's
+ * scripts run): the pages' own (http/html.ts), with a `script-src` that allows nothing yet. The pages
+ * drawn below set theirs again. The one page oidc-provider draws itself is the auto-submitting form of
+ * `response_mode=form_post` (and of two of its logout steps), which runs one
+ * inline script: oidc-provider adds that script's SHA-256 to the `script-src` it finds
+ * (helpers/script_src_sha.js), so that page runs exactly that script and nothing else — no
+ * 'unsafe-inline', no 'self' — and its form still has a Continue button without JavaScript. An empty
+ * source list matches nothing (CSP Level 3, "Source Lists"): without the hash, no script runs.
+ * No `form-action`: the form posts to the app's redirect URI, another origin.
+ */
+export const OP_ANSWER_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...PAGE_SECURITY_HEADERS,
+  'content-security-policy': "default-src 'none'; script-src; base-uri 'none'; frame-ancestors 'none'",
+});
+
+/**
  * The pages oidc-provider would draw itself, in Gatehouse's design and catalogue instead: an error a
  * person's browser brought (an unknown client, a redirect URI not registered) is `oidc_request_invalid`
  * with a reference id in the log; the logout question and the signed-out page are Gatehouse's cards.

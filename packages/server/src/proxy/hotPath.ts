@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { originOf, type AppRegistry } from '../apps/appRegistry.js';
 import { checkAccess, checkAccessNow, type AccessRequest, type AccessResult } from '../authorize/checkAccess.js';
+import { ruleLabel } from '../authorize/policy.js';
 import {
   forwardAuthCheck,
   forwardAuthEndpoint,
@@ -77,15 +78,10 @@ export interface HotPathOptions {
   observer?: RequestObserver | undefined;
 }
 
-/** A rule's label (`allow[0]`), made once per position rather than once per request. */
-const ruleNames = { allow: [] as string[], deny: [] as string[] };
-const ruleName = (list: 'allow' | 'deny', index: number): string => (ruleNames[list][index] ??= `${list}[${index}]`);
-
 /** What metrics and the access log say of a decision: its name, the rule that made it, and whose it was. */
 export function describeDecision(result: AccessResult): { decision: Decision; rule: string; user: Exchange['user'] } {
   if (result.kind === 'allowed' || result.kind === 'denied') {
-    const by = result.decision.decidedBy;
-    return { decision: result.kind, rule: by ? ruleName(by.list, by.index) : 'default', user: { id: result.current.user.id, email: result.current.user.email } };
+    return { decision: result.kind, rule: ruleLabel(result.decision.decidedBy), user: { id: result.current.user.id, email: result.current.user.email } };
   }
   if (result.kind === 'public') return { decision: 'public', rule: 'public', user: undefined };
   return { decision: result.kind, rule: 'none', user: undefined };

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { RequestNotes } from '../operations/observe.js';
 import type { CookieNames } from './cookies.js';
 import { isValidCsrf } from './csrf.js';
 import { installGuard, type GuardDeps } from './guard.js';
@@ -28,6 +29,8 @@ export interface SessionsDeps extends Pick<GuardDeps, 'isAdmin'> {
   /** The portal's origin and key: a change needs that exact Origin and the session-bound CSRF token. */
   portalOrigin: string;
   cookieKey: Buffer;
+  /** Whose session a request was answered with, for the access log (operations/observe.ts). */
+  notes: Pick<RequestNotes, 'user'>;
 }
 
 /**
@@ -41,7 +44,10 @@ export const sessionsArea = fp(
     app.decorateRequest('currentSession', function (this: FastifyRequest) {
       let pending = perRequest.get(this);
       if (!pending) {
-        pending = resolver.portal(this.cookies[cookies.session], this);
+        pending = resolver.portal(this.cookies[cookies.session], this).then((current) => {
+          if (current) deps.notes.user(this.raw, { id: current.user.id, email: current.user.email });
+          return current;
+        });
         perRequest.set(this, pending);
       }
       return pending;

@@ -10,10 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBuiltProcess, type BuiltProcess } from './support/builtProcess.js';
 import { WebSocket } from 'ws';
 import { parse as parseYaml } from 'yaml';
+import * as client from 'openid-client';
 import { formAction, ScriptedBrowser } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
+import { authorizationUrl, discover, followAuthorization, oidcApp } from './support/relyingParty.js';
 import { createTestStore, removeTestStore, storeConfig, type TestStore } from './support/testStore.js';
 import { startUpstream, type Upstream } from './support/upstream.js';
 
@@ -64,6 +66,10 @@ function rawGet(url: string, headers: Record<string, string>): Promise<number> {
     req.end();
   });
 }
+
+/** The secrets of the OpenID Provider's clients (apps `board` and `vault`). */
+const BOARD_SECRET = `board-${randomBytes(24).toString('hex')}`;
+const VAULT_SECRET = `vault-${randomBytes(24).toString('hex')}`;
 
 const isCallback = (url: URL) => url.pathname.startsWith('/.gatehouse/callback/');
 
@@ -116,6 +122,9 @@ describe('metrics and the access log of one process', () => {
         { id: 'open', name: 'Open', publicUrl: origin('open'), upstream: upstream.url, websockets: true, policy: { allow: [{ emails: ['alice@example.com'] }] } },
         { id: 'closed', name: 'Closed', publicUrl: origin('closed'), upstream: upstream.url, websockets: true, policy: { deny: [{ emails: ['alice@example.com'] }], allow: [{ anyUser: true }] } },
         { id: 'down', name: 'Down', publicUrl: origin('down'), upstream: `http://127.0.0.1:${(hangsUp.address() as AddressInfo).port}`, policy: { allow: [{ anyUser: true }] } },
+        // Two apps that sign in with Gatehouse's OpenID Provider: one lets alice in, one refuses her.
+        oidcApp('board', 'Board', origin('board'), { secrets: [BOARD_SECRET] }, { allow: [{ emails: ['alice@example.com'] }] }),
+        oidcApp('vault', 'Vault', origin('vault'), { secrets: [VAULT_SECRET] }, { deny: [{ emails: ['alice@example.com'] }], allow: [{ anyUser: true }] }),
       ],
     });
     scrapeUrl = gatehouse.metricsUrl!;
@@ -128,6 +137,13 @@ describe('metrics and the access log of one process', () => {
     await dev?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  /** The access log's lines so far (written in blocks, at least once a second: poll for a line). */
+  const accessLines = () =>
+    readFileSync(accessLogFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
 
   /** Forward-auth as nginx asks it, for the app's origin and `uri`. */
   const forwardAuth = (app: string, uri: string, headers: Record<string, string> = {}) =>
@@ -275,7 +291,7 @@ describe('metrics and the access log of one process', () => {
     expect(await (await fetch(`${gatehouse.url}/readyz`)).json()).toEqual({ status: 'ready' });
   });
 
-  it('writes one access-log line per proxied or forward-auth request, field by field, without secrets', async () => {
+  it('writes one access-log line per request — proxied, forward-auth, the portal’s pages and API — field by field, without secrets', async () => {
     const browser = new ScriptedBrowser(hosts);
     await signIn(browser, gatehouse.url);
     const { hop } = await browser.follow(await browser.request(`${origin('open')}/`, { headers: { accept: 'text/html' } }));
@@ -290,23 +306,19 @@ describe('metrics and the access log of one process', () => {
     expect((await browser.follow(await browser.request(`${origin('closed')}/`, { headers: { accept: 'text/html' } }))).hop.status).toBe(403);
     expect(await forwardAuth('closed', '/admin', { cookie: browser.cookieHeader('closed.localhost') })).toBe(403);
 
-    // pino writes the file asynchronously: wait for the lines.
-    const lines = async () =>
-      readFileSync(accessLogFile, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-    await expect.poll(async () => (await lines()).some((line) => line.app === 'closed' && line.path === '/admin')).toBe(true);
-    const all = await lines();
+    await expect.poll(() => accessLines().some((line) => line.app === 'closed' && line.path === '/admin')).toBe(true);
+    const all = accessLines();
     const text = readFileSync(accessLogFile, 'utf8');
     expect(text).not.toContain(secret);
     for (const value of cookie.split(/;\s*/).map((pair) => pair.slice(pair.indexOf('=') + 1))) expect(text).not.toContain(value);
-    // Only proxied and forward-auth requests: never a portal page or the API.
-    expect(all.every((line) => line.log === 'access' && (line.app !== null || String(line.path).startsWith('/.gatehouse/')))).toBe(true);
+    expect(all.every((line) => line.log === 'access')).toBe(true);
+    // The portal's pages and API have their lines too; the API's with the user of the session it was answered with.
+    expect(all.find((line) => line.path === '/api/session' && line.userId === userId)).toMatchObject({ area: 'api', method: 'GET', app: null, decision: null, rule: null, status: 200, upstreamMs: null });
+    expect(all.find((line) => line.path === '/.gatehouse/sign-in/dev')).toMatchObject({ area: 'portal', app: null, decision: null, status: 303 });
 
     const proxied = all.find((line) => line.path === '/report' && line.userId === userId)!;
-    expect(proxied).toMatchObject({ log: 'access', method: 'GET', host: `open.localhost:${port}`, app: 'open', decision: 'allowed', rule: 'allow[0]', status: 200 });
-    expect(Object.keys(proxied).sort()).toEqual(['app', 'decision', 'host', 'log', 'method', 'path', 'requestId', 'rule', 'status', 'time', 'totalMs', 'upstreamMs', 'userId'].sort());
+    expect(proxied).toMatchObject({ log: 'access', area: 'proxy', method: 'GET', host: `open.localhost:${port}`, app: 'open', decision: 'allowed', rule: 'allow[0]', status: 200 });
+    expect(Object.keys(proxied).sort()).toEqual(['app', 'area', 'decision', 'host', 'log', 'method', 'path', 'requestId', 'rule', 'status', 'time', 'totalMs', 'upstreamMs', 'userId'].sort());
     expect(proxied.requestId).toMatch(/^[0-9a-f]{12}$/);
     expect(new Date(proxied.time as string).getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect(proxied.upstreamMs).toBeGreaterThan(0);
@@ -316,9 +328,86 @@ describe('metrics and the access log of one process', () => {
 
     // Forward-auth: the original request the proxy asked about, not the check's own URL.
     const checked = all.find((line) => line.path === '/page' && line.userId === userId)!;
-    expect(checked).toMatchObject({ method: 'GET', host: `open.localhost:${port}`, app: 'open', decision: 'allowed', status: 200, upstreamMs: null });
+    expect(checked).toMatchObject({ area: 'forward_auth', method: 'GET', host: `open.localhost:${port}`, app: 'open', decision: 'allowed', status: 200, upstreamMs: null });
     const denied = all.find((line) => line.app === 'closed' && line.path === '/admin')!;
     expect(denied).toMatchObject({ decision: 'denied', rule: 'deny[0]', status: 403, userId });
+  });
+
+  it('writes one access-log line per request the OpenID Provider answers, with its client’s app and the policy’s decision', async () => {
+    const before = await scrape(scrapeUrl);
+    const board = await discover(gatehouse.url, 'board', BOARD_SECRET);
+    const browser = new ScriptedBrowser(hosts);
+    // Signed out: the authorization sends alice to the login step, which sends her to sign in; then back,
+    // and (prompt=consent) through the login step once more, which confirms the grant of an app of the organisation.
+    const started = await authorizationUrl(board, { scope: 'openid email' });
+    expect(started.url.searchParams.get('prompt')).toBe('consent');
+    const { back, hop } = await followAuthorization(browser, started.url, 'alice@example.com');
+    expect(back, `${hop.status} ${hop.url}`).toBeDefined();
+    const code = back!.searchParams.get('code')!;
+    const tokens = await client.authorizationCodeGrant(board, back!, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    expect((await client.fetchUserInfo(board, tokens.access_token, tokens.claims()!.sub)).email).toBe('alice@example.com');
+    const refreshed = await client.refreshTokenGrant(board, tokens.refresh_token!);
+    // A wrong secret, with the live refresh token in the body.
+    const wrongSecret = `guess-${randomBytes(24).toString('hex')}`;
+    await expect(client.refreshTokenGrant(await discover(gatehouse.url, 'board', wrongSecret), refreshed.refresh_token!)).rejects.toMatchObject({ status: 401 });
+    // Signed in, and refused by vault's policy: access_denied at once (prompt=none).
+    const vault = await discover(gatehouse.url, 'vault', VAULT_SECRET);
+    const silent = await authorizationUrl(vault, { scope: 'openid', prompt: 'none' });
+    expect((await followAuthorization(browser, silent.url)).back?.searchParams.get('error')).toBe('access_denied');
+
+    await expect.poll(() => accessLines().some((line) => line.app === 'vault')).toBe(true);
+    const userId = JSON.parse((await browser.request(`${gatehouse.url}/api/session`)).body).user.id as string;
+    const op = accessLines().filter((line) => line.area === 'oidc');
+    const at = (method: string, path: RegExp) => op.filter((line) => line.method === method && path.test(String(line.path)));
+    const host = `localhost:${port}`;
+    expect(at('GET', /^\/\.well-known\/openid-configuration$/)[0]).toMatchObject({ host, app: null, userId: null, decision: null, rule: null, status: 200, upstreamMs: null });
+    // The authorization and the login step without a session: unauthenticated, as the proxy says it.
+    const [signedOut, resumed, confirmed, refused] = at('GET', /^\/oidc\/authorize/);
+    expect(signedOut).toMatchObject({ path: '/oidc/authorize', app: 'board', userId: null, decision: 'unauthenticated', rule: 'none', status: 303 });
+    const steps = at('GET', /^\/oidc\/interaction\//);
+    expect(steps.map(({ app, userId: user, decision, status }) => ({ app, user, decision, status }))).toEqual([
+      { app: 'board', user: null, decision: 'unauthenticated', status: 303 },
+      { app: 'board', user: userId, decision: null, status: 303 },
+      { app: 'board', user: userId, decision: null, status: 303 },
+    ]);
+    // Back from each step, the policy lets her in (asked at each authorization request); vault's refuses her, by its rule.
+    for (const back of [resumed, confirmed]) {
+      expect(back).toMatchObject({ path: expect.stringMatching(/^\/oidc\/authorize\/[\w-]+$/), app: 'board', userId, decision: 'allowed', rule: 'allow[0]', status: 303 });
+    }
+    expect(refused).toMatchObject({ path: '/oidc/authorize', app: 'vault', userId, decision: 'denied', rule: 'deny[0]', status: 303 });
+    // The code exchange and the refresh: the client's app, the person of the grant, the policy asked again.
+    expect(at('POST', /^\/oidc\/token$/).map(({ app, userId: user, decision, rule, status }) => ({ app, user, decision, rule, status }))).toEqual([
+      { app: 'board', user: userId, decision: 'allowed', rule: 'allow[0]', status: 200 },
+      { app: 'board', user: userId, decision: 'allowed', rule: 'allow[0]', status: 200 },
+      // The wrong secret: which app's client was tried, and nothing decided.
+      { app: 'board', user: null, decision: null, rule: null, status: 401 },
+    ]);
+    expect(at('GET', /^\/oidc\/userinfo$/)).toEqual([expect.objectContaining({ app: 'board', userId, decision: 'allowed', rule: 'allow[0]', status: 200 })]);
+    for (const line of op) expect(Object.keys(line).sort()).toEqual(['app', 'area', 'decision', 'host', 'log', 'method', 'path', 'requestId', 'rule', 'status', 'time', 'totalMs', 'upstreamMs', 'userId'].sort());
+
+    // Threat: log readers learn credentials. Codes, states, PKCE values and tokens travel in the OP's
+    // query strings and bodies, client secrets in its headers and bodies: none of them is written.
+    const text = readFileSync(accessLogFile, 'utf8');
+    expect(op.every((line) => !String(line.path).includes('?'))).toBe(true);
+    const secrets = [code, started.state, started.verifier, started.url.searchParams.get('code_challenge')!, silent.state, BOARD_SECRET, wrongSecret, VAULT_SECRET];
+    for (const issued of [tokens, refreshed]) secrets.push(issued.access_token, issued.refresh_token!, issued.id_token!);
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    // Every cookie of the portal's host but the login step's, whose value is the step's uid: it is in the
+    // step's address by design (oidc-provider's interaction URL), and opens nothing without its signed cookie.
+    const cookies = browser.cookieHeader('localhost').split(/;\s*/).filter((pair) => !pair.startsWith('gatehouse_op_interaction='));
+    expect(cookies.length).toBeGreaterThanOrEqual(4);
+    for (const value of cookies.map((pair) => pair.slice(pair.indexOf('=') + 1))) expect(text).not.toContain(value);
+
+    // Counted as the proxy's decisions are, in area oidc: each step once.
+    const after = await scrape(scrapeUrl);
+    const decided = (app: string, decision: string, rule: string) =>
+      total(after, 'gatehouse_access_decisions_total', { area: 'oidc', app, decision, rule }) - total(before, 'gatehouse_access_decisions_total', { area: 'oidc', app, decision, rule });
+    // Two authorization requests (back from each login step), the code exchange, userinfo and the refresh.
+    expect(decided('board', 'allowed', 'allow[0]')).toBe(5);
+    expect(decided('board', 'unauthenticated', 'none')).toBe(2);
+    expect(decided('vault', 'denied', 'deny[0]')).toBe(1);
+    expect(total(after, 'gatehouse_http_requests_total', { area: 'oidc', app: 'board', status: '2xx' })).toBeGreaterThanOrEqual(3);
+    expect(total(after, 'gatehouse_http_requests_total', { area: 'oidc', app: '', status: '2xx' })).toBeGreaterThanOrEqual(1);
   });
 
   it('has every metric the dashboard and the alert rules use', async () => {

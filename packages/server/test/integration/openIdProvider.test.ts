@@ -1,7 +1,8 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createHash } from 'node:crypto';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formAction, inputValue, ScriptedBrowser } from './support/browser.js';
+import { formAction, inputValue, ScriptedBrowser, type Hop } from './support/browser.js';
 import { startDevIdpProcess, type DevIdpProcess } from './support/devIdpProcess.js';
 import { freePort } from '../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from './support/gatehouse.js';
@@ -220,6 +221,56 @@ describe('Gatehouse as the OpenID Provider', () => {
     expect(hop.headers.get('location')).toBeNull();
     expect(hop.body).toContain('oidc_request_invalid');
     expect(hop.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('answers response_mode=form_post with a form whose page may run its one submitting script and nothing else', async () => {
+    // Threat: a script on the page that carries the code (a value the app sent reflected into it, or
+    // any script of the portal's origin) reading the code: the page's policy lets exactly its own
+    // submitting script run, by its hash; no 'unsafe-inline', no 'self'.
+    const config = await discover(portal, 'grafana', SECRET);
+    expect(config.serverMetadata().response_modes_supported).toContain('form_post');
+    const browser = new ScriptedBrowser();
+    const started = await authorizationUrl(config, { scope: 'openid email', response_mode: 'form_post' });
+    const { back, hop } = await followAuthorization(browser, started.url, 'bob@example.com');
+    // No redirect to the app: the page posts there.
+    expect(back).toBeUndefined();
+    expect(hop.status).toBe(200);
+    expect(new URL(hop.url).origin).toBe(portal);
+    expect(hop.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(hop.headers.get('cache-control')).toContain('no-store');
+    const policyOf = (page: Hop) =>
+      Object.fromEntries(
+        page.headers
+          .get('content-security-policy')!
+          .split(';')
+          .map((directive) => directive.trim().split(/\s+/))
+          .map(([name, ...values]) => [name!, values]),
+      );
+    const scriptsOf = (page: Hop) => [...page.body.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)].map((match) => match[1]!);
+    const scripts = scriptsOf(hop);
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).toContain('submit()');
+    const policy = policyOf(hop);
+    expect(policy['script-src']).toEqual([`'sha256-${createHash('sha256').update(scripts[0]!).digest('base64')}'`]);
+    expect(policy['default-src']).toEqual(["'none'"]);
+    expect(policy['frame-ancestors']).toEqual(["'none'"]);
+    expect(policy['base-uri']).toEqual(["'none'"]);
+    expect(hop.headers.get('x-frame-options')).toBe('DENY');
+    // The form: to the registered redirect URI, with the code, the state and the issuer, which the app redeems.
+    expect(formAction(hop.body)).toBe(RP);
+    expect(inputValue(hop.body, 'state')).toBe(started.state);
+    const posted = new URLSearchParams({ code: inputValue(hop.body, 'code')!, state: inputValue(hop.body, 'state')!, iss: inputValue(hop.body, 'iss')! });
+    const callback = new Request(RP, { method: 'POST', body: posted, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    expect(tokens.claims()!.email).toBe('bob@example.com');
+
+    // A state that is markup: written as text, and still the one script may run.
+    const hostile = await authorizationUrl(config, { scope: 'openid', response_mode: 'form_post', state: '"><script>parent.stolen=document.forms[0].code.value</script>' });
+    const page = (await followAuthorization(browser, hostile.url)).hop;
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain('<script>parent.stolen');
+    expect(scriptsOf(page)).toEqual(scripts);
+    expect(policyOf(page)['script-src']).toEqual(policy['script-src']);
   });
 
   it('refuses a public client without PKCE', async () => {

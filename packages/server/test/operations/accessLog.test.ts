@@ -22,6 +22,7 @@ function logFile(): string {
 
 const entry = (index: number, overrides: Partial<AccessLogEntry> = {}): AccessLogEntry => ({
   id: index.toString(16).padStart(12, '0'),
+  area: 'proxy',
   method: 'GET',
   host: 'wiki.example.com',
   target: `/pages/${index}?code=secret-${index}`,
@@ -57,6 +58,7 @@ describe('the access log', () => {
       log: 'access',
       time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       requestId: entry(7).id,
+      area: 'proxy',
       method: 'GET',
       host: 'wiki.example.com',
       path: '/pages/7',

@@ -18,6 +18,7 @@ import type { ClaimsCheck } from '../../src/sessions/claimsCheck.js';
 import { cookieNames } from '../../src/sessions/cookies.js';
 import { csrfToken } from '../../src/sessions/csrf.js';
 import { sessionsArea } from '../../src/sessions/index.js';
+import { NO_NOTES } from '../../src/operations/observe.js';
 import { SessionResolver, type CurrentSession } from '../../src/sessions/sessionResolver.js';
 import { SessionStore } from '../../src/sessions/sessionStore.js';
 import { createTokenCipher } from '../../src/sessions/tokenCipher.js';
@@ -124,7 +125,7 @@ export async function areaHarness(input: ConfigInput, register: (harness: Omit<A
   useZodSchemas(app);
   requireContract(app);
   await app.register(cookie);
-  await app.register(sessionsArea, { deps: { resolver, sessions, providerName: (id) => providers.name(id), cookies, portalOrigin: PORTAL, cookieKey: secrets.cookieKey, isAdmin } });
+  await app.register(sessionsArea, { deps: { resolver, sessions, providerName: (id) => providers.name(id), cookies, portalOrigin: PORTAL, cookieKey: secrets.cookieKey, isAdmin, notes: NO_NOTES } });
 
   let people = 0;
   const parts = {

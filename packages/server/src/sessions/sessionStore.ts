@@ -213,12 +213,9 @@ export class SessionStore {
   }
 
   /**
-   * Records activity and slides the idle expiry, at most once per touchInterval: a write per request
-   * would make every page view a database write.
-   */
-  /**
    * Records activity on a session: its last use, and its idle expiry moved on (never past its absolute
-   * one), at most once per touch interval. The session is answered with the new values at once; the
+   * one), at most once per touch interval (a write per request would make every page view a database
+   * write). The session is answered with the new values at once; the
    * write waits for the next batch (activityFlushMs), one statement for every session touched since
    * the last: on SQLite every write is a commit (20-45 µs here, and the write-ahead log grows by a page
    * per session), on PostgreSQL a round trip and a commit. The stored values lag by at
@@ -246,7 +243,8 @@ export class SessionStore {
     this.pendingActivity = new Map();
     // One time for the batch, the latest: a session touched earlier in it is seen at most one batch
     // interval later than it was (its idle expiry moves on by as much).
-    const now = Math.max(...batch.values());
+    let now = 0;
+    for (const at of batch.values()) if (at > now) now = at;
     const ids = [...batch.keys()];
     try {
       for (let start = 0; start < ids.length; start += ACTIVITY_BATCH) await this.writeActivity(ids.slice(start, start + ACTIVITY_BATCH), now);

@@ -6,11 +6,13 @@
  * `npm run build && npm run bench`.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signInToApp } from './lib/browser.js';
+import { reportFrontProxies, setUpFrontProxies, type FrontProxiesReport, type FrontProxiesSetup, type ProxyKind } from './lib/frontProxies.js';
 import { startGatehouse } from './lib/gatehouse.js';
 import { httpGet } from './lib/http.js';
 import { measure, problems, type LoadSettings, type Measurement, type Scenario, type ScenarioName } from './lib/load.js';
@@ -54,6 +56,21 @@ function caddyInstalled(): boolean {
   } catch {
     return false;
   }
+}
+
+/** True when Debian's nginx is there (`npm test` installs it too). */
+function nginxInstalled(): boolean {
+  return ['/usr/sbin/nginx', '/usr/bin/nginx'].some((candidate) => existsSync(candidate));
+}
+
+/** The proxies forward-auth is measured behind: each one installed by default, both with `1` (a missing one stops the run). */
+function frontProxyKinds(): ProxyKind[] {
+  if (withFrontProxies === false) return [];
+  const installed = { nginx: nginxInstalled(), caddy: caddyInstalled() };
+  const kinds = ['nginx', 'caddy'] as const;
+  const missing = kinds.filter((kind) => !installed[kind]);
+  if (withFrontProxies === true && missing.length) throw new Error(`BENCH_FORWARD_AUTH_PROXIES=1, but ${missing.join(' and ')} is not installed (Debian: apt-get install ${missing.join(' ')})`);
+  return kinds.filter((kind) => installed[kind]);
 }
 
 /** True when wrk can be run; installs Debian's package when it is missing and this runs as root. */
@@ -114,6 +131,11 @@ const withScale = envSwitch('BENCH_SCALE', true);
 const withOperations = envSwitch('BENCH_OPERATIONS', true);
 /** A 10 kB page through the proxy without and with compression (proxy/compression.ts). */
 const withCompression = envSwitch('BENCH_COMPRESSION', true);
+/**
+ * Forward-auth behind Debian's nginx (auth_request) and Caddy (forward_auth), configured from docs/deploy/,
+ * asking Gatehouse and asking a bare handler (bench/lib/frontProxies.ts): by default each one installed.
+ */
+const withFrontProxies = envSwitch('BENCH_FORWARD_AUTH_PROXIES', 'when installed' as const);
 /** How many 1-second slices the operations nodes are measured in, in turn (bench/lib/operations.ts). */
 const operationsSlices = envNumber('BENCH_OPERATIONS_SLICES', 15, true) || 1;
 /** PostgreSQL in the scale measurements: by default when installed. */
@@ -134,10 +156,12 @@ const processes = new ProcessGroup();
 let workDir: string | undefined;
 let cleaning: Promise<void> | undefined;
 let scale: ScaleSetup | undefined;
+let frontProxies: FrontProxiesSetup | undefined;
 
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await processes.stopAll();
+    await frontProxies?.cleanup();
     // PostgreSQL last: the nodes on it stop first.
     await scale?.stop();
     if (workDir) await rm(workDir, { recursive: true, force: true });
@@ -253,6 +277,14 @@ async function main(): Promise<number> {
     for (const scenario of operations.scenarios) scenarios.set(scenario.name, scenario);
     say('setup: two more nodes like the first, one with metrics on (scraped every second while measured), one with the access log on (to a file)');
   }
+  const proxyKinds = frontProxyKinds();
+  if (proxyKinds.length) {
+    frontProxies = await setUpFrontProxies({ processes, root, workDir, kinds: proxyKinds, nodeArgs });
+    for (const scenario of frontProxies.scenarios) scenarios.set(scenario.name, scenario);
+    say(
+      `setup: ${frontProxies.proxies.map(({ label }) => label).join(' and ')} from docs/deploy/, each in front of a Gatehouse of its own (:${frontProxies.node.port}) and of a bare handler sending its answer; alice signed in through each; the upstream receives her identity through both`,
+    );
+  } else if (withFrontProxies === 'when installed') say('setup: neither nginx nor caddy is installed: forward-auth behind them left out');
   await verify([...scenarios.values()]);
   say('setup: every scenario answers as expected (forward-auth 200 with alice\'s identity, proxy 200 "ok")');
   say();
@@ -267,18 +299,31 @@ async function main(): Promise<number> {
     : [];
   const measurements: Measurement[] = [];
   const orders: string[] = [];
-  const everyServer = [...new Set([gatehouse.server, upstream, bare, ...references.flatMap((reference) => [reference.server, reference.upstream]), ...(scale?.servers ?? []), ...(operations?.servers ?? [])])];
+  const everyServer = [
+    ...new Set([
+      gatehouse.server,
+      upstream,
+      bare,
+      ...references.flatMap((reference) => [reference.server, reference.upstream]),
+      ...(scale?.servers ?? []),
+      ...(operations?.servers ?? []),
+      ...(frontProxies?.servers ?? []),
+    ]),
+  ];
+  const checkServers = () => {
+    for (const server of everyServer) {
+      if (!server.running) throw new Error(`${server.name} stopped during the run:\n${server.tail()}`);
+    }
+  };
   for (let round = 1; round <= rounds; round++) {
-    const groups = [...baseGroups, ...(scale && round <= scaleRounds ? scale.groups : [])];
+    const groups = [...baseGroups, ...(frontProxies?.groups ?? []), ...(scale && round <= scaleRounds ? scale.groups : [])];
     const order = groups.flatMap((group) => (round % 2 === 0 ? [...group].reverse() : group));
     orders.push(order.join(' → '));
     for (const name of order) {
       const run = () => measure(scenarios.get(name)!, round, settings);
       const m = await run();
       measurements.push(m);
-      for (const server of everyServer) {
-        if (!server.running) throw new Error(`${server.name} stopped during the run:\n${server.tail()}`);
-      }
+      checkServers();
       const issue = problems(m);
       say(
         `round ${round}/${rounds}  ${name.padEnd(scale ? 23 : 12)} ${thousands(m.rps).padStart(7)} req/s  p50 ${fixed(m.latency.p50, 2).padStart(6)} ms  p99 ${fixed(m.latency.p99, 2).padStart(6)} ms  ` +
@@ -319,6 +364,7 @@ async function main(): Promise<number> {
     const issue = problems(m);
     return issue ? [`${m.scenario} in ${when}: ${issue}`] : [];
   });
+
   const base = withBase ? reportBase() : undefined;
   if (!withBase) {
     for (const problem of invalid) say(`INVALID: ${problem}`);
@@ -328,6 +374,8 @@ async function main(): Promise<number> {
   const compression = withBase && withCompression ? reportCompression() : undefined;
   if (operations) say();
   const operationsReport: OperationsReport | undefined = operations ? reportOperations(operations, operationsMeasurements, operationsSlices, say) : undefined;
+  if (frontProxies) say();
+  const frontProxiesReport: FrontProxiesReport | undefined = frontProxies ? reportFrontProxies(frontProxies, measurements, rounds, invalid.length > 0, say) : undefined;
   const scaleReport: ScaleReport | undefined = scale ? reportScale({ scale, measurements, scenarioSummary, scaleRounds, invalid: invalid.length > 0, say }) : undefined;
 
   await mkdir(path.dirname(resultsFile), { recursive: true });
@@ -338,12 +386,23 @@ async function main(): Promise<number> {
     node: process.version,
     cpus: { count: cpus().length, model: cpus()[0]?.model.trim() },
     loadAverage: { start: loadAtStart, end: loadavg() },
-    settings: { rounds, ...settings, plainProxy: withPlainProxy, fastifyProxy: withFastifyProxy, caddy: measureCaddy, base: withBase, operations: withOperations && { slices: operationsSlices }, scale: withScale ? { rounds: scaleRounds, ...scaleSettings } : false },
+    settings: {
+      rounds,
+      ...settings,
+      plainProxy: withPlainProxy,
+      fastifyProxy: withFastifyProxy,
+      caddy: measureCaddy,
+      base: withBase,
+      operations: withOperations && { slices: operationsSlices },
+      forwardAuthProxies: proxyKinds,
+      scale: withScale ? { rounds: scaleRounds, ...scaleSettings } : false,
+    },
     otherLoad,
     valid: invalid.length === 0,
     problems: invalid,
-    targets: [...(base?.targets ?? []), ...(scaleReport?.targets ?? [])].map(({ name, value, target, pass }) => ({ name, value, target, pass })),
+    targets: [...(base?.targets ?? []), ...(frontProxiesReport?.targets ?? []), ...(scaleReport?.targets ?? [])].map(({ name, value, target, pass }) => ({ name, value, target, pass })),
     ratios: base?.ratios ?? {},
+    forwardAuthProxies: frontProxiesReport,
     scale: scaleReport,
     compression,
     operations: operationsReport && { ...operationsReport, slices: operationsSlices, measurements: operationsMeasurements },
@@ -444,7 +503,7 @@ async function main(): Promise<number> {
     );
     say();
 
-    const baseNames = names.filter((name) => !scale?.scenarios.some((scenario) => scenario.name === name));
+    const baseNames = names.filter((name) => ![...(scale?.scenarios ?? []), ...(frontProxies?.scenarios ?? [])].some((scenario) => scenario.name === name));
     say(`medians over ${rounds} rounds [min–max]`);
     say(
       table(

@@ -1,6 +1,7 @@
 // The upstream app for the benchmark: the "direct" baseline and the reverse proxy's target.
 // A bare node:http server answering every request with 200 "ok" (text/plain), and /page with a 10 kB
-// HTML page (for the proxy's compression). It listens on an
+// HTML page (for the proxy's compression), and /whoami with the X-Gatehouse-Email header it was sent (to
+// check, before any load, that a proxy in front of it passes the identity on). It listens on an
 // ephemeral 127.0.0.1 port and prints `listening <port>` once ready.
 import { createServer } from 'node:http';
 import { keepTickObjectShape } from '../packages/server/dist/http/tickObjectShape.js';
@@ -18,6 +19,10 @@ const server = createServer((request, response) => {
   if (request.url === '/page') {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length });
     return response.end(page);
+  }
+  if (request.url === '/whoami') {
+    response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+    return response.end(request.headers['x-gatehouse-email'] ?? '');
   }
   response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': body.length });
   response.end(body);

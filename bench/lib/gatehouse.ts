@@ -60,6 +60,11 @@ export interface GatehouseOptions {
   accessLog?: boolean;
   /** An app that is an OpenID Connect client of Gatehouse's OpenID Provider (client id = app id), beside "bench". */
   oidcClient?: { id: string; secret: string; redirectUri: string };
+  /**
+   * Apps that nginx or Caddy serves and only asks Gatehouse about (forward-auth: no upstream here), beside
+   * "bench", with its policy: each at the public URL of its proxy's site.
+   */
+  forwardAuthApps?: ReadonlyArray<{ id: string; publicUrl: string }>;
 }
 
 /** A node's configuration, written to its folder, and the ports it will listen on. */
@@ -118,6 +123,7 @@ export async function prepareGatehouse(input: GatehouseOptions): Promise<Prepare
     // Compression on, as an operator turns it on (off by default), for the compression pair of scenarios.
     apps: [
       { id: 'bench', name: 'Bench', publicUrl: appOrigin, upstream: `http://127.0.0.1:${input.upstreamPort}`, compress: true, policy: { allow: [{ groups: ['staff'] }] } },
+      ...(input.forwardAuthApps ?? []).map(({ id, publicUrl }) => ({ id, name: id, publicUrl, policy: { allow: [{ groups: ['staff'] }] } })),
       ...(input.oidcClient
         ? [
             {

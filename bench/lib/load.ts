@@ -16,6 +16,11 @@ export type ScenarioName =
   | 'plain-proxy'
   | 'fastify-proxy'
   | 'caddy-proxy'
+  // Forward-auth behind nginx and Caddy (bench/lib/frontProxies.ts): each proxy asking Gatehouse, and asking a bare handler.
+  | 'nginx-auth-request'
+  | 'nginx-auth-request-bare'
+  | 'caddy-forward-auth'
+  | 'caddy-forward-auth-bare'
   // Operations (bench/lib/operations.ts): the same hot paths with metrics on, and with the access log on.
   | 'forward-auth-control'
   | 'proxy-control'

@@ -20,6 +20,7 @@ import { freePort, ProcessGroup, type ServerProcess } from './lib/processes.js';
 import { measureInterleaved, reportOperations, setUpOperations, type OperationsReport, type OperationsSetup } from './lib/operations.js';
 import { reportScale, type ScaleReport } from './lib/scaleReport.js';
 import { setUpScale, type ScaleSetup } from './lib/scale.js';
+import { measureSignIns, reportSignIns, setUpSignIns, type SignInMeasurement, type SignInReport, type SignInSettings, type SignInSetup } from './lib/signIns.js';
 import { fixed, spread, table, thousands, type Spread } from './lib/stats.js';
 import { runOpBench, type OpSettings } from './op.js';
 
@@ -136,6 +137,9 @@ const withCompression = envSwitch('BENCH_COMPRESSION', true);
  * asking Gatehouse and asking a bare handler (bench/lib/frontProxies.ts): by default each one installed.
  */
 const withFrontProxies = envSwitch('BENCH_FORWARD_AUTH_PROXIES', 'when installed' as const);
+/** Sign-ins through the whole flow, several browsers at once (bench/lib/signIns.ts). */
+const withSignIns = envSwitch('BENCH_SIGNINS', true);
+const signInBrowsers = envNumber('BENCH_SIGNIN_BROWSERS', 8, true) || 1;
 /** How many 1-second slices the operations nodes are measured in, in turn (bench/lib/operations.ts). */
 const operationsSlices = envNumber('BENCH_OPERATIONS_SLICES', 15, true) || 1;
 /** PostgreSQL in the scale measurements: by default when installed. */
@@ -285,6 +289,12 @@ async function main(): Promise<number> {
       `setup: ${frontProxies.proxies.map(({ label }) => label).join(' and ')} from docs/deploy/, each in front of a Gatehouse of its own (:${frontProxies.node.port}) and of a bare handler sending its answer; alice signed in through each; the upstream receives her identity through both`,
     );
   } else if (withFrontProxies === 'when installed') say('setup: neither nginx nor caddy is installed: forward-auth behind them left out');
+  let signIns: SignInSetup | undefined;
+  const signInSettings: SignInSettings = { browsers: signInBrowsers, seconds: settings.duration, warmup: settings.warmup };
+  if (withSignIns) {
+    signIns = await setUpSignIns({ processes, root, workDir, upstreamPort, nodeArgs });
+    say(`setup: a Gatehouse for sign-ins :${signIns.node.port} (pid ${signIns.node.server.pid}, its development IdP pid ${signIns.idpPid}), SQLite, the sign-in rate limit out of reach`);
+  }
   await verify([...scenarios.values()]);
   say('setup: every scenario answers as expected (forward-auth 200 with alice\'s identity, proxy 200 "ok")');
   say();
@@ -298,6 +308,7 @@ async function main(): Promise<number> {
       ]
     : [];
   const measurements: Measurement[] = [];
+  const signInMeasurements: SignInMeasurement[] = [];
   const orders: string[] = [];
   const everyServer = [
     ...new Set([
@@ -308,6 +319,7 @@ async function main(): Promise<number> {
       ...(scale?.servers ?? []),
       ...(operations?.servers ?? []),
       ...(frontProxies?.servers ?? []),
+      ...(signIns?.servers ?? []),
     ]),
   ];
   const checkServers = () => {
@@ -318,7 +330,7 @@ async function main(): Promise<number> {
   for (let round = 1; round <= rounds; round++) {
     const groups = [...baseGroups, ...(frontProxies?.groups ?? []), ...(scale && round <= scaleRounds ? scale.groups : [])];
     const order = groups.flatMap((group) => (round % 2 === 0 ? [...group].reverse() : group));
-    orders.push(order.join(' → '));
+    orders.push([...order, ...(signIns ? ['sign-ins'] : [])].join(' → '));
     for (const name of order) {
       const run = () => measure(scenarios.get(name)!, round, settings);
       const m = await run();
@@ -328,6 +340,15 @@ async function main(): Promise<number> {
       say(
         `round ${round}/${rounds}  ${name.padEnd(scale ? 23 : 12)} ${thousands(m.rps).padStart(7)} req/s  p50 ${fixed(m.latency.p50, 2).padStart(6)} ms  p99 ${fixed(m.latency.p99, 2).padStart(6)} ms  ` +
           `server CPU ${fixed(m.cpu.server, 1).padStart(6)} µs/req  other load ${fixed(m.otherLoad, 2)} CPUs${issue ? `  INVALID: ${issue}` : ''}`,
+      );
+    }
+    if (signIns) {
+      const m = await measureSignIns(signIns, round, signInSettings);
+      signInMeasurements.push(m);
+      checkServers();
+      say(
+        `round ${round}/${rounds}  ${'sign-ins'.padEnd(scale ? 23 : 12)} ${fixed(m.perSecond, 1).padStart(7)} /s     p50 ${fixed(m.latency.p50, 1).padStart(6)} ms  p99 ${fixed(m.latency.p99, 1).padStart(6)} ms  ` +
+          `Gatehouse CPU ${fixed(m.cpu.gatehouse, 2)} ms, IdP ${fixed(m.cpu.idp, 2)} ms per sign-in  other load ${fixed(m.otherLoad, 2)} CPUs${m.failures ? `  INVALID: ${m.failures} failed` : ''}`,
       );
     }
   }
@@ -364,7 +385,7 @@ async function main(): Promise<number> {
     const issue = problems(m);
     return issue ? [`${m.scenario} in ${when}: ${issue}`] : [];
   });
-
+  for (const m of signInMeasurements) if (m.failures) invalid.push(`sign-ins in round ${m.round}: ${m.failures} failed (the first: ${m.firstFailure ?? ''})`);
   const base = withBase ? reportBase() : undefined;
   if (!withBase) {
     for (const problem of invalid) say(`INVALID: ${problem}`);
@@ -376,6 +397,8 @@ async function main(): Promise<number> {
   const operationsReport: OperationsReport | undefined = operations ? reportOperations(operations, operationsMeasurements, operationsSlices, say) : undefined;
   if (frontProxies) say();
   const frontProxiesReport: FrontProxiesReport | undefined = frontProxies ? reportFrontProxies(frontProxies, measurements, rounds, invalid.length > 0, say) : undefined;
+  if (signIns) say();
+  const signInReport: SignInReport | undefined = signIns ? reportSignIns(signInMeasurements, signInSettings, invalid.length > 0, say) : undefined;
   const scaleReport: ScaleReport | undefined = scale ? reportScale({ scale, measurements, scenarioSummary, scaleRounds, invalid: invalid.length > 0, say }) : undefined;
 
   await mkdir(path.dirname(resultsFile), { recursive: true });
@@ -395,14 +418,16 @@ async function main(): Promise<number> {
       base: withBase,
       operations: withOperations && { slices: operationsSlices },
       forwardAuthProxies: proxyKinds,
+      signIns: withSignIns && { browsers: signInBrowsers, seconds: signInSettings.seconds, warmup: signInSettings.warmup },
       scale: withScale ? { rounds: scaleRounds, ...scaleSettings } : false,
     },
     otherLoad,
     valid: invalid.length === 0,
     problems: invalid,
-    targets: [...(base?.targets ?? []), ...(frontProxiesReport?.targets ?? []), ...(scaleReport?.targets ?? [])].map(({ name, value, target, pass }) => ({ name, value, target, pass })),
+    targets: [...(base?.targets ?? []), ...(frontProxiesReport?.targets ?? []), ...(signInReport ? [signInReport.target] : []), ...(scaleReport?.targets ?? [])].map(({ name, value, target, pass }) => ({ name, value, target, pass })),
     ratios: base?.ratios ?? {},
     forwardAuthProxies: frontProxiesReport,
+    signIns: signInReport,
     scale: scaleReport,
     compression,
     operations: operationsReport && { ...operationsReport, slices: operationsSlices, measurements: operationsMeasurements },

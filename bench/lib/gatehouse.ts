@@ -65,6 +65,8 @@ export interface GatehouseOptions {
    * "bench", with its policy: each at the public URL of its proxy's site.
    */
   forwardAuthApps?: ReadonlyArray<{ id: string; publicUrl: string }>;
+  /** `signIn.rateLimit.max` (per client address and minute), when not the default 30. */
+  signInRateLimit?: number;
 }
 
 /** A node's configuration, written to its folder, and the ports it will listen on. */
@@ -119,6 +121,7 @@ export async function prepareGatehouse(input: GatehouseOptions): Promise<Prepare
     ...(input.session ? { session: input.session } : {}),
     ...(metricsPort ? { metrics: { listen: { host: '127.0.0.1', port: metricsPort } } } : {}),
     ...(input.accessLog ? { accessLog: { enabled: true, destination: path.join(folder, 'access.log') } } : {}),
+    ...(input.signInRateLimit ? { signIn: { rateLimit: { max: input.signInRateLimit } } } : {}),
     development: { idps: [{ port: idpPort, providerId, name: 'Development IdP', users: 'default', trustGroups: true }], demoApp: false },
     // Compression on, as an operator turns it on (off by default), for the compression pair of scenarios.
     apps: [

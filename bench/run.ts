@@ -6,13 +6,12 @@
  * `npm run build && npm run bench`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signInToApp } from './lib/browser.js';
-import { reportFrontProxies, setUpFrontProxies, type FrontProxiesReport, type FrontProxiesSetup, type ProxyKind } from './lib/frontProxies.js';
+import { nginxPath, reportFrontProxies, setUpFrontProxies, type FrontProxiesReport, type FrontProxiesSetup, type ProxyKind } from './lib/frontProxies.js';
 import { startGatehouse } from './lib/gatehouse.js';
 import { httpGet } from './lib/http.js';
 import { measure, problems, type LoadSettings, type Measurement, type Scenario, type ScenarioName } from './lib/load.js';
@@ -59,15 +58,11 @@ function caddyInstalled(): boolean {
   }
 }
 
-/** True when Debian's nginx is there (`npm test` installs it too). */
-function nginxInstalled(): boolean {
-  return ['/usr/sbin/nginx', '/usr/bin/nginx'].some((candidate) => existsSync(candidate));
-}
-
 /** The proxies forward-auth is measured behind: each one installed by default, both with `1` (a missing one stops the run). */
 function frontProxyKinds(): ProxyKind[] {
   if (withFrontProxies === false) return [];
-  const installed = { nginx: nginxInstalled(), caddy: caddyInstalled() };
+  // Debian's packages (`npm test` installs both).
+  const installed = { nginx: nginxPath() !== undefined, caddy: caddyInstalled() };
   const kinds = ['nginx', 'caddy'] as const;
   const missing = kinds.filter((kind) => !installed[kind]);
   if (withFrontProxies === true && missing.length) throw new Error(`BENCH_FORWARD_AUTH_PROXIES=1, but ${missing.join(' and ')} is not installed (Debian: apt-get install ${missing.join(' ')})`);
@@ -399,6 +394,7 @@ async function main(): Promise<number> {
   const frontProxiesReport: FrontProxiesReport | undefined = frontProxies ? reportFrontProxies(frontProxies, measurements, rounds, invalid.length > 0, say) : undefined;
   if (signIns) say();
   const signInReport: SignInReport | undefined = signIns ? reportSignIns(signInMeasurements, signInSettings, invalid.length > 0, say) : undefined;
+  if (scale && (frontProxies || signIns)) say();
   const scaleReport: ScaleReport | undefined = scale ? reportScale({ scale, measurements, scenarioSummary, scaleRounds, invalid: invalid.length > 0, say }) : undefined;
 
   await mkdir(path.dirname(resultsFile), { recursive: true });

@@ -144,7 +144,7 @@ export async function setUpFrontProxies(input: {
       { name: viaBare, url: `http://127.0.0.1:${sites.bare}/some/path`, headers, server: bare, ...helpers },
     );
     proxies.push({ kind, label, viaGatehouse, viaBare, server, proxyCpu: server.name, upstreamCpu: upstream.name });
-    await verifySites(label, [sites.gatehouse, sites.bare], headers);
+    await verifySites(label, sites, headers);
   }
   return {
     proxies,
@@ -163,18 +163,23 @@ export async function setUpFrontProxies(input: {
  * the Gatehouse-backed site refuses (its check is in force) while the bare-backed one lets the request
  * through (it checks nothing).
  */
-async function verifySites(label: string, [viaGatehouse, viaBare]: readonly [number, number] | number[], headers: { host: string; cookie: string }): Promise<void> {
+async function verifySites(label: string, sites: { gatehouse: number; bare: number }, headers: { host: string; cookie: string }): Promise<void> {
   const fail = (why: string, answer: Answer) => {
     throw new Error(`${label}: ${why} (got ${answer.status}, ${JSON.stringify(answer.headers)}, body ${JSON.stringify(answer.body.slice(0, 300))})`);
   };
-  for (const port of [viaGatehouse!, viaBare!]) {
+  for (const port of [sites.gatehouse, sites.bare]) {
     const answer = await httpGet({ port, path: '/whoami', headers });
     if (answer.status !== 200 || answer.body !== 'alice@example.com') fail(`the upstream should have received X-Gatehouse-Email: alice@example.com through :${port}`, answer);
   }
-  const signedOut = await httpGet({ port: viaGatehouse!, path: '/some/path', headers: { host: headers.host, accept: 'text/html' } });
+  const signedOut = await httpGet({ port: sites.gatehouse, path: '/some/path', headers: { host: headers.host, accept: 'text/html' } });
   if (signedOut.status !== 302 || !signedOut.headers.location?.includes('/.gatehouse/start')) fail('a signed-out request should be sent to sign in', signedOut);
-  const unchecked = await httpGet({ port: viaBare!, path: '/some/path', headers: { host: headers.host } });
+  const unchecked = await httpGet({ port: sites.bare, path: '/some/path', headers: { host: headers.host } });
   if (unchecked.status !== 200) fail('the bare handler lets every request through', unchecked);
+}
+
+/** Where Debian's nginx is, if it is installed. */
+export function nginxPath(): string | undefined {
+  return ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate));
 }
 
 /** Polls a port until the proxy answers HTTP at all (what it answers is the checks' business). */
@@ -196,7 +201,7 @@ async function answering(server: ServerProcess, port: number, logs: () => Promis
  * everything it writes in its own folder.
  */
 async function startNginx(processes: ProcessGroup, root: string, dir: string, serverName: string, backends: ReadonlyArray<{ port: number; checker: number }>, upstreamPort: number, catchAllPort: number): Promise<ServerProcess> {
-  const command = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate)) ?? 'nginx';
+  const command = nginxPath() ?? 'nginx';
   const site = [
     await renderDeployFile(root, 'nginx.conf', { LISTEN: `127.0.0.1:${catchAllPort}` }),
     ...(await Promise.all(

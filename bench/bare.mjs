@@ -3,9 +3,9 @@
 // an empty 200 with exactly those headers: the very answer Gatehouse's forward-auth gives (identity
 // headers and signed assertion, captured once), without the check. A second argument, a JSON object of
 // paths and header objects, adds a route per path answering the same way: the checks nginx's
-// auth_request and Caddy's forward_auth send (run.ts, "forward-auth behind nginx and Caddy"), each with the
-// answer Gatehouse gives that proxy's app. It listens on 127.0.0.1, on the port in BARE_PORT (a proxy
-// configured before it starts names it) or an ephemeral one, and prints `listening <port>` once ready.
+// auth_request and Caddy's forward_auth send (lib/frontProxies.ts), each with the answer Gatehouse gives
+// that proxy's app. It listens on 127.0.0.1, on the port in BARE_PORT (a proxy configured before it
+// starts names it) or an ephemeral one, and prints `listening <port>` once ready.
 import Fastify from 'fastify';
 import { keepTickObjectShape } from '../packages/server/dist/http/tickObjectShape.js';
 

@@ -156,11 +156,13 @@ let workDir: string | undefined;
 let cleaning: Promise<void> | undefined;
 let scale: ScaleSetup | undefined;
 let frontProxies: FrontProxiesSetup | undefined;
+/** Folders the run made outside the work folder (nginx's and Caddy's), removed with it. */
+const folders: string[] = [];
 
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await processes.stopAll();
-    await frontProxies?.cleanup();
+    for (const folder of folders) await rm(folder, { recursive: true, force: true });
     // PostgreSQL last: the nodes on it stop first.
     await scale?.stop();
     if (workDir) await rm(workDir, { recursive: true, force: true });
@@ -278,7 +280,7 @@ async function main(): Promise<number> {
   }
   const proxyKinds = frontProxyKinds();
   if (proxyKinds.length) {
-    frontProxies = await setUpFrontProxies({ processes, root, workDir, kinds: proxyKinds, nodeArgs });
+    frontProxies = await setUpFrontProxies({ processes, root, workDir, kinds: proxyKinds, nodeArgs, folders });
     for (const scenario of frontProxies.scenarios) scenarios.set(scenario.name, scenario);
     say(
       `setup: ${frontProxies.proxies.map(({ label }) => label).join(' and ')} from docs/deploy/, each in front of a Gatehouse of its own (:${frontProxies.node.port}) and of a bare handler sending its answer; alice signed in through each; the upstream receives her identity through both`,

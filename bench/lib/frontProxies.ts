@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { signInToApp } from './browser.js';
@@ -41,8 +41,6 @@ export interface FrontProxiesSetup {
   groups: ScenarioName[][];
   servers: ServerProcess[];
   node: RunningGatehouse;
-  /** Removes the proxies' folders (once they have stopped). */
-  cleanup(): Promise<void>;
 }
 
 const SCENARIOS: Record<ProxyKind, { viaGatehouse: ScenarioName; viaBare: ScenarioName; label: string; appId: string; check: string }> = {
@@ -72,9 +70,14 @@ export async function setUpFrontProxies(input: {
   workDir: string;
   kinds: readonly ProxyKind[];
   nodeArgs: readonly string[];
+  /**
+   * The proxies' folders are added here as they are made (outside the work folder, which only its owner
+   * may enter: nginx's workers run as another user when this runs as root); the caller removes them once
+   * the processes have stopped, whether or not the setup finished.
+   */
+  folders: string[];
 }): Promise<FrontProxiesSetup> {
-  const { processes, root } = input;
-  const folders: string[] = [];
+  const { processes, root, folders } = input;
   const upstream = processes.start('forward-auth-upstream', [path.join(root, 'bench/upstream.mjs')], { cwd: root });
   const upstreamPort = Number((await upstream.waitForOutput(/listening (\d+)/, 15_000))[1]);
   // The bare handler is configured into the proxies before it starts (it needs the answers Gatehouse
@@ -152,9 +155,6 @@ export async function setUpFrontProxies(input: {
     groups: proxies.map(({ viaBare, viaGatehouse }) => [viaBare, viaGatehouse]),
     servers: [upstream, node.server, bare, ...started.values()],
     node,
-    cleanup: async () => {
-      for (const dir of folders) await rm(dir, { recursive: true, force: true });
-    },
   };
 }
 

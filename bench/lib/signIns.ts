@@ -8,7 +8,7 @@ import { childPids, commandLine, cpuSeconds, machineBusySeconds, type ProcessGro
 import { fixed, percentile, spread, table, thousands, type Spread } from './stats.js';
 
 /**
- * Sign-ins through the whole flow, as fast as they go (bench/README.md, "Sign-ins"): several scripted
+ * Sign-ins as fast as they go (bench/README.md, "Sign-ins through the whole flow"): several scripted
  * browsers at once, each sign-in a new browser with no cookies, from the app's first request through
  * Gatehouse's start, the development IdP's login form, Gatehouse's callback and the app host's handshake
  * to the app's page (lib/browser.ts, signInToApp), on a Gatehouse node of its own (SQLite, one process;
@@ -184,7 +184,7 @@ export interface SignInReport {
   measurements: SignInMeasurement[];
 }
 
-/** Keycloak's published sizing (shared design notes): about 15 password sign-ins per second per vCPU. */
+/** Keycloak's published sizing: about 15 password sign-ins per second per vCPU. */
 export const SIGN_IN_TARGET = 15;
 
 export function reportSignIns(measurements: readonly SignInMeasurement[], settings: SignInSettings, invalid: boolean, say: (line?: string) => void): SignInReport {

@@ -116,11 +116,12 @@ function openSqlite(config: Config, log: Log | undefined): DatabaseHandle {
   if (onDisk) for (const suffix of ['-wal', '-shm']) tightenIfExists(`${file}${suffix}`, warn);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  // Large tables as cheap as small ones (docs/configuration.md, "SQLite with large tables"): a session
-  // check walks a few B-tree pages of indexes that outgrow SQLite's default 2 MiB page cache at a few
-  // hundred thousand sessions; each page missed is then a read() of the operating system's cache. A
-  // 32 MiB page cache keeps the upper levels and the hot pages, and the file mapped into memory
-  // (256 MiB of it) turns the rest into memory reads: the kernel's page cache, shared, not the heap.
+  // Large tables (docs/configuration.md, "SQLite with large tables"): a session check walks a few
+  // B-tree pages of indexes that outgrow SQLite's default 2 MiB page cache at a few hundred thousand
+  // sessions; each page missed is then a read() of the operating system's cache. A 32 MiB page cache
+  // keeps the upper levels and the hot pages, and the file mapped into memory (256 MiB of it) turns
+  // reads of the rest into memory reads: the kernel's page cache, shared, not the heap. (Measured: a
+  // check over 1,100,000 sessions still costs ~1.4 × one over 100,000; a 1 GiB map did not change it.)
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   if (onDisk) sqlite.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   const counter = errorCounter();

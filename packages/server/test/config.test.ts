@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../src/config/load.js';
 import { parseDuration } from '@gatehouse/contract';
+import { parseByteSize } from '../src/config/byteSize.js';
 
 const provider = {
   id: 'corp',
@@ -224,5 +225,28 @@ providers:
     expect(parseDuration(30)).toBe(30_000);
     expect(parseDuration('12 hours')).toBeUndefined();
     expect(parseDuration('-1s')).toBeUndefined();
+  });
+
+  it('parses sizes: kB, MB, GB in powers of 1000, KiB, MiB, GiB in powers of 1024, a bare number in bytes', () => {
+    expect(parseByteSize('64MB')).toBe(64_000_000);
+    expect(parseByteSize('256MiB')).toBe(256 * 2 ** 20);
+    expect(parseByteSize('1.5 GiB')).toBe(1.5 * 2 ** 30);
+    expect(parseByteSize('512kb')).toBe(512_000);
+    expect(parseByteSize('2GB')).toBe(2e9);
+    expect(parseByteSize('100B')).toBe(100);
+    expect(parseByteSize(1_048_576)).toBe(1_048_576);
+    for (const bad of ['64', '64 megabytes', '-1MB', 'MB', '1e3MB', '64TB', '99999999999GB']) expect(parseByteSize(bad), bad).toBeUndefined();
+    expect(parseByteSize(1.5)).toBeUndefined();
+    expect(parseByteSize(-1)).toBeUndefined();
+  });
+
+  it('session.cache.maxMemory: 256MiB unless said, a size of at least 1MiB', () => {
+    expect(parseConfig({}, { env: {} }).session.cache.maxMemory).toBe(256 * 2 ** 20);
+    expect(parseConfig({ session: { cache: { maxMemory: '1GB' } } }, { env: {} }).session.cache.maxMemory).toBe(1e9);
+    expect(problems({ session: { cache: { maxMemory: 'plenty' } } })).toEqual(['session.cache.maxMemory: "plenty" is not a size such as 64MB, 512MiB or 1GB']);
+    // Fail closed: a budget too small to hold anything is a mistake, not a way to turn the cache off.
+    expect(problems({ session: { cache: { maxMemory: '512KiB' } } })).toEqual(['session.cache.maxMemory: must be at least 1MiB']);
+    expect(problems({ session: { cache: { maxMemory: 64 } } })).toEqual(['session.cache.maxMemory: must be at least 1MiB']);
+    expect(problems({ session: { cache: { maxEntries: 10 } } })).toEqual(['session.cache.maxEntries: unknown key']);
   });
 });

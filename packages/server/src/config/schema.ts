@@ -2,6 +2,7 @@ import { appSchema, durationSchema, emailSchema, groupPrefix, idSchema, originUr
 import { z } from 'zod';
 import { providerWarnings, testOnlySettings } from './providers/trust.js';
 import { appSetIssues } from './appSetIssues.js';
+import { byteSizeSchema } from './byteSize.js';
 
 const duration = durationSchema;
 
@@ -129,6 +130,9 @@ function isPostgresUrl(value: string): boolean {
   }
 }
 
+/** session.cache.maxMemory's default, in bytes (docs/operations/sizing.md says what it holds). */
+export const SESSION_CACHE_DEFAULT_MAX_MEMORY = 256 * 2 ** 20;
+
 /** `extends:` names this, the one configuration a file can add to (config/extendDefaults.ts). */
 export const EXTENDS_DEVELOPMENT_DEFAULTS = 'development-defaults';
 
@@ -183,6 +187,17 @@ export const configSchema = z
          * answer — before the session ends. Default: twice claimsRefreshInterval.
          */
         maxClaimsAge: duration.optional(),
+        /** The in-memory cache of resolved sessions (sessions/sessionCache.ts), per process. */
+        cache: z
+          .object({
+            /**
+             * Its memory budget: the estimated bytes of its entries, the oldest stored dropped beyond it.
+             * What an entry costs is measured in docs/operations/sizing.md. At least 1 MiB.
+             */
+            maxMemory: byteSizeSchema(2 ** 20, '1MiB').default(SESSION_CACHE_DEFAULT_MAX_MEMORY),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({})

@@ -189,7 +189,13 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     maxAge: running.current.session.maxClaimsAge,
   }));
   const appSessions = new AppSessions(database.db);
-  const resolver = new SessionResolver({ sessions, claims, providers, changes });
+  const resolver = new SessionResolver({
+    sessions,
+    claims,
+    providers,
+    changes,
+    cache: { maxBytes: () => running.current.session.cache.maxMemory, database: database.dialect },
+  });
   const signingKeys = new SigningKeys(database.db, cipher, undefined, changes);
   await signingKeys.load();
   const idTokenKeys = ID_TOKEN_KEY_PURPOSES.map((purpose) => new SigningKeys(database.db, cipher, undefined, changes, purpose));
@@ -211,7 +217,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   const nodeLimits = !sharedLimits && options.primary ? workerLimits(log, options.primary) : undefined;
   metricsRegistry?.readFrom({
     activeSessions: () => sessions.countLive(),
-    sessionCache: () => resolver.cacheLookups(),
+    sessionCache: () => resolver.cacheStats(),
     database: () => database.stats(),
   });
   const accessLog = createAccessLog(config);

@@ -3,6 +3,18 @@ import { performance } from 'node:perf_hooks';
 import { FastCounter, FastHistogram, type HistogramSeries } from './fastMetrics.js';
 import type { DatabaseStats } from '../storage/database.js';
 
+/** What the session cache reports (sessions/sessionCache.ts): counters since start, and its size now. */
+export interface SessionCacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+  /** Estimated bytes of the entries held. */
+  bytes: number;
+  /** The budget (session.cache.maxMemory). */
+  maxBytes: number;
+  evictions: { budget: number; ttl: number; invalidation: number };
+}
+
 /**
  * Prometheus metrics (docs/operations/metrics.md lists each one). Services see the narrow `Metrics`
  * interface of record functions, never prom-client's objects; with metrics off it is `NO_METRICS`,
@@ -62,8 +74,8 @@ export const NO_METRICS: Metrics = {
 export interface MetricSources {
   /** Sessions neither ended nor expired: one database count (the same on every worker). */
   activeSessions?: () => Promise<number>;
-  /** Lookups in the session cache so far. */
-  sessionCache?: () => { hits: number; misses: number };
+  /** The session cache: lookups so far, what it holds against its budget, and what it dropped, by why. */
+  sessionCache?: () => SessionCacheStats;
   /** The database: its pool (PostgreSQL) and the errors its queries met. */
   database?: () => DatabaseStats;
 }
@@ -211,6 +223,19 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
     registry,
     readFrom(sources) {
       const { activeSessions, sessionCache, database } = sources;
+      /** A counter kept elsewhere: `read` gives each value of its one label the total so far, at each scrape. */
+      const totalsReadAtScrape = (name: string, help: string, label: string, read: () => Record<string, number>) =>
+        new Counter({
+          name: `${PREFIX}${name}`,
+          help,
+          labelNames: [label],
+          registers,
+          collect() {
+            const totals = read();
+            this.reset();
+            for (const [value, total] of Object.entries(totals)) this.labels(value).inc(total);
+          },
+        });
       if (activeSessions) {
         new Gauge({
           name: `${PREFIX}sessions_active`,
@@ -224,18 +249,31 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
         });
       }
       if (sessionCache) {
-        new Counter({
-          name: `${PREFIX}session_cache_lookups_total`,
-          help: 'Lookups of a session in the in-memory cache, by result (hit, miss).',
-          labelNames: ['result'] as const,
-          registers,
-          collect() {
-            const { hits, misses } = sessionCache();
-            this.reset();
-            this.labels('hit').inc(hits);
-            this.labels('miss').inc(misses);
-          },
+        totalsReadAtScrape('session_cache_lookups_total', 'Lookups of a session in the in-memory cache, by result (hit, miss).', 'result', () => {
+          const { hits, misses } = sessionCache();
+          return { hit: hits, miss: misses };
         });
+        const sizes: Array<[string, string, (stats: SessionCacheStats) => number]> = [
+          ['entries', 'Entries in the in-memory session cache now (one per credential: a portal cookie or an app-host token).', (stats) => stats.entries],
+          ['bytes', 'Estimated memory of the session cache’s entries now, in bytes (what its budget is compared with).', (stats) => stats.bytes],
+          ['max_bytes', 'The session cache’s memory budget in bytes (session.cache.maxMemory), per process.', (stats) => stats.maxBytes],
+        ];
+        for (const [name, help, read] of sizes) {
+          new Gauge({
+            name: `${PREFIX}session_cache_${name}`,
+            help,
+            registers,
+            collect() {
+              this.set(read(sessionCache()));
+            },
+          });
+        }
+        totalsReadAtScrape(
+          'session_cache_evictions_total',
+          'Entries dropped from the session cache, by reason (budget: to stay within session.cache.maxMemory; ttl: older than its 60 s; invalidation: the session was revoked or changed).',
+          'reason',
+          () => sessionCache().evictions,
+        );
       }
       if (database) {
         new Gauge({
@@ -259,17 +297,9 @@ export function createMetrics(options: { cluster?: boolean } = {}): MetricsRegis
             this.set(database().pool?.waiting ?? 0);
           },
         });
-        new Counter({
-          name: `${PREFIX}database_errors_total`,
-          help: 'Database queries that failed, by kind (busy: SQLite’s database is locked; error: any other).',
-          labelNames: ['kind'] as const,
-          registers,
-          collect() {
-            const { errors } = database();
-            this.reset();
-            this.labels('busy').inc(errors.busy);
-            this.labels('error').inc(errors.total - errors.busy);
-          },
+        totalsReadAtScrape('database_errors_total', 'Database queries that failed, by kind (busy: SQLite’s database is locked; error: any other).', 'kind', () => {
+          const { errors } = database();
+          return { busy: errors.busy, error: errors.total - errors.busy };
         });
       }
     },

@@ -4,7 +4,8 @@ import { identityClaims, type IdentityClaims } from '../accounts/accountStore.js
 import type { Identity, User } from '../storage/schema.js';
 import type { ClaimsCheck } from './claimsCheck.js';
 import type { ChangeFeed } from '../events/changes.js';
-import { SessionCache } from './sessionCache.js';
+import type { SessionCacheStats } from '../operations/metrics.js';
+import { SessionCache, type SessionCacheOptions } from './sessionCache.js';
 import { isActive, type Session, type SessionStore, type SessionWithPerson } from './sessionStore.js';
 import { hashSecret, isWellFormedSecret, SECRET_LENGTH } from './sessionToken.js';
 
@@ -31,7 +32,7 @@ interface Cached extends CurrentSession {
  * touch interval.
  */
 export class SessionResolver {
-  private readonly cache = new SessionCache<Cached>();
+  private readonly cache: SessionCache<Cached>;
 
   constructor(
     private readonly deps: {
@@ -44,9 +45,12 @@ export class SessionResolver {
        * them. While it is out of sync (a dropped notification connection) nothing is cached.
        */
       changes: Pick<ChangeFeed, 'subscribe' | 'publish' | 'inSync'>;
+      /** The session cache's budget (session.cache.maxMemory, read at each store) and the database its entries come from. */
+      cache?: Pick<SessionCacheOptions<Cached>, 'maxBytes' | 'database'>;
     },
     private readonly now: () => number = Date.now,
   ) {
+    this.cache = new SessionCache<Cached>(deps.cache);
     deps.changes.subscribe((change) => {
       if (change.type === 'sessions-ended' || change.type === 'sessions-changed') for (const id of change.sessionIds) this.cache.invalidate(id);
       else if (change.type === 'everything') this.cache.clear();
@@ -71,9 +75,9 @@ export class SessionResolver {
     return this.resolve(token, appOrigin, request, () => this.deps.sessions.findWithPerson({ appTokenHash: hashSecret(token), appOrigin }));
   }
 
-  /** The session cache's hits and misses so far (metrics). */
-  cacheLookups(): { hits: number; misses: number } {
-    return this.cache.lookups;
+  /** The session cache's lookups, size and evictions so far (metrics). */
+  cacheStats(): SessionCacheStats {
+    return this.cache.stats;
   }
 
   /**

@@ -117,6 +117,7 @@ describe('metrics and the access log of one process', () => {
       trustedProxies: ['127.0.0.1/8'],
       metrics: { listen: { host: '127.0.0.1', port: 0 } },
       accessLog: { enabled: true, destination: accessLogFile },
+      session: { cache: { maxMemory: '64MiB' } },
       providers: [{ id: 'dev', name: 'Development IdP', issuer: dev.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-dev-secret', createUsers: true, trustGroups: true, pushedAuthorizationRequests: 'never' }],
       apps: [
         { id: 'open', name: 'Open', publicUrl: origin('open'), upstream: upstream.url, websockets: true, policy: { allow: [{ emails: ['alice@example.com'] }] } },
@@ -274,6 +275,46 @@ describe('metrics and the access log of one process', () => {
     const all = (samples: Sample[]) => total(samples, 'gatehouse_access_decisions_total', { area: 'proxy' });
     expect(all(after) - all(before)).toBe(5);
     await expect.poll(async () => total(await scrape(scrapeUrl), 'gatehouse_websockets_open')).toBe(0);
+  });
+
+  it('reports the session cache: lookups, entries and their estimated bytes against the budget, evictions by reason', async () => {
+    const browser = new ScriptedBrowser(hosts);
+    await signIn(browser, gatehouse.url);
+    // Through the handshake: the app host's own cookie, for forward-auth.
+    expect((await browser.follow(await browser.request(`${origin('open')}/`, { headers: { accept: 'text/html' } }))).hop.status).toBe(200);
+    const cookie = browser.cookieHeader('open.localhost');
+    const cache = (samples: Sample[]) => ({
+      hits: total(samples, 'gatehouse_session_cache_lookups_total', { result: 'hit' }),
+      entries: total(samples, 'gatehouse_session_cache_entries'),
+      bytes: total(samples, 'gatehouse_session_cache_bytes'),
+      maxBytes: total(samples, 'gatehouse_session_cache_max_bytes'),
+      invalidated: total(samples, 'gatehouse_session_cache_evictions_total', { reason: 'invalidation' }),
+    });
+    const before = cache(await scrape(scrapeUrl));
+    // The proxied navigation cached the app host's session: both checks are answered from memory.
+    expect(await forwardAuth('open', '/a', { cookie })).toBe(200);
+    expect(await forwardAuth('open', '/b', { cookie })).toBe(200);
+    const scraped = await scrape(scrapeUrl);
+    const during = cache(scraped);
+    expect(during.hits - before.hits).toBeGreaterThanOrEqual(2);
+    expect(during.entries).toBeGreaterThanOrEqual(2); // her portal cookie and her app-host token at least
+    expect(during.maxBytes).toBe(64 * 2 ** 20);
+    // A session entry is a few kB (docs/operations/sizing.md): far more than nothing, far less than the budget.
+    expect(during.bytes).toBeGreaterThan(during.entries * 1_000);
+    expect(during.bytes).toBeLessThan(during.maxBytes);
+    for (const reason of ['budget', 'ttl', 'invalidation']) {
+      expect(scraped.some((sample) => sample.name === 'gatehouse_session_cache_evictions_total' && sample.labels.reason === reason)).toBe(true);
+    }
+    expect(total(scraped, 'gatehouse_session_cache_evictions_total', { reason: 'budget' })).toBe(0);
+
+    // She signs out: her session's entries leave the cache as invalidated.
+    const csrf = (JSON.parse((await browser.request(`${gatehouse.url}/api/csrf`)).body) as { csrfToken: string }).csrfToken;
+    expect((await browser.request(`${gatehouse.url}/.gatehouse/sign-out`, { form: { csrf_token: csrf }, headers: { origin: gatehouse.url } })).status).toBeLessThan(400);
+    const after = cache(await scrape(scrapeUrl));
+    expect(after.invalidated - during.invalidated).toBeGreaterThanOrEqual(2);
+    expect(after.entries).toBeLessThanOrEqual(during.entries - 2);
+    expect(after.bytes).toBeLessThan(during.bytes);
+    expect(await forwardAuth('open', '/c', { cookie })).toBe(401);
   });
 
   it('serves metrics only on their own listener', async () => {

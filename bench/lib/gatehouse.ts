@@ -53,7 +53,7 @@ export interface GatehouseOptions {
    */
   site?: { portalOrigin: string; appOrigin: string };
   /** `session:` settings, when not the defaults. */
-  session?: Record<string, string>;
+  session?: Record<string, unknown>;
   /** Prometheus metrics on a listener of their own (`metrics:`); off by default, as in production. */
   metrics?: boolean;
   /** The access log (`accessLog:`), to a file in the node's folder; off by default in development mode. */

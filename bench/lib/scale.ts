@@ -54,8 +54,13 @@ export interface ScaleSetup {
   stop(): Promise<void>;
 }
 
-/** The claims re-check interval of the nodes with many sessions: none of them comes due during a run (they carry no refresh token). */
-const SCALE_SESSION = { claimsRefreshInterval: '24h' };
+/**
+ * The nodes with many sessions: no claims re-check comes due during a run (the sessions carry no
+ * refresh token), and a session cache of 64 MiB, about 12,000 of these sessions on SQLite and 15,000
+ * on PostgreSQL (docs/operations/sizing.md): far fewer than the rotation's 100,000, so that every check
+ * of it is a miss whatever the default budget.
+ */
+const SCALE_SESSION = { claimsRefreshInterval: '24h', cache: { maxMemory: '64MiB' } };
 
 export async function setUpScale(input: {
   processes: ProcessGroup;

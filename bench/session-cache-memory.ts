@@ -205,7 +205,7 @@ async function child(name: string, databaseUrl: string | undefined): Promise<voi
     // The entries are held by a SessionCache of the server's own class and settings but a ttl longer than
     // the filling takes (on PostgreSQL here, longer than the server's 60 s): each value is the one the
     // real resolver loaded and cached, and the resolver's own entries are dropped before each reading.
-    const held = new SessionCache<CurrentSession & { sessionId: string }>({ maxBytes: 2 ** 40, ttlMs: 86_400_000, database: services.database.dialect });
+    const held = new SessionCache<CurrentSession & { sessionId: string }>({ maxBytes: 2 ** 40, ttlMs: 86_400_000 });
     const fill = async (from: number, to: number) => {
       let next = from;
       // Several requests at once, as a node serves them (on PostgreSQL, over its pool's connections).

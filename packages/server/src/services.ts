@@ -189,13 +189,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     maxAge: running.current.session.maxClaimsAge,
   }));
   const appSessions = new AppSessions(database.db);
-  const resolver = new SessionResolver({
-    sessions,
-    claims,
-    providers,
-    changes,
-    cache: { maxBytes: () => running.current.session.cache.maxMemory, database: database.dialect },
-  });
+  const resolver = new SessionResolver({ sessions, claims, providers, changes, cacheMaxBytes: () => running.current.session.cache.maxMemory });
   const signingKeys = new SigningKeys(database.db, cipher, undefined, changes);
   await signingKeys.load();
   const idTokenKeys = ID_TOKEN_KEY_PURPOSES.map((purpose) => new SigningKeys(database.db, cipher, undefined, changes, purpose));

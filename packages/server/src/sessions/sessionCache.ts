@@ -1,6 +1,5 @@
 import { SESSION_CACHE_DEFAULT_MAX_MEMORY } from '../config/schema.js';
 import type { SessionCacheStats } from '../operations/metrics.js';
-import type { DialectName } from '../storage/dialect.js';
 
 /**
  * A bounded in-process cache of resolved sessions, so the proxy's hot path does not query the database
@@ -35,7 +34,6 @@ export class SessionCache<V extends { sessionId: string }> {
   private readonly now: () => number;
   private readonly maxBytes: () => number;
   private readonly sizeOf: (value: V) => number;
-  private readonly entryOverhead: number;
   private invalidations = 0;
   private hits = 0;
   private misses = 0;
@@ -48,7 +46,6 @@ export class SessionCache<V extends { sessionId: string }> {
     this.ttlMs = options.ttlMs ?? 60_000;
     this.now = options.now ?? Date.now;
     this.sizeOf = options.sizeOf ?? estimateBytes;
-    this.entryOverhead = ENTRY_OVERHEAD[options.database ?? 'sqlite'];
   }
 
   /** The value cached for a credential in this scope; `now` spares a second clock read to a caller that has one. */
@@ -147,7 +144,7 @@ export class SessionCache<V extends { sessionId: string }> {
 
   /** What an entry is charged: its value's estimate, its key, and the cache's own structures. */
   private entryBytes(credential: string, value: V): number {
-    return this.entryOverhead + stringBytes(credential) + this.sizeOf(value);
+    return ENTRY_OVERHEAD + stringBytes(credential) + this.sizeOf(value);
   }
 
   /** Drops entries from the head (the oldest stored) as long as `drop` says so. */
@@ -184,8 +181,6 @@ export interface SessionCacheOptions<V> {
   maxBytes?: number | (() => number) | undefined;
   ttlMs?: number;
   now?: () => number;
-  /** The database the values are read from: its driver decides how large a row's object is (ENTRY_OVERHEAD). */
-  database?: DialectName | undefined;
   /** What a value is charged; `estimateBytes` unless a test says otherwise. */
   sizeOf?: (value: V) => number;
 }
@@ -210,14 +205,14 @@ const HEAP_NUMBER = 2 * WORD;
 /**
  * Per entry, beyond what `estimateBytes` makes of its value and its key: the Map's slot, the entry
  * object (value, scope, storedAt boxed, bytes), the session's index (a slot in keysBySession and its Set
- * of credentials), and what a row's object costs beyond one word per column. That last part depends on
- * the database's driver: better-sqlite3 builds each row as a dictionary-mode object (a hash table of
- * 3-word slots, about 860 bytes for a session row's 20 columns), node-postgres as a fast one (a word per
- * column). Measured on the heap with 100,000 entries of three IdPs' shapes by
- * bench/session-cache-memory.ts, and set to the largest residual of the three, so the estimate errs
- * high (docs/operations/sizing.md has the figures).
+ * of credentials), and what the value's objects cost beyond a word per member. The largest of those is
+ * the session row, built column by column (sessionStore.ts, findWithPerson): V8 keeps its 20 columns
+ * either as a compact object or as a hash table of 3-word slots, about 640 bytes more, depending on the
+ * state of the code that built it; this counts the hash table. Measured on the heap with 100,000 entries
+ * of three IdPs' shapes (bench/session-cache-memory.ts; measure again when the loading changes), and set
+ * to the largest residual, so that the estimate errs high (docs/operations/sizing.md has the figures).
  */
-export const ENTRY_OVERHEAD: Readonly<Record<DialectName, number>> = { sqlite: 1_950, postgres: 620 };
+export const ENTRY_OVERHEAD = 1_230;
 
 const TWO_BYTE = /[^\0-\xff]/;
 

@@ -5,7 +5,7 @@ import type { Identity, User } from '../storage/schema.js';
 import type { ClaimsCheck } from './claimsCheck.js';
 import type { ChangeFeed } from '../events/changes.js';
 import type { SessionCacheStats } from '../operations/metrics.js';
-import { SessionCache, type SessionCacheOptions } from './sessionCache.js';
+import { SessionCache } from './sessionCache.js';
 import { isActive, type Session, type SessionStore, type SessionWithPerson } from './sessionStore.js';
 import { hashSecret, isWellFormedSecret, SECRET_LENGTH } from './sessionToken.js';
 
@@ -45,12 +45,12 @@ export class SessionResolver {
        * them. While it is out of sync (a dropped notification connection) nothing is cached.
        */
       changes: Pick<ChangeFeed, 'subscribe' | 'publish' | 'inSync'>;
-      /** The session cache's budget (session.cache.maxMemory, read at each store) and the database its entries come from. */
-      cache?: Pick<SessionCacheOptions<Cached>, 'maxBytes' | 'database'>;
+      /** The session cache's budget in bytes, read at each store (session.cache.maxMemory: a reload may change it). */
+      cacheMaxBytes?: () => number;
     },
     private readonly now: () => number = Date.now,
   ) {
-    this.cache = new SessionCache<Cached>(deps.cache);
+    this.cache = new SessionCache<Cached>({ maxBytes: deps.cacheMaxBytes });
     deps.changes.subscribe((change) => {
       if (change.type === 'sessions-ended' || change.type === 'sessions-changed') for (const id of change.sessionIds) this.cache.invalidate(id);
       else if (change.type === 'everything') this.cache.clear();

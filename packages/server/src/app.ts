@@ -206,7 +206,6 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       metrics: services.metrics,
       notes,
       sessions: services.sessions,
-      accounts: services.accounts,
       providers: services.providers,
       running,
       audit: services.audit,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { identityClaims, type AccountStore } from '../accounts/accountStore.js';
+import { identityClaims } from '../accounts/accountStore.js';
 import { sessionGroups, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
 import type { AuditLog } from '../audit/auditLog.js';
 import { evaluatePolicy, policySubject, ruleLabel, type PolicyDecision } from '../authorize/policy.js';
@@ -19,8 +19,7 @@ import type { OpStore } from './opStore.js';
  * re-checks the person).
  */
 export interface ProvideAccessDeps {
-  sessions: Pick<SessionStore, 'findById' | 'findWithPerson' | 'revoke'>;
-  accounts: Pick<AccountStore, 'getUser' | 'getIdentity'>;
+  sessions: Pick<SessionStore, 'findWithPerson'>;
   providers: GroupTrustLookup;
   running: InForce<Pick<Config, 'admins'>>;
   audit: Pick<AuditLog, 'record'>;

@@ -205,7 +205,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       log: options.loggerInstance ?? app.log,
       metrics: services.metrics,
       notes,
-      sessions: services.sessions,
+      sessions: services.resolver,
       providers: services.providers,
       running,
       audit: services.audit,

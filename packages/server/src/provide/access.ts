@@ -1,25 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { identityClaims } from '../accounts/accountStore.js';
 import { sessionGroups, type GroupTrustLookup } from '../accounts/effectiveGroups.js';
 import type { AuditLog } from '../audit/auditLog.js';
 import { evaluatePolicy, policySubject, ruleLabel, type PolicyDecision } from '../authorize/policy.js';
 import type { InForce } from '../config/running.js';
 import type { AppConfig, Config } from '../config/schema.js';
 import type { RequestNotes } from '../operations/observe.js';
-import type { CurrentSession } from '../sessions/sessionResolver.js';
-import { isActive, type SessionStore } from '../sessions/sessionStore.js';
+import type { CurrentSession, SessionResolver } from '../sessions/sessionResolver.js';
 import type { OpStore } from './opStore.js';
 
 /**
  * The app's policy, asked at every step of the OpenID Provider: each authorization (an existing grant
  * included), each code exchange, each refresh and each userinfo call. The person is always taken from
- * the Gatehouse session the grant was made in, read afresh: a session that ended, a person suspended
- * or no longer admitted by the policy gets nothing more (node-oidc-provider #392: a refresh that
- * re-checks the person).
+ * the Gatehouse session the grant was made in, as the proxy takes it: through the session cache that
+ * every revocation, suspension and claims change invalidates on every worker and node at once. A
+ * session that ended, a person suspended or no longer admitted by the policy gets nothing more
+ * (node-oidc-provider #392: a refresh that re-checks the person).
  */
 export interface ProvideAccessDeps {
-  sessions: Pick<SessionStore, 'findWithPerson'>;
+  /** The Gatehouse session a grant was made in, by its id (sessions/sessionResolver.ts, `byId`). */
+  sessions: Pick<SessionResolver, 'byId'>;
   providers: GroupTrustLookup;
   running: InForce<Pick<Config, 'admins'>>;
   audit: Pick<AuditLog, 'record'>;
@@ -42,17 +42,6 @@ export function sessionOfGrant(grantId: unknown): string | undefined {
 
 /** Where each grant is recorded with the Gatehouse session it was made in (op_grants, provide/opStore.ts). */
 export type GrantLedger = Pick<OpStore, 'recordGrant'>;
-
-/** The Gatehouse session by its id, when it is still live and its person active (as the resolver judges a cookie's). */
-export async function liveSession(deps: Pick<ProvideAccessDeps, 'sessions' | 'providers'>, sessionId: string, now = Date.now()): Promise<CurrentSession | undefined> {
-  const found = await deps.sessions.findWithPerson({ id: sessionId });
-  if (!found || !isActive(found.session, now)) return undefined;
-  const { session, user, identity } = found;
-  // A session of a provider removed or turned off counts no more (sessions/sessionResolver.ts does the same).
-  if (!deps.providers.get(session.provider_id)) return undefined;
-  if (user.status !== 'active') return undefined;
-  return { session, user, identity, claims: identityClaims(identity) };
-}
 
 /** The app's policy on the person of a session, with groups counted as everywhere (only trusted providers, per session). */
 export function decide(deps: Pick<ProvideAccessDeps, 'providers' | 'running'>, current: CurrentSession, app: AppConfig): PolicyDecision {

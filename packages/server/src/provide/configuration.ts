@@ -6,7 +6,7 @@ import type { CurrentSession } from '../sessions/sessionResolver.js';
 import { personClaims, SCOPE_CLAIMS } from './claims.js';
 import { clientMetadata, type OidcClientCatalogue } from './clients.js';
 import { recordDenial } from '../authorize/checkAccess.js';
-import { decide, grantIdFor, liveSession, sessionOfGrant, type ProvideAccessDeps } from './access.js';
+import { decide, grantIdFor, sessionOfGrant, type ProvideAccessDeps } from './access.js';
 import type { AppConfig } from '../config/schema.js';
 import type { PolicyDecision } from '../authorize/policy.js';
 
@@ -226,7 +226,7 @@ export function opConfiguration(deps: ConfigurationDeps): Configuration {
       // endpoint has the browser's.
       const request = deps.request();
       const sessionId = token ? sessionOfGrant(token.grantId) : undefined;
-      const current = sessionId ? await liveSession(deps, sessionId) : token ? undefined : await request?.currentSession();
+      const current = sessionId ? await deps.sessions.byId(sessionId) : token ? undefined : await request?.currentSession();
       if (token && !current) request?.decided(found.app, 'unauthenticated', undefined);
       if (!current || current.user.id !== sub) return undefined;
       // At the authorization endpoint the policy is the gatehouse_policy check's (its answer is

@@ -208,7 +208,7 @@ export const provideArea = fp(
     });
     app.get(oidcEndpoints.interaction, loginStep({ ...deps, provider: () => provider }));
     consentRoutes(app, { provider: () => provider, clients: deps.clients, audit: deps.audit, notes: deps.notes });
-    mountProvider(app, { provider: () => provider, portalOrigin: deps.portalOrigin, clientAuthLimit: limit });
+    mountProvider(app, { provider: () => provider, portalOrigin: deps.portalOrigin, clientAuthLimit: limit, strictTransportSecurity: deps.secureCookies });
   },
   { name: 'gatehouse-provide', dependencies: ['gatehouse-session'] },
 );

@@ -75,6 +75,26 @@ export class SessionResolver {
     return this.resolve(token, appOrigin, request, () => this.deps.sessions.findWithPerson({ appTokenHash: hashSecret(token), appOrigin }));
   }
 
+  /**
+   * The session by its id, judged as a cookie's is (live, its person active, its provider still on),
+   * for the OpenID Provider's token steps: a token's grant names the session it was made in
+   * (provide/access.ts). Cached like a credential's, under a scope of its own: a session id is a
+   * public handle, and presented as a cookie or an app token it finds nothing here (the scope differs).
+   * Revocations and claims changes drop it on every worker and node as they drop the cookie's entry.
+   * Neither a claims check nor activity happens here: a client refreshing its tokens in the background
+   * is not the person using the session.
+   */
+  async byId(sessionId: string): Promise<CurrentSession | undefined> {
+    const cached = this.deps.changes.inSync ? this.cache.get(sessionId, SESSION_ID_SCOPE) : undefined;
+    const current = cached ?? (await this.loadAndCache(sessionId, SESSION_ID_SCOPE, () => this.deps.sessions.findWithPerson({ id: sessionId })));
+    if (!current) return undefined;
+    if (!isActive(current.session, this.now())) {
+      this.cache.invalidate(current.sessionId);
+      return undefined;
+    }
+    return current;
+  }
+
   /** The session cache's lookups, size and evictions so far (metrics). */
   cacheStats(): SessionCacheStats {
     return this.cache.stats;
@@ -161,3 +181,5 @@ export class SessionResolver {
 
 /** The cache scope of portal cookies; an app-host token's scope is its app origin (never this string). */
 const PORTAL_SCOPE = 'portal';
+/** The cache scope of sessions found by id (`byId`); no origin and not the portal's. */
+const SESSION_ID_SCOPE = 'session-id';

@@ -170,6 +170,10 @@ describe('Gatehouse as the OpenID Provider', () => {
     const tokens = await redeem(config, await authorize(config, browser, { login: 'bob@example.com' }));
     const userId = tokens.claims()!.sub;
     await gatehouse.services.accounts.setStatus(userId, 'suspended');
+    // The status alone, its sessions not ended (the console ends them too): the person is judged again
+    // once the session caches hear of the change, as every change to a person tells them.
+    const sessionIds = (await gatehouse.services.sessions.listActiveForUser(userId)).map((session) => session.id);
+    gatehouse.services.changes.publish({ type: 'sessions-changed', sessionIds });
     try {
       await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     } finally {
@@ -221,6 +225,27 @@ describe('Gatehouse as the OpenID Provider', () => {
     expect(hop.headers.get('location')).toBeNull();
     expect(hop.body).toContain('oidc_request_invalid');
     expect(hop.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('answers every OpenID Provider address with the security headers of its own answers', async () => {
+    // Threat: an OP answer framed by another site, sniffed as another type, or leaking its address in a
+    // Referer (helmet does not run on these routes: the OP's answers set these headers themselves).
+    const answers = [
+      await new ScriptedBrowser().request(`${portal}/.well-known/openid-configuration`),
+      await new ScriptedBrowser().request(`${portal}/oidc/jwks`),
+      await new ScriptedBrowser().request(`${portal}/oidc/token`, { form: { grant_type: 'authorization_code', code: 'x', client_id: 'grafana', client_secret: 'wrong' } }),
+      await new ScriptedBrowser().request(`${portal}/oidc/auth?client_id=nobody`, { headers: { accept: 'text/html' } }),
+    ];
+    for (const answer of answers) {
+      expect(answer.headers.get('content-security-policy'), answer.url).toContain("default-src 'none'");
+      expect(answer.headers.get('content-security-policy'), answer.url).toContain("frame-ancestors 'none'");
+      expect(answer.headers.get('x-frame-options'), answer.url).toBe('DENY');
+      expect(answer.headers.get('x-content-type-options'), answer.url).toBe('nosniff');
+      expect(answer.headers.get('referrer-policy'), answer.url).toBe('no-referrer');
+      expect(answer.headers.get('cross-origin-opener-policy'), answer.url).toBe('same-origin');
+      // A plain-http portal (loopback) sends no HSTS; on https the OP's answers do (provide/mount.test.ts).
+      expect(answer.headers.get('strict-transport-security'), answer.url).toBeNull();
+    }
   });
 
   it('answers response_mode=form_post with a form whose page may run its one submitting script and nothing else', async () => {

@@ -104,4 +104,41 @@ describe('a session revoked while the cache loads it', () => {
     await sessions.revoke(session.id, 'sign-out');
     expect(resolver.cachedApp(token, appOrigin)).toBeUndefined();
   });
+
+  it('is not cached when found by id for the OpenID Provider (a token’s grant names its session)', async () => {
+    const { session } = await sessions.create({ userId: 'u1', identityId: 'i1', providerId: 'dev' });
+    const { read, release } = sessions.holdNextRead();
+    const resolving = resolver.byId(session.id);
+    await read;
+    await sessions.revoke(session.id, 'revoked-by-user');
+    release();
+    expect(await resolving).toBeUndefined();
+    expect(await resolver.byId(session.id)).toBeUndefined();
+  });
+
+  it('serves a session found by id from the cache until a revocation drops it', async () => {
+    // Threat: an app refreshing its tokens after the person's session ended elsewhere (an admin's revoke, suspension).
+    const { session } = await sessions.create({ userId: 'u1', identityId: 'i1', providerId: 'dev' });
+    expect((await resolver.byId(session.id))?.user.id).toBe('u1');
+    const { read, release } = sessions.holdNextRead();
+    // Cached: no read of the store (the held read would not start).
+    expect((await resolver.byId(session.id))?.session.id).toBe(session.id);
+    await sessions.revoke(session.id, 'revoked-by-admin');
+    const answer = resolver.byId(session.id);
+    await read; // after the revocation the store is read again...
+    release();
+    expect(await answer).toBeUndefined(); // ...and the session is over
+  });
+
+  it('never answers a cookie or an app token with a session cached by its id', async () => {
+    // Threat: a session id is a public handle (the account center lists them); presented as the portal
+    // cookie or an app host's token it must not find the session its id names.
+    const { session } = await sessions.create({ userId: 'u1', identityId: 'i1', providerId: 'dev' });
+    expect(await resolver.byId(session.id)).toBeDefined();
+    expect(await resolver.portal(session.id, request)).toBeUndefined();
+    expect(resolver.cachedApp(session.id, appOrigin)).toBeUndefined();
+    expect(await resolver.app(session.id, appOrigin, request)).toBeUndefined();
+    // And the id's entry is still served: the miss above did not displace it.
+    expect((await resolver.byId(session.id))?.session.id).toBe(session.id);
+  });
 });

@@ -194,10 +194,6 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
   await signingKeys.load();
   const idTokenKeys = ID_TOKEN_KEY_PURPOSES.map((purpose) => new SigningKeys(database.db, cipher, undefined, changes, purpose));
   const assertions = new AssertionSigner(signingKeys, portalOrigin);
-  changes.subscribe((change) => {
-    if (change.type === 'sessions-ended' || change.type === 'sessions-changed') change.sessionIds.forEach((id) => assertions.forget(id));
-    else if (change.type === 'everything') assertions.forgetAll();
-  });
   // What another worker or node changed is read again from the database here.
   const reload = reloader(log);
   changes.subscribe((change, origin) => {

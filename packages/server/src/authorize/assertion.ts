@@ -2,7 +2,6 @@ import { sign, type KeyObject } from 'node:crypto';
 import { ASSERTION_ALG, type SigningKeys } from '../keys/signingKeys.js';
 
 export interface AssertionSubject {
-  sessionId: string;
   userId: string;
   email: string;
   name: string;
@@ -12,15 +11,22 @@ export interface AssertionSubject {
 const LIFETIME_SECONDS = 5 * 60;
 /** A cached assertion is reused while it has at least this long to live. */
 const REUSE_MARGIN_SECONDS = 60;
-const MAX_CACHED = 10_000;
 
 /**
  * Signs the `X-Gatehouse-Assertion` JWT an app can verify with /.gatehouse/jwks.json: iss the portal,
  * aud the app origin, sub the user, 5 minutes. One ES256 signature costs more CPU than a whole proxied
- * request, so assertions are cached per (session, app) and re-signed only near expiry.
+ * request, so an assertion is reused per (session, app) and re-signed only near expiry.
+ *
+ * The reuse lives beside the resolved session object it was signed for (the session cache's value,
+ * sessions/sessionResolver.ts), in a WeakMap: it is sized with the session cache and goes when its entry
+ * goes (evicted, expired, or invalidated by a revocation or a claims change on any node, which makes a
+ * new object), with nothing to look up or forget here. A fixed-size map of its own would either hold
+ * assertions of sessions the cache dropped long ago or, below the cache's size, re-sign on every check
+ * of a large organisation's sessions. A session's last-seen update makes a new object too: its
+ * assertions are then signed again, at most once per touch interval (60 s) per session and app.
  */
 export class AssertionSigner {
-  private readonly cache = new Map<string, { jwt: string; exp: number; groups: readonly string[] }>();
+  private readonly reused = new WeakMap<WeakKey, Map<string, { jwt: string; exp: number; groups: readonly string[] }>>();
 
   constructor(
     private readonly keys: SigningKeys,
@@ -28,31 +34,21 @@ export class AssertionSigner {
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
   ) {}
 
-  async assertion(subject: AssertionSubject, audience: string): Promise<string> {
-    const key = `${subject.sessionId}\u0000${audience}`;
+  /** The assertion for `subject` at `audience`, reused while `holder` (the resolved session it was made from) is. */
+  assertion(holder: WeakKey, subject: AssertionSubject, audience: string): string {
     const now = this.nowSeconds();
-    const cached = this.cache.get(key);
+    let byAudience = this.reused.get(holder);
+    const cached = byAudience?.get(audience);
     // The groups that count can change without new claims (a provider's trust changed in the console):
     // an assertion is reused only while it says the same.
     if (cached && cached.exp - now > REUSE_MARGIN_SECONDS && sameGroups(cached.groups, subject.groups)) return cached.jwt;
     const { kid, privateKeyObject } = this.keys.current();
     const exp = now + LIFETIME_SECONDS;
     const jwt = signEs256({ alg: ASSERTION_ALG, kid, typ: 'JWT' }, { email: subject.email, name: subject.name, groups: [...subject.groups], iss: this.issuer, aud: audience, sub: subject.userId, iat: now, exp }, privateKeyObject);
-    if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, { jwt, exp, groups: subject.groups });
+    if (!byAudience) this.reused.set(holder, (byAudience = new Map()));
+    byAudience.set(audience, { jwt, exp, groups: subject.groups });
     return jwt;
   }
-
-  /** Drops a session's cached assertions (its claims changed or it ended). */
-  forget(sessionId: string): void {
-    const prefix = `${sessionId}\u0000`;
-    for (const key of this.cache.keys()) if (key.startsWith(prefix)) this.cache.delete(key);
-  }
-  /** Drops every cached assertion (changes may have been missed). */
-  forgetAll(): void {
-    this.cache.clear();
-  }
-
 }
 
 /**

@@ -103,7 +103,7 @@ async function decide(deps: AccessDeps, current: CurrentSession, access: AccessR
   const reused = reusedDecision(deps, current, access.app, now);
   if (reused) return reused;
 
-  const { user, session } = current;
+  const { user } = current;
   // Only the groups and claims that count from the session's provider (trusted, or prefixed) decide and go upstream.
   const groups = sessionGroups(deps.providers, current);
   const decision = evaluatePolicy(access.app.policy, policySubject(deps.running.current.admins, user, groups));
@@ -111,10 +111,7 @@ async function decide(deps: AccessDeps, current: CurrentSession, access: AccessR
   if (!decision.allow) {
     result = { kind: 'denied', current, decision, headers: NO_IDENTITY };
   } else {
-    const assertion = await deps.assertions.assertion(
-      { sessionId: session.id, userId: user.id, email: user.email, name: user.name, groups: groups.counted },
-      access.appOrigin,
-    );
+    const assertion = deps.assertions.assertion(current, { userId: user.id, email: user.email, name: user.name, groups: groups.counted }, access.appOrigin);
     result = {
       kind: 'allowed',
       current,

@@ -12,7 +12,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js
  */
 const ISSUER = 'https://gate.example';
 const AUDIENCE = 'https://wiki.example';
-const subject = { sessionId: 'session-1', userId: 'user-1', email: 'ann@corp.example', name: 'Ann Ö. Example', groups: ['staff', 'wiki-editors'] };
+const subject = { userId: 'user-1', email: 'ann@corp.example', name: 'Ann Ö. Example', groups: ['staff', 'wiki-editors'] };
 
 let handle: DatabaseHandle;
 let keys: SigningKeys;
@@ -28,7 +28,7 @@ afterAll(async () => handle?.close());
 describe('the identity assertion', () => {
   it('is an ES256 JWS that jose verifies with the published keys, with the claims an app reads', async () => {
     const signer = new AssertionSigner(keys, ISSUER, () => clock);
-    const jwt = await signer.assertion(subject, AUDIENCE);
+    const jwt = signer.assertion({}, subject, AUDIENCE);
     expect(decodeProtectedHeader(jwt)).toEqual({ alg: 'ES256', kid: keys.current().kid, typ: 'JWT' });
     const { payload } = await jwtVerify(jwt, createLocalJWKSet(keys.publicJwks()), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'], currentDate: new Date(clock * 1000) });
     expect(payload).toEqual({ iss: ISSUER, aud: AUDIENCE, sub: 'user-1', email: 'ann@corp.example', name: 'Ann Ö. Example', groups: ['staff', 'wiki-editors'], iat: clock, exp: clock + 300 });
@@ -37,7 +37,7 @@ describe('the identity assertion', () => {
   it('does not verify for another audience, after its five minutes, or with a byte of its signature changed', async () => {
     // Threat: an assertion issued for one app replayed to another, kept past its life, or forged.
     const signer = new AssertionSigner(keys, ISSUER, () => clock);
-    const jwt = await signer.assertion({ ...subject, sessionId: 'session-2' }, AUDIENCE);
+    const jwt = signer.assertion({}, subject, AUDIENCE);
     const jwks = createLocalJWKSet(keys.publicJwks());
     await expect(jwtVerify(jwt, jwks, { issuer: ISSUER, audience: 'https://other.example', currentDate: new Date(clock * 1000) })).rejects.toThrow();
     await expect(jwtVerify(jwt, jwks, { issuer: ISSUER, audience: AUDIENCE, currentDate: new Date((clock + 301) * 1000) })).rejects.toThrow();
@@ -47,12 +47,28 @@ describe('the identity assertion', () => {
     await expect(jwtVerify(`${header}.${body}.${flipped.toString('base64url')}`, jwks, { issuer: ISSUER, audience: AUDIENCE, currentDate: new Date(clock * 1000) })).rejects.toThrow();
   });
 
-  it('is signed again when the groups it would say differ, and reused while they do not', async () => {
+  it('is signed again when the groups it would say differ, and reused while they do not', () => {
     const signer = new AssertionSigner(keys, ISSUER, () => clock);
-    const first = await signer.assertion({ ...subject, sessionId: 'session-3' }, AUDIENCE);
-    expect(await signer.assertion({ ...subject, sessionId: 'session-3' }, AUDIENCE)).toBe(first);
-    const fewer = await signer.assertion({ ...subject, sessionId: 'session-3', groups: ['staff'] }, AUDIENCE);
+    const session = {};
+    const first = signer.assertion(session, subject, AUDIENCE);
+    expect(signer.assertion(session, subject, AUDIENCE)).toBe(first);
+    const fewer = signer.assertion(session, { ...subject, groups: ['staff'] }, AUDIENCE);
     expect(fewer).not.toBe(first);
-    expect((await jwtVerify(fewer, createLocalJWKSet(keys.publicJwks()), { currentDate: new Date(clock * 1000) })).payload.groups).toEqual(['staff']);
+    return expect(jwtVerify(fewer, createLocalJWKSet(keys.publicJwks()), { currentDate: new Date(clock * 1000) }).then(({ payload }) => payload.groups)).resolves.toEqual(['staff']);
+  });
+
+  it('is reused only for the session object it was signed for, per app, and signed again near its expiry', () => {
+    // Threat: an assertion outliving what it says: a session reloaded after a revocation or a claims
+    // change is a new object, and must not be handed the old one's assertion.
+    let now = clock;
+    const signer = new AssertionSigner(keys, ISSUER, () => now);
+    const session = {};
+    const first = signer.assertion(session, subject, AUDIENCE);
+    expect(signer.assertion({}, subject, AUDIENCE)).not.toBe(first);
+    expect(signer.assertion(session, subject, 'https://other.example')).not.toBe(first);
+    now = clock + 239; // 61 s left: still reused
+    expect(signer.assertion(session, subject, AUDIENCE)).toBe(first);
+    now = clock + 240; // a minute left: signed again
+    expect(signer.assertion(session, subject, AUDIENCE)).not.toBe(first);
   });
 });

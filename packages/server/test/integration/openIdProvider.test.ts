@@ -325,7 +325,7 @@ describe('Gatehouse as the OpenID Provider', () => {
     const assertionKids = new Set((JSON.parse((await new ScriptedBrowser().request(`${portal}/.gatehouse/jwks.json`)).body) as JSONWebKeySet).keys.map((key) => key.kid));
     for (const key of opKeys.keys) expect(assertionKids.has(key.kid)).toBe(false);
     // An app's assertion does not verify with the ID token keys either.
-    const assertion = await gatehouse.services.assertions.assertion({ sessionId: 's', userId: 'u', email: 'bob@example.com', name: 'Bob', groups: [] }, 'http://grafana.localhost');
+    const assertion = gatehouse.services.assertions.assertion({}, { userId: 'u', email: 'bob@example.com', name: 'Bob', groups: [] }, 'http://grafana.localhost');
     await expect(jwtVerify(assertion, createLocalJWKSet(opKeys))).rejects.toThrow();
   });
 

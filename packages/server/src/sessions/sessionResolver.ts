@@ -86,7 +86,7 @@ export class SessionResolver {
    */
   async byId(sessionId: string): Promise<CurrentSession | undefined> {
     const cached = this.deps.changes.inSync ? this.cache.get(sessionId, SESSION_ID_SCOPE) : undefined;
-    const current = cached ?? (await this.loadAndCache(sessionId, SESSION_ID_SCOPE, () => this.deps.sessions.findWithPerson({ id: sessionId })));
+    const current = cached ?? (await this.loadAndCache(sessionId, SESSION_ID_SCOPE, () => this.deps.sessions.findWithPerson({ id: sessionId }), NO_ACTIVITY));
     if (!current) return undefined;
     if (!isActive(current.session, this.now())) {
       this.cache.invalidate(current.sessionId);
@@ -118,7 +118,7 @@ export class SessionResolver {
   private async resolve(credential: string, scope: string, request: ResolveContext, loadSession: () => Promise<SessionWithPerson | undefined>): Promise<CurrentSession | undefined> {
     // Out of sync, a revocation made elsewhere may not have reached the cache: read from the store.
     const cached = this.deps.changes.inSync ? this.cache.get(credential, scope) : undefined;
-    let current = cached ?? (await this.loadAndCache(credential, scope, loadSession));
+    let current = cached ?? (await this.loadAndCache(credential, scope, loadSession, ACTIVITY));
     if (!current) return undefined;
     if (!isActive(current.session, this.now())) {
       this.cache.invalidate(current.sessionId);
@@ -136,7 +136,7 @@ export class SessionResolver {
         // the bound on unconfirmed claims (session.maxClaimsAge) would wait for that too.
         this.cache.invalidate(current.sessionId);
       }
-      current = await this.loadAndCache(credential, scope, loadSession);
+      current = await this.loadAndCache(credential, scope, loadSession, ACTIVITY);
       if (!current) return undefined;
     }
     const touched = await this.deps.sessions.touch(current.session);
@@ -154,19 +154,25 @@ export class SessionResolver {
    * that was noticed — and answered without caching (anything invalidated during the second read is
    * as concurrent with this request as can be; the next request loads afresh).
    */
-  private async loadAndCache(credential: string, scope: string, loadSession: () => Promise<SessionWithPerson | undefined>): Promise<Cached | undefined> {
+  private async loadAndCache(credential: string, scope: string, loadSession: () => Promise<SessionWithPerson | undefined>, activity: boolean): Promise<Cached | undefined> {
     const generation = this.cache.generation;
-    const loaded = await this.load(loadSession);
+    const loaded = await this.load(loadSession, activity);
     if (!loaded || !this.deps.changes.inSync) return loaded;
     if (this.cache.set(credential, scope, loaded, generation)) return loaded;
-    return this.load(loadSession);
+    return this.load(loadSession, activity);
   }
 
-  /** The session with its user and identity, read in one statement (sessionStore.ts, findWithPerson), when it counts. */
-  private async load(loadSession: () => Promise<SessionWithPerson | undefined>): Promise<Cached | undefined> {
+  /**
+   * The session with its user and identity, read in one statement (sessionStore.ts, findWithPerson), when
+   * it counts. With `activity`, the use is recorded here when it is due (`touch`), before the entry is
+   * cached: a miss then stores the touched session once, instead of storing it, touching it and storing
+   * it again (a second size estimate and a copy of the row, on the miss's path).
+   */
+  private async load(loadSession: () => Promise<SessionWithPerson | undefined>, activity: boolean): Promise<Cached | undefined> {
     const found = await loadSession();
     if (!found || !isActive(found.session, this.now())) return undefined;
-    const { session, user, identity } = found;
+    const { user, identity } = found;
+    let { session } = found;
     if (!this.deps.providers.get(session.provider_id)) {
       // The provider is gone (removed from the config file, or off): nothing can re-check these claims
       // any more, so the session ends — not at its next claims check, up to an interval later. Turning
@@ -175,11 +181,15 @@ export class SessionResolver {
       return undefined;
     }
     if (user.status !== 'active') return undefined;
+    if (activity) session = await this.deps.sessions.touch(session);
     return { sessionId: session.id, session, user, identity, claims: identityClaims(identity) };
   }
 }
 
 /** The cache scope of portal cookies; an app-host token's scope is its app origin (never this string). */
 const PORTAL_SCOPE = 'portal';
+/** Whether a load records the session's use (`touch`): a person's request does; the OpenID Provider's token steps do not. */
+const ACTIVITY = true;
+const NO_ACTIVITY = false;
 /** The cache scope of sessions found by id (`byId`); no origin and not the portal's. */
 const SESSION_ID_SCOPE = 'session-id';

@@ -84,12 +84,19 @@ export async function openSeeder(configFile: string): Promise<Seeder> {
 }
 
 /**
- * Filler: `count` more sessions, each with an app-host token, of `users` other users, written with SQL
- * in one statement per table (PostgreSQL's generate_series, a recursive CTE on SQLite). Their ids and
- * hashes are random strings of the real ones' lengths, so they spread over the indexes as real ones do;
- * no cookie opens them. Then the planner's statistics are brought up to date, as autovacuum would.
+ * Filler: `count` more sessions, each with an app-host token, of `users` other users, each user with an
+ * identity of their own as a sign-in makes them, written with SQL in one statement per table
+ * (PostgreSQL's generate_series, a recursive CTE on SQLite). Their ids and hashes are random strings of
+ * the real ones' lengths, so they spread over the indexes as real ones do; no cookie opens them.
+ *
+ * On PostgreSQL the planner's statistics are then brought up to date, as autovacuum would. On SQLite
+ * they are not: Gatehouse never runs ANALYZE there, so an operator's database has no statistics, and
+ * SQLite's planner then takes the primary keys' indexes for every join of the session read. (A filler
+ * whose million sessions shared one identity, analyzed, made SQLite scan the identities and users tables
+ * in that read instead: 60 µs more per lookup from the plan alone, measured with bench/large-tables.ts,
+ * which was most of what "+1,000,000 rows" once seemed to cost.) `analyze: true` asks for them anyway.
  */
-export async function fillSessions(seeder: Seeder, input: { count: number; users: number; appId: string; appOrigin: string }): Promise<void> {
+export async function fillSessions(seeder: Pick<Seeder, 'db' | 'dialect'>, input: { count: number; users: number; appId: string; appOrigin: string; analyze?: boolean }): Promise<void> {
   const { db, dialect } = seeder;
   // Whole numbers as literals: a bound JavaScript number may arrive as a real (`'filler-' || 3.0`).
   const now = sql.lit(Date.now());
@@ -104,8 +111,11 @@ export async function fillSessions(seeder: Seeder, input: { count: number; users
       await sql`insert into users (id, email, name, status, roles, created_at, updated_at)
         select 'filler-' || n, 'filler-' || n || '@example.com', 'Filler ' || n, 'active', '[]', ${now}, ${now}
         from generate_series(1, ${users}) as n`.execute(trx);
+      await sql`insert into identities (id, user_id, provider_id, subject, email, email_verified, claims, linked_at, last_used_at)
+        select 'filler-' || n, 'filler-' || n, 'dev', 'filler-' || n, 'filler-' || n || '@example.com', 1, '{}', ${now}, ${now}
+        from generate_series(1, ${users}) as n`.execute(trx);
       await sql`insert into sessions (id, secret_hash, user_id, identity_id, provider_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, claims_checked_at, ip, user_agent)
-        select ${random(22)}, ${random(43)}, 'filler-' || (n % ${users} + 1), 'filler', 'dev', ${now}, ${now}, ${later}, ${later}, ${now}, '127.0.0.1', 'gatehouse-bench'
+        select ${random(22)}, ${random(43)}, 'filler-' || (n % ${users} + 1), 'filler-' || (n % ${users} + 1), 'dev', ${now}, ${now}, ${later}, ${later}, ${now}, '127.0.0.1', 'gatehouse-bench'
         from generate_series(1, ${count}) as n`.execute(trx);
       await sql`insert into app_sessions (token_hash, session_id, app_id, app_origin, created_at)
         select ${random(43)}, id, ${input.appId}, ${input.appOrigin}, ${now} from sessions where user_id like 'filler-%'`.execute(trx);
@@ -124,6 +134,9 @@ export async function fillSessions(seeder: Seeder, input: { count: number; users
       await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${users})
         insert into users (id, email, name, status, roles, created_at, updated_at)
         select 'filler-' || i, 'filler-' || i || '@example.com', 'Filler ' || i, 'active', '[]', ${now}, ${now} from n`.execute(trx);
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${users})
+        insert into identities (id, user_id, provider_id, subject, email, email_verified, claims, linked_at, last_used_at)
+        select 'filler-' || i, 'filler-' || i, 'dev', 'filler-' || i, 'filler-' || i || '@example.com', 1, '{}', ${now}, ${now} from n`.execute(trx);
       // In slices, each its own statement: better-sqlite3 runs a statement synchronously, and this process
       // has other work meanwhile (HTTP requests with time limits).
       const slice = 50_000;
@@ -132,13 +145,13 @@ export async function fillSessions(seeder: Seeder, input: { count: number; users
         const last = sql.lit(Math.min(input.count, from + slice - 1));
         await sql`with recursive n(i) as (select ${first} union all select i + 1 from n where i < ${last})
           insert into sessions (id, secret_hash, user_id, identity_id, provider_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, claims_checked_at, ip, user_agent)
-          select ${random(22)}, ${random(43)}, 'filler-' || (i % ${users} + 1), 'filler', 'dev', ${now}, ${now}, ${later}, ${later}, ${now}, '127.0.0.1', 'gatehouse-bench' from n`.execute(trx);
+          select ${random(22)}, ${random(43)}, 'filler-' || (i % ${users} + 1), 'filler-' || (i % ${users} + 1), 'dev', ${now}, ${now}, ${later}, ${later}, ${now}, '127.0.0.1', 'gatehouse-bench' from n`.execute(trx);
         await sql`insert into app_sessions (token_hash, session_id, app_id, app_origin, created_at)
           select ${random(43)}, id, ${input.appId}, ${input.appOrigin}, ${now} from sessions
           where rowid > (select coalesce(max(rowid), 0) from sessions) - ${sql.lit(Math.min(input.count, from + slice - 1) - from + 1)}`.execute(trx);
         await new Promise((resolve) => setImmediate(resolve));
       }
     });
-    await sql`analyze`.execute(db);
+    if (input.analyze) await sql`analyze`.execute(db);
   }
 }

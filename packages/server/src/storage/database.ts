@@ -120,13 +120,31 @@ function openSqlite(config: Config, log: Log | undefined): DatabaseHandle {
   // B-tree pages of indexes that outgrow SQLite's default 2 MiB page cache at a few hundred thousand
   // sessions; each page missed is then a read() of the operating system's cache. A 32 MiB page cache
   // keeps the upper levels and the hot pages, and the file mapped into memory (256 MiB of it) turns
-  // reads of the rest into memory reads: the kernel's page cache, shared, not the heap. (Measured: a
-  // check over 1,100,000 sessions still costs ~1.4 × one over 100,000; a 1 GiB map did not change it.)
+  // reads of the rest into memory reads: the kernel's page cache, shared, not the heap. (Measured with
+  // bench/large-tables.ts: the session read over 1,100,000 sessions costs 1.08 × one over 100,000, about
+  // 1.5 µs more; without the map 1.13 ×; neither a 256 MiB page cache nor a 1 GiB map did better.)
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   if (onDisk) sqlite.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
+  dropPlannerSamples(sqlite, warn);
   const counter = errorCounter();
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log: counter.log });
   return handleOf(db, 'sqlite', () => ({ dialect: 'sqlite', errors: counter.errors }));
+}
+
+/**
+ * Removes the samples ANALYZE leaves in `sqlite_stat4`. better-sqlite3 builds SQLite with
+ * SQLITE_ENABLE_STAT4, and with samples present SQLite plans a statement again whenever a value bound to
+ * an indexed column's comparison changes, that is on nearly every execution: the session read of a
+ * forward-auth check that misses the cache (four joined tables, forty columns) went from about 10 to
+ * 50 µs of CPU, the same plan each time (measured with bench/large-tables.ts). Gatehouse never runs
+ * ANALYZE; an operator or a tool (`PRAGMA optimize`) may. The row counts in `sqlite_stat1` stay: they
+ * are all the planner needs for Gatehouse's queries, which look rows up by unique keys.
+ */
+function dropPlannerSamples(sqlite: SQLite.Database, warn: PermissionWarning): void {
+  const hasSamples = sqlite.prepare("select 1 from sqlite_schema where type = 'table' and name = 'sqlite_stat4'").get() !== undefined && sqlite.prepare('select 1 from sqlite_stat4 limit 1').get() !== undefined;
+  if (!hasSamples) return;
+  sqlite.exec('delete from sqlite_stat4; analyze sqlite_schema');
+  warn({ table: 'sqlite_stat4' }, 'removed the query planner samples ANALYZE had left in the database: with them SQLite plans every session read again (docs/configuration.md, "SQLite with large tables")');
 }
 
 /**

@@ -247,8 +247,10 @@ test('an app nginx or Caddy serves needs no upstream; its page shows the proxy c
   const nginx = setup.getByRole('region', { name: '/etc/nginx/conf.d/gatehouse-intranet.conf' });
   await expect(nginx).toContainText('listen 8080;');
   await expect(nginx).toContainText('server_name intranet.localhost;');
-  await expect(nginx).toContainText(`proxy_pass http://${gatehouse}/.gatehouse/auth/intranet;`);
+  await expect(nginx).toContainText('proxy_pass http://gatehouse/.gatehouse/auth/intranet;');
   await expect(nginx).toContainText('error_page 401 403 = @gatehouse_answer;');
+  // Where Gatehouse is, once for every app: the shared file's pool of kept-alive connections.
+  await expect(setup.getByRole('region', { name: '/etc/nginx/conf.d/gatehouse.conf (once, shared by every app)' })).toContainText(`server ${gatehouse};`);
   const nginxGuide = setup.getByRole('link', { name: 'docs/deploy/nginx.md' });
   await expect(nginxGuide).toHaveAttribute('href', '/docs/deploy/nginx.md');
   expect(await (await page.request.get(`${portalUrl()}/docs/deploy/nginx.md`)).text()).toContain('error_page 401 403 = @gatehouse_answer');

@@ -30,12 +30,12 @@ function guideConfig(): string {
     .join('\n');
 }
 
-const proxies: ReadonlyArray<{ name: string; tab: string; file: string; upstream: (demo: string) => string; start: (options: ProxyOptions) => Promise<RunningProxy> }> = [
-  { name: 'nginx', tab: 'nginx', file: '/etc/nginx/conf.d/gatehouse-hello-admins.conf', upstream: (demo) => `http://${demo}`, start: startNginx },
-  { name: 'Caddy', tab: 'Caddy', file: 'A site block of /etc/caddy/Caddyfile', upstream: (demo) => demo, start: startCaddy },
+const proxies: ReadonlyArray<{ name: string; tab: string; file: string; start: (options: ProxyOptions) => Promise<RunningProxy> }> = [
+  { name: 'nginx', tab: 'nginx', file: '/etc/nginx/conf.d/gatehouse-hello-admins.conf', start: startNginx },
+  { name: 'Caddy', tab: 'Caddy', file: 'A site block of /etc/caddy/Caddyfile', start: startCaddy },
 ];
 
-for (const { name, tab, file, upstream, start } of proxies) {
+for (const { name, tab, file, start } of proxies) {
   test.describe(`the default start behind ${name}, from docs/deploy/ alone`, () => {
     let port = 0;
     let proxyPort = 0;
@@ -115,7 +115,7 @@ for (const { name, tab, file, upstream, start } of proxies) {
         gatehousePort: port,
         apps: [{ id: 'hello', host: 'hello.localhost', port: proxyPort, upstream: demo }],
         // (And, as every block the tests run, on loopback only: nginx's `listen 8080` would take every address.)
-        copiedBlocks: [copied.replace(/\bAPP_UPSTREAM\b/g, upstream(demo)).replace(`listen ${proxyPort};`, `listen 127.0.0.1:${proxyPort};`)],
+        copiedBlocks: [copied.replace(/\bAPP_UPSTREAM\b/g, demo).replace(`listen ${proxyPort};`, `listen 127.0.0.1:${proxyPort};`)],
       });
 
       // Step 4: bob signs in at hello through the default start's Development IdP; the demo app shows him.

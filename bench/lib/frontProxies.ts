@@ -193,27 +193,52 @@ async function answering(server: ServerProcess, port: number, logs: () => Promis
   }
 }
 
+/** An `upstream NAME {…}` block of a rendered file: exactly one, or the run stops (the files drifted). */
+function upstreamBlock(text: string, name: string): string {
+  const blocks = text.match(new RegExp(`^upstream ${name} \\{\\n[\\s\\S]*?^\\}\\n`, 'gm'));
+  if (blocks?.length !== 1) throw new Error(`docs/deploy/: expected one "upstream ${name}" block, found ${blocks?.length ?? 0}`);
+  return blocks[0];
+}
+
 /**
- * Debian's nginx: docs/deploy/nginx.conf (the shared part, its catch-all on a port of its own) and
- * docs/deploy/nginx-app.conf once per backend, inside a main configuration shaped like Debian's
- * /etc/nginx/nginx.conf (`worker_processes auto`, 768 connections a worker, sendfile, tcp_nopush), with
- * no access log (a line per request on both sides would only dilute the difference measured) and
- * everything it writes in its own folder.
+ * Every use of the upstreams `names` (their blocks and `proxy_pass http://<name>`) under a name with
+ * `suffix`: the second site's own pools, beside the first's in the same http {} block.
+ */
+function renameUpstreams(text: string, names: readonly string[], suffix: string): string {
+  for (const name of names) {
+    const uses = new RegExp(`(?<=^upstream |proxy_pass http://)${name}(?=[ ;/])`, 'gm');
+    if (!uses.test(text)) throw new Error(`docs/deploy/: upstream ${name} is not used where the bench expects it`);
+    text = text.replace(uses, `${name}${suffix}`);
+  }
+  return text;
+}
+
+/**
+ * Debian's nginx: docs/deploy/nginx.conf (the shared part, its catch-all on a port of its own, its
+ * `upstream gatehouse` the Gatehouse node) and docs/deploy/nginx-app.conf once per backend, inside a main
+ * configuration shaped like Debian's /etc/nginx/nginx.conf (`worker_processes auto`, 768 connections a
+ * worker, sendfile, tcp_nopush), with no access log (a line per request on both sides would only dilute
+ * the difference measured) and everything it writes in its own folder. The bare handler's site is the
+ * same file with its two upstreams (the checker's, copied from nginx.conf with the bare handler's
+ * address, and the app's) under names of their own: the same pools, the same settings, only the checker
+ * differs.
  */
 async function startNginx(processes: ProcessGroup, root: string, dir: string, serverName: string, backends: ReadonlyArray<{ port: number; checker: number }>, upstreamPort: number, catchAllPort: number): Promise<ServerProcess> {
   const command = nginxPath() ?? 'nginx';
+  const [first, ...others] = backends;
+  const appPool = `gatehouse-app-${SCENARIOS.nginx.appId}`;
+  const shared = (checker: number) => renderDeployFile(root, 'nginx.conf', { LISTEN: `127.0.0.1:${catchAllPort}`, GATEHOUSE_UPSTREAM: `127.0.0.1:${checker}` });
+  const app = (port: number) =>
+    renderDeployFile(root, 'nginx-app.conf', { LISTEN: `127.0.0.1:${port}`, SERVER_NAME: serverName, APP_ID: SCENARIOS.nginx.appId, APP_UPSTREAM: `127.0.0.1:${upstreamPort}` });
   const site = [
-    await renderDeployFile(root, 'nginx.conf', { LISTEN: `127.0.0.1:${catchAllPort}` }),
+    await shared(first!.checker),
+    await app(first!.port),
     ...(await Promise.all(
-      backends.map(({ port, checker }) =>
-        renderDeployFile(root, 'nginx-app.conf', {
-          LISTEN: `127.0.0.1:${port}`,
-          SERVER_NAME: serverName,
-          APP_ID: SCENARIOS.nginx.appId,
-          GATEHOUSE_UPSTREAM: `127.0.0.1:${checker}`,
-          APP_UPSTREAM: `http://127.0.0.1:${upstreamPort}`,
-        }),
-      ),
+      others.map(async ({ port, checker }, index) => {
+        const suffix = `-${index + 2}`;
+        const checkerPool = renameUpstreams(upstreamBlock(await shared(checker), 'gatehouse'), ['gatehouse'], suffix);
+        return `${checkerPool}\n${renameUpstreams(await app(port), ['gatehouse', appPool], suffix)}`;
+      }),
     )),
   ].join('\n');
   await writeFile(path.join(dir, 'gatehouse.conf'), site);

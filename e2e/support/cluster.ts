@@ -291,14 +291,22 @@ function startDemoApp(port: number, portalUrl: string, dir: string): ChildProces
 
 /**
  * nginx in front of both nodes, configured from the files an operator copies: docs/deploy/nginx.conf
- * (the default server that refuses unknown host names, and the WebSocket map) and the nodes' block of
- * docs/deploy/high-availability.md, with only the addresses and names made local. What a test adds:
- * the pin (`lb_node`) picks one node's upstream instead of both, and `X-Served-By` names the node.
+ * (the default server that refuses unknown host names, and the WebSocket map) without its one-address
+ * `upstream gatehouse`, as the guide says, and the nodes' block of docs/deploy/high-availability.md
+ * (`upstream gatehouse` with both nodes, the portal's server block), with only the addresses and names
+ * made local. What a test adds: the pin (`lb_node`) picks one node's upstream instead of both, and
+ * `X-Served-By` names the node.
  */
 function startNginx(dir: string, port: number, portA: number, portB: number, hosts: readonly string[]): ChildProcess {
   const home = path.join(dir, 'nginx');
   mkdirSync(home, { mode: 0o755 });
-  const shared = replaceExactly(readFileSync(path.join(deployDir, 'nginx.conf'), 'utf8'), [['listen LISTEN default_server;', `listen 127.0.0.1:${port} default_server;`]]);
+  const shipped = readFileSync(path.join(deployDir, 'nginx.conf'), 'utf8');
+  const oneAddress = shipped.match(/^upstream gatehouse \{\n[\s\S]*?^\}\n/gm);
+  if (oneAddress?.length !== 1) throw new Error('docs/deploy/nginx.conf no longer has one "upstream gatehouse" block for the guide to replace');
+  const shared = replaceExactly(shipped, [
+    ['listen LISTEN default_server;', `listen 127.0.0.1:${port} default_server;`],
+    [oneAddress[0], ''],
+  ]);
   const guide = readFileSync(path.join(deployDir, 'high-availability.md'), 'utf8');
   const block = /## Nodes behind nginx[\s\S]*?```nginx\n([\s\S]*?)```/.exec(guide)?.[1];
   if (!block) throw new Error('docs/deploy/high-availability.md has no nginx block under "Nodes behind nginx"');
@@ -307,7 +315,7 @@ function startNginx(dir: string, port: number, portA: number, portB: number, hos
     ['server 10.0.0.12:4180', `server 127.0.0.1:${portB}`],
     ['listen 443 ssl;', `listen 127.0.0.1:${port};`],
     ['server_name auth.example.com wiki.example.com;', `server_name ${hosts.join(' ')};`],
-    ['proxy_pass http://gatehouse_nodes;', 'proxy_pass http://$gatehouse_pool;\n        add_header X-Served-By $upstream_addr always;'],
+    ['proxy_pass http://gatehouse;', 'proxy_pass http://$gatehouse_pool;\n        add_header X-Served-By $upstream_addr always;'],
   ]);
   writeFileSync(
     path.join(home, 'nginx.conf'),
@@ -318,7 +326,7 @@ function startNginx(dir: string, port: number, portA: number, portB: number, hos
     upstream gatehouse_node_a { server 127.0.0.1:${portA}; keepalive 4; }
     upstream gatehouse_node_b { server 127.0.0.1:${portB}; keepalive 4; }
     map $cookie_${NODE_COOKIE} $gatehouse_pool {
-        default gatehouse_nodes;
+        default gatehouse;
         a       gatehouse_node_a;
         b       gatehouse_node_b;
     }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, type Page } from '@playwright/test';
+import { renderNginxSite, renderTemplate } from './deployFiles.js';
 import { nginxMainConfig } from './nginxConfig.js';
 import { freePort } from './stack.js';
 
@@ -17,8 +18,6 @@ export { freePort };
  * what a test needs besides (temporary paths, loopback only, no admin API, no certificates) is wrapped
  * around them.
  */
-
-const deployDir = fileURLToPath(new URL('../../docs/deploy/', import.meta.url));
 
 /** One app behind the proxy: a server block (nginx) or site block (Caddy) of its own. */
 export interface ProxiedApp {
@@ -52,20 +51,6 @@ export interface RunningProxy {
   config: string;
   logs(): string;
   stop(): Promise<void>;
-}
-
-/**
- * Replaces each placeholder (a whole word such as GATEHOUSE_UPSTREAM) everywhere in a documented
- * config. A placeholder the file no longer has is an error: the docs and the tests must not drift.
- */
-export function renderTemplate(file: string, substitutions: Record<string, string>, folder = deployDir): string {
-  let text = readFileSync(path.join(folder, file), 'utf8');
-  for (const [placeholder, value] of Object.entries(substitutions)) {
-    const pattern = new RegExp(`\\b${placeholder}\\b`, 'g');
-    if (!pattern.test(text)) throw new Error(`${path.relative(path.join(deployDir, '../..'), path.join(folder, file))} has no placeholder ${placeholder}`);
-    text = text.replace(pattern, () => value);
-  }
-  return text;
 }
 
 export interface ApacheOptions {
@@ -146,18 +131,12 @@ function executable(name: string, envVariable: string, candidates: readonly stri
 export async function startNginx(options: ProxyOptions): Promise<RunningProxy> {
   const nginx = executable('nginx', 'NGINX_PATH', ['/usr/sbin/nginx', '/usr/bin/nginx']);
   const dir = temporaryDirectory('gatehouse-nginx-');
-  const gatehouse = `127.0.0.1:${options.gatehousePort}`;
   const site = [
-    renderTemplate('nginx.conf', { LISTEN: `127.0.0.1:${options.port}` }),
-    ...options.apps.map((app) =>
-      renderTemplate('nginx-app.conf', {
-        LISTEN: `127.0.0.1:${app.port}`,
-        SERVER_NAME: app.host,
-        APP_ID: app.id,
-        GATEHOUSE_UPSTREAM: gatehouse,
-        APP_UPSTREAM: `http://${app.upstream}`,
-      }),
-    ),
+    renderNginxSite({
+      listen: `127.0.0.1:${options.port}`,
+      gatehouse: `127.0.0.1:${options.gatehousePort}`,
+      apps: options.apps.map((app) => ({ id: app.id, host: app.host, listen: `127.0.0.1:${app.port}`, upstream: app.upstream })),
+    }),
     ...(options.copiedBlocks ?? []),
   ].join('\n');
   writeFileSync(path.join(dir, 'gatehouse.conf'), site);

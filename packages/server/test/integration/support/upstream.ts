@@ -5,6 +5,8 @@ import { freePort } from '../../support/ports.js';
 export interface Upstream {
   url: string;
   port: number;
+  /** Its node:http server: a test may listen to its connections and requests as they arrive. */
+  server: Server;
   /** What the last request looked like on arrival. */
   last: { method: string; url: string; headers: IncomingHttpHeaders; bodyLength: number } | undefined;
   /** The headers of the last WebSocket handshake that reached /ws. */
@@ -26,7 +28,7 @@ export interface Upstream {
  */
 export async function startUpstream(): Promise<Upstream> {
   const port = await freePort();
-  const state: Upstream = { url: `http://127.0.0.1:${port}`, port, last: undefined, lastUpgrade: undefined, openWebSockets: () => 0, webSocketBacklog: () => 0, webSocketMessages: () => 0, close: async () => {} };
+  const state: Omit<Upstream, 'server'> = { url: `http://127.0.0.1:${port}`, port, last: undefined, lastUpgrade: undefined, openWebSockets: () => 0, webSocketBacklog: () => 0, webSocketMessages: () => 0, close: async () => {} };
   const server: Server = createServer((request, response) => {
     if (request.url === '/stream') {
       // An answer that never ends (an event stream, say): one chunk, then nothing.
@@ -64,5 +66,5 @@ export async function startUpstream(): Promise<Upstream> {
       server.closeAllConnections();
       server.close(() => resolve());
     });
-  return state;
+  return Object.assign(state, { server });
 }

@@ -93,7 +93,7 @@ export function ProxySetup({ app }: { app: ProxiedAppFacts }) {
                     {snippet.unfilled.includes(APP_UPSTREAM) && (
                       <>
                         {' '}
-                        Replace <code>{APP_UPSTREAM}</code> with where your proxy reaches the app.
+                        Replace <code>{APP_UPSTREAM}</code> with where your proxy reaches the app, such as <code>{snippet.upstreamExample}</code>.
                       </>
                     )}{' '}
                     Every line is explained in{' '}

@@ -27,6 +27,8 @@ export interface ProxySnippet {
   files: ProxyFile[];
   /** Placeholders left for the operator (where the proxy reaches the app, when Gatehouse does not know). */
   unfilled: string[];
+  /** How this proxy's configuration writes where it reaches the app, e.g. `127.0.0.1:8080`. */
+  upstreamExample: string;
 }
 
 /** The placeholder for where the proxy reaches the app: left as it is when the app has no upstream. */
@@ -52,6 +54,11 @@ function withoutHeader(template: string): string {
   return first > 0 && lines.slice(0, first).every((line) => line.startsWith('#') || line.trim() === '') ? lines.slice(first).join('\n') : template;
 }
 
+/** `host:port` of a URL, the port written out (nginx's `server` and Caddy's upstream take that form). */
+function hostAndPort(url: URL): string {
+  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
 /**
  * What nginx, Caddy and Traefik need for this app, from the shipped templates: the app's host and id,
  * where Gatehouse listens, and where the proxy reaches the app (the app's upstream, when Gatehouse
@@ -69,15 +76,23 @@ export function proxySnippets(app: ProxiedAppFacts, setup: Pick<ForwardAuthSetup
   const unfilled = upstream ? [] : [APP_UPSTREAM];
   const common = { APP_ID: app.id, GATEHOUSE_UPSTREAM: setup.gatehouseAddress };
   const upstreamUrl: Record<string, string> = upstream ? { [APP_UPSTREAM]: app.upstream!.replace(/\/$/, '') } : {};
+  // nginx's upstream block takes host:port; an https app's scheme goes on location /'s proxy_pass, which
+  // names the app's pool (gatehouse-app-<id>). A base path does not: with a path there, nginx would send
+  // the app its normalised path, not the one Gatehouse judged (X-Forwarded-Uri is the request as sent).
+  let nginxApp = fillTemplate(nginxAppConf, { LISTEN: listen, SERVER_NAME: url.hostname, APP_ID: app.id, ...(upstream ? { [APP_UPSTREAM]: hostAndPort(upstream) } : {}) });
+  if (upstream?.protocol === 'https:') nginxApp = nginxApp.replace(`proxy_pass http://gatehouse-app-${app.id};`, () => `proxy_pass https://gatehouse-app-${app.id};`);
   return [
     {
       proxy: 'nginx',
       guide: 'docs/deploy/nginx.md',
       files: [
-        { name: `/etc/nginx/conf.d/gatehouse.conf (once per port, shared by every app on it)`, text: fillTemplate(nginxConf, { LISTEN: listen }) },
-        { name: `/etc/nginx/conf.d/gatehouse-${app.id}.conf`, text: fillTemplate(nginxAppConf, { LISTEN: listen, SERVER_NAME: url.hostname, ...common, ...upstreamUrl }) },
+        // Once for every app: it holds `upstream gatehouse`, whose name may be defined only once. An app
+        // on a port no other app uses needs only another copy of its default server.
+        { name: `/etc/nginx/conf.d/gatehouse.conf (once, shared by every app)`, text: fillTemplate(nginxConf, { LISTEN: listen, GATEHOUSE_UPSTREAM: setup.gatehouseAddress }) },
+        { name: `/etc/nginx/conf.d/gatehouse-${app.id}.conf`, text: nginxApp },
       ],
       unfilled,
+      upstreamExample: '127.0.0.1:8080',
     },
     {
       proxy: 'Caddy',
@@ -85,12 +100,14 @@ export function proxySnippets(app: ProxiedAppFacts, setup: Pick<ForwardAuthSetup
       // Caddy's upstream is host:port (it also takes a URL, but not one with a path).
       files: [{ name: 'A site block of /etc/caddy/Caddyfile', text: fillTemplate(caddyfile, { SITE_ADDRESS: siteAddress, ...common, ...(upstream ? { [APP_UPSTREAM]: upstream.host } : {}) }) }],
       unfilled,
+      upstreamExample: '127.0.0.1:8080',
     },
     {
       proxy: 'Traefik',
       guide: 'docs/deploy/traefik.md',
       files: [{ name: `/etc/traefik/dynamic/gatehouse-${app.id}.yml`, text: fillTemplate(traefikYml, { SERVER_NAME: url.hostname, ...common, ...upstreamUrl }) }],
       unfilled,
+      upstreamExample: 'http://127.0.0.1:8080',
     },
   ];
 }

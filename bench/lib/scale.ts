@@ -56,7 +56,7 @@ export interface ScaleSetup {
 
 /**
  * The nodes with many sessions: no claims re-check comes due during a run (the sessions carry no
- * refresh token), and a session cache of 64 MiB, about 14,000 of these sessions (docs/operations/sizing.md):
+ * refresh token), and a session cache of 64 MiB, about 15,800 of these sessions (docs/operations/sizing.md):
  * far fewer than the rotation's 100,000, so that every check of it is a miss whatever the default budget.
  */
 const SCALE_SESSION = { claimsRefreshInterval: '24h', cache: { maxMemory: '64MiB' } };

@@ -205,14 +205,13 @@ const HEAP_NUMBER = 2 * WORD;
 /**
  * Per entry, beyond what `estimateBytes` makes of its value and its key: the Map's slot, the entry
  * object (value, scope, storedAt boxed, bytes), the session's index (a slot in keysBySession and its Set
- * of credentials), and what the value's objects cost beyond a word per member. The largest of those is
- * the session row, built column by column (sessionStore.ts, findWithPerson): V8 keeps its 20 columns
- * either as a compact object or as a hash table of 3-word slots, about 640 bytes more, depending on the
- * state of the code that built it; this counts the hash table. Measured on the heap with 100,000 entries
- * of three IdPs' shapes (bench/session-cache-memory.ts; measure again when the loading changes), and set
- * to the largest residual, so that the estimate errs high (docs/operations/sizing.md has the figures).
+ * of credentials), and what the value's objects cost beyond a word per member. (The rows are object
+ * literals, sessionStore.ts's findWithPerson: one compact shape each. Built a column at a time they were
+ * hash tables on SQLite, about 700 bytes more, and this was 1,230.) Measured on the heap with 100,000
+ * entries of three IdPs' shapes (bench/session-cache-memory.ts; measure again when the loading changes),
+ * and set to the largest residual, so that the estimate errs high (docs/operations/sizing.md has the figures).
  */
-export const ENTRY_OVERHEAD = 1_230;
+export const ENTRY_OVERHEAD = 520;
 
 const TWO_BYTE = /[^\0-\xff]/;
 

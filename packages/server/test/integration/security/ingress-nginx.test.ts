@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { OPEN_ORGANIZATION } from '../../../src/accounts/admission.js';
 import { nginxMainConfig } from '../../../../../e2e/support/nginxConfig.js';
 import { freePort } from '../../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from '../support/gatehouse.js';
+import { NGINX, startNginx, type RunningNginx } from '../support/nginx.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 
 /**
@@ -22,14 +22,13 @@ import { startUpstream, type Upstream } from '../support/upstream.js';
 
 let gatehouse: RunningGatehouse;
 let upstream: Upstream;
-let nginx: ChildProcess;
+let nginx: RunningNginx | undefined;
 let dir: string;
 let port = 0;
 let wiki = '';
 let cookie = '';
 let strangerCookie = '';
 
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate));
 
 beforeAll(async () => {
   if (!NGINX) throw new Error('nginx is not installed (apt-get install nginx; scripts/test.sh does it when run as root)');
@@ -110,20 +109,11 @@ ${identity.map((name, index) => `            auth_request_set    $authHeader${in
     }`,
     )}`,
   );
-  nginx = spawn(NGINX, ['-p', `${dir}/`, '-e', at('error.log'), '-c', at('nginx.conf'), '-g', `daemon off; pid ${at('nginx.pid')};`], { stdio: 'ignore' });
-  for (let waited = 0; ; waited += 50) {
-    if (nginx.exitCode !== null || waited > 10_000) throw new Error(`nginx did not start:\n${existsSync(at('error.log')) ? readFileSync(at('error.log'), 'utf8') : ''}`);
-    if (await get('/healthz-of-nginx', {}).then(() => true, () => false)) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  nginx = await startNginx(dir, () => get('/healthz-of-nginx', {}));
 }, 60_000);
 
 afterAll(async () => {
-  if (nginx && nginx.exitCode === null) {
-    const exited = new Promise((resolve) => nginx.once('exit', resolve));
-    nginx.kill('SIGTERM');
-    await exited;
-  }
+  await nginx?.stop();
   await gatehouse?.close();
   await upstream?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });

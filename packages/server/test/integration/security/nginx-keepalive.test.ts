@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,7 @@ import { renderNginxSite } from '../../../../../e2e/support/deployFiles.js';
 import { nginxMainConfig } from '../../../../../e2e/support/nginxConfig.js';
 import { freePort } from '../../support/ports.js';
 import { startGatehouse, type RunningGatehouse } from '../support/gatehouse.js';
+import { NGINX, startNginx, type RunningNginx } from '../support/nginx.js';
 import { startUpstream, type Upstream } from '../support/upstream.js';
 
 /**
@@ -23,13 +23,12 @@ import { startUpstream, type Upstream } from '../support/upstream.js';
 
 let gatehouse: RunningGatehouse;
 let upstream: Upstream;
-let nginx: ChildProcess;
+let nginx: RunningNginx | undefined;
 let dir: string;
 let port = 0;
 let host = '';
 let cookie = '';
 
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => existsSync(candidate));
 
 /** What a server has accepted and been asked since `watch`: connections, and each request's line and Connection header. */
 interface Seen {
@@ -88,20 +87,11 @@ beforeAll(async () => {
   });
   writeFileSync(at('gatehouse.conf'), site);
   writeFileSync(at('nginx.conf'), `${process.getuid?.() === 0 ? 'user root;\n' : ''}${nginxMainConfig(dir, `    include ${JSON.stringify(at('gatehouse.conf'))};`)}`);
-  nginx = spawn(NGINX, ['-p', `${dir}/`, '-e', at('error.log'), '-c', at('nginx.conf'), '-g', `daemon off; pid ${at('nginx.pid')};`], { stdio: 'ignore' });
-  for (let waited = 0; ; waited += 50) {
-    if (nginx.exitCode !== null || waited > 10_000) throw new Error(`nginx did not start:\n${existsSync(at('error.log')) ? readFileSync(at('error.log'), 'utf8') : ''}`);
-    if (await get('/.gatehouse/jwks.json').then(() => true, () => false)) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  nginx = await startNginx(dir, () => get('/.gatehouse/jwks.json'));
 }, 60_000);
 
 afterAll(async () => {
-  if (nginx && nginx.exitCode === null) {
-    const exited = new Promise((resolve) => nginx.once('exit', resolve));
-    nginx.kill('SIGTERM');
-    await exited;
-  }
+  await nginx?.stop();
   await gatehouse?.close();
   await upstream?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });

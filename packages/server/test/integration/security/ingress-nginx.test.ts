@@ -29,7 +29,6 @@ let wiki = '';
 let cookie = '';
 let strangerCookie = '';
 
-
 beforeAll(async () => {
   if (!NGINX) throw new Error('nginx is not installed (apt-get install nginx; scripts/test.sh does it when run as root)');
   port = await freePort();

@@ -29,7 +29,6 @@ let port = 0;
 let host = '';
 let cookie = '';
 
-
 /** What a server has accepted and been asked since `watch`: connections, and each request's line and Connection header. */
 interface Seen {
   connections: number;

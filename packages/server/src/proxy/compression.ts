@@ -66,10 +66,13 @@ export function compressionFor(request: IncomingMessage, statusCode: number, hea
   if (request.method === 'HEAD' || statusCode < 200 || statusCode === 204 || statusCode === 206 || statusCode === 304) return undefined;
   const encoded = headers['content-encoding'];
   if (encoded !== undefined && encoded.toLowerCase() !== 'identity') return undefined;
-  const type = headers['content-type'];
-  if (!type || /^\s*text\/event-stream\b/i.test(type) || !compressible(type)) return undefined;
+  // The length first: for a short answer it is one comparison, where `compressible` parses the media
+  // type and looks it up in mime-db (about 0.1 µs per proxied answer). Every check above the
+  // Sec-Fetch-Site one says "not a candidate", so their order changes nothing else.
   const length = headers['content-length'];
   if (length !== undefined && Number(length) < MIN_BYTES) return undefined;
+  const type = headers['content-type'];
+  if (!type || /^\s*text\/event-stream\b/i.test(type) || !compressible(type)) return undefined;
   if (headers['cache-control'] && /(?:^|,)\s*no-transform\s*(?:,|$)/i.test(headers['cache-control'])) return undefined;
   const site = request.headers['sec-fetch-site'];
   const accepted = request.headers['accept-encoding'];

@@ -11,19 +11,24 @@ import { keepTickObjectShape } from '../packages/server/dist/http/tickObjectShap
 keepTickObjectShape();
 
 const upstream = process.argv[2];
-if (!upstream) throw new Error('usage: plain-proxy.mjs <upstream URL>');
+if (!upstream) throw new Error('usage: plain-proxy.mjs <upstream URL> [headers to add, as JSON]');
+// With a second argument, the headers Gatehouse adds to every request it forwards (forwarding and
+// identity, the assertion among them), added to each request here too: the floor of a proxy that must
+// carry them, which undici validates and writes as it does Gatehouse's (bench/README.md).
+const added = process.argv[3] ? JSON.parse(process.argv[3]) : undefined;
 const pool = new Pool(upstream, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect', 'host']);
-const withoutHopByHop = (incoming) => {
+const withoutHopByHop = (incoming, extra) => {
   const headers = {};
   for (const name in incoming) if (!hopByHop.has(name)) headers[name] = incoming[name];
+  if (extra) Object.assign(headers, extra);
   return headers;
 };
 
 const server = createServer((request, response) => {
   const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
   pool.stream(
-    { method: request.method, path: request.url, headers: withoutHopByHop(request.headers), body: hasBody ? request : null },
+    { method: request.method, path: request.url, headers: withoutHopByHop(request.headers, added), body: hasBody ? request : null },
     ({ statusCode, headers }) => {
       response.writeHead(statusCode, withoutHopByHop(headers));
       return response;

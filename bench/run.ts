@@ -234,6 +234,29 @@ async function main(): Promise<number> {
   const identity = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('x-gatehouse-') || name === 'cache-control'));
   const bare = processes.start('bare', [path.join(root, 'bench/bare.mjs'), JSON.stringify(identity)], { cwd: root });
   const barePort = await listeningPort(bare);
+  if (withPlainProxy) {
+    // The plain proxy again, adding to each request the headers Gatehouse adds to the same request
+    // (forwarding and identity, with the assertion): the floor of a proxy that carries them.
+    const added = {
+      'x-forwarded-for': '127.0.0.1',
+      'x-forwarded-proto': 'http',
+      'x-forwarded-host': gatehouse.appHost,
+      'x-real-ip': '127.0.0.1',
+      ...Object.fromEntries(Object.entries(identity).filter(([name]) => name.startsWith('x-gatehouse-'))),
+    };
+    const server = processes.start('plain-proxy-identity', [path.join(root, 'bench/plain-proxy.mjs'), `http://127.0.0.1:${upstreamPort}`, JSON.stringify(added)], { cwd: root });
+    references.push({
+      scenario: 'plain-proxy-identity',
+      key: 'plainProxyIdentity',
+      label: 'plain proxy + headers',
+      rpsNote: '(reference)',
+      about: "node:http + undici sending Gatehouse's headers, no check",
+      againstProxy: true,
+      server,
+      port: await listeningPort(server),
+      upstream,
+    });
+  }
   say(`setup: upstream :${upstreamPort}, bare Fastify :${barePort}, Gatehouse :${gatehouse.port} (pid ${gatehouse.server.pid}) with the development IdP${references.map(({ label, port }) => `, ${label} :${port}`).join('')}`);
   say(`setup: signed in as alice@example.com in ${signIn.trail.length} requests (app → portal → IdP login form → callback → app); ${signIn.cookieName} cookie for ${gatehouse.appHost}`);
 
@@ -588,9 +611,11 @@ async function main(): Promise<number> {
             ratioRow(`${`${label} / direct`.padEnd(20)} CPU/req`, referenceRatios[`${key}Cpu`], '(reference)'),
           ]),
           // The issue placed two of the references on its own scale: Gatehouse's proxy against them here.
-          ...references.flatMap(({ key, label, issueRatio }) =>
+          ...references.flatMap(({ key, label, issueRatio, againstProxy }) =>
             issueRatio === undefined
-              ? []
+              ? againstProxy
+                ? [ratioRow(`proxy / ${label}  req/s`, referenceRatios[proxyOverKey(key)], '(the same headers upstream, no check)')]
+                : []
               : [
                   ratioRow(
                     `proxy / ${label}  req/s`,
@@ -625,9 +650,9 @@ async function main(): Promise<number> {
     // and the issue's own yardsticks.
     say(`  beside the forward-auth targets: the bare handler sending forward-auth's answer with no check at all, ${fixed(ratios.identityAnswerRps.median, 2)} × the bare handler's req/s`);
     if (references.length) {
-      const beside = references.map(({ key, label, issueRatio }) => {
+      const beside = references.map(({ key, label, issueRatio, about }) => {
         const measured = `${label} ${fixed(referenceRatios[`${key}Rps`]?.median, 2)}`;
-        return issueRatio === undefined ? `${measured} (node:http + undici, no check)` : `${measured} (the issue's figure ${issueRatio.toFixed(2)})`;
+        return issueRatio === undefined ? `${measured} (${about ?? 'node:http + undici, no check'})` : `${measured} (the issue's figure ${issueRatio.toFixed(2)})`;
       });
       say(`  beside the proxy target, × direct: ${beside.join('; ')}`);
     }
@@ -655,6 +680,10 @@ interface ReferenceProxy {
   rpsNote: string;
   /** Its ratio to direct as the issue measured it elsewhere, when the issue gave one (Caddy 0.36, @fastify/http-proxy 0.29). */
   issueRatio?: number;
+  /** What it is, beside the proxy target (default: node:http + undici, no check). */
+  about?: string;
+  /** Gatehouse's proxy is read against it too (a row of its own): the floor of the same work. */
+  againstProxy?: boolean;
   server: ServerProcess;
   port: number;
   /** The upstream process behind it. */

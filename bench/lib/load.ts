@@ -14,6 +14,7 @@ export type ScenarioName =
   | 'direct'
   | 'proxy'
   | 'plain-proxy'
+  | 'plain-proxy-identity'
   | 'fastify-proxy'
   | 'caddy-proxy'
   // Forward-auth behind nginx and Caddy (bench/lib/frontProxies.ts): each proxy asking Gatehouse, and asking a bare handler.

@@ -84,15 +84,8 @@ export class SessionResolver {
    * Neither a claims check nor activity happens here: a client refreshing its tokens in the background
    * is not the person using the session.
    */
-  async byId(sessionId: string): Promise<CurrentSession | undefined> {
-    const cached = this.deps.changes.inSync ? this.cache.get(sessionId, SESSION_ID_SCOPE) : undefined;
-    const current = cached ?? (await this.loadAndCache(sessionId, SESSION_ID_SCOPE, () => this.deps.sessions.findWithPerson({ id: sessionId }), NO_ACTIVITY));
-    if (!current) return undefined;
-    if (!isActive(current.session, this.now())) {
-      this.cache.invalidate(current.sessionId);
-      return undefined;
-    }
-    return current;
+  byId(sessionId: string): Promise<CurrentSession | undefined> {
+    return this.live(sessionId, SESSION_ID_SCOPE, () => this.deps.sessions.findWithPerson({ id: sessionId }), NO_ACTIVITY);
   }
 
   /** The session cache's lookups, size and evictions so far (metrics). */
@@ -115,15 +108,25 @@ export class SessionResolver {
     return current;
   }
 
-  private async resolve(credential: string, scope: string, request: ResolveContext, loadSession: () => Promise<SessionWithPerson | undefined>): Promise<CurrentSession | undefined> {
+  /**
+   * The session from the cache, or loaded (and cached), while it is active: one that expired since it
+   * was cached is dropped from the cache here.
+   */
+  private async live(credential: string, scope: string, loadSession: () => Promise<SessionWithPerson | undefined>, activity: boolean): Promise<Cached | undefined> {
     // Out of sync, a revocation made elsewhere may not have reached the cache: read from the store.
     const cached = this.deps.changes.inSync ? this.cache.get(credential, scope) : undefined;
-    let current = cached ?? (await this.loadAndCache(credential, scope, loadSession, ACTIVITY));
+    const current = cached ?? (await this.loadAndCache(credential, scope, loadSession, activity));
     if (!current) return undefined;
     if (!isActive(current.session, this.now())) {
       this.cache.invalidate(current.sessionId);
       return undefined;
     }
+    return current;
+  }
+
+  private async resolve(credential: string, scope: string, request: ResolveContext, loadSession: () => Promise<SessionWithPerson | undefined>): Promise<CurrentSession | undefined> {
+    let current = await this.live(credential, scope, loadSession, ACTIVITY);
+    if (!current) return undefined;
     if (this.deps.claims.isStale(current.session)) {
       const outcome = await this.deps.claims.refreshIfDue(current.session, current.identity, request.log, request);
       if (outcome === 'ended') return undefined;

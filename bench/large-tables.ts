@@ -20,18 +20,16 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { parseConfig } from '../packages/server/dist/config/load.js';
-import { AppSessions } from '../packages/server/dist/sessions/appSessions.js';
 import { SessionStore } from '../packages/server/dist/sessions/sessionStore.js';
 import { hashSecret } from '../packages/server/dist/sessions/sessionToken.js';
 import { createTokenCipher } from '../packages/server/dist/sessions/tokenCipher.js';
 import { openDatabase, SQLITE_CACHE_KIB, SQLITE_MMAP_BYTES, type DatabaseHandle } from '../packages/server/dist/storage/database.js';
-import { fillSessions } from './lib/seed.js';
+import { fillSessions, writeSessions } from './lib/seed.js';
 
 const SESSIONS = Number(process.env.BENCH_LARGE_SESSIONS ?? 100_000);
 const FILLER = Number(process.env.BENCH_LARGE_FILLER ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_LARGE_ROUNDS ?? 3);
 const APP = { id: 'wiki', origin: 'http://wiki.localhost:4180' };
-const ID_TOKEN_STANDIN = 'x'.repeat(900);
 
 const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-large-tables-'));
 const configOf = (name: string) => parseConfig({ publicUrl: 'http://localhost:4180', dataDir: dir, database: { path: path.join(dir, `${name}.db`) } }, { env: {} });
@@ -95,18 +93,7 @@ async function seed(handle: DatabaseHandle): Promise<string[]> {
   const now = Date.now();
   await db.insertInto('users').values({ id: 'u1', email: 'alice@example.com', name: 'Alice', picture: null, status: 'active', roles: '[]', primary_identity_id: 'i1', created_at: now, updated_at: now, last_sign_in_at: now }).execute();
   await db.insertInto('identities').values({ id: 'i1', user_id: 'u1', provider_id: 'dev', subject: 'alice', email: 'alice@example.com', email_verified: 1, claims: '{"groups":["staff"]}', linked_at: now, last_used_at: now }).execute();
-  const tokens: string[] = [];
-  const settings = configOf('small').session;
-  for (let start = 0; start < SESSIONS; start += 2_500) {
-    await db.transaction().execute(async (trx) => {
-      const sessions = new SessionStore(trx, cipher, settings);
-      const appSessions = new AppSessions(trx);
-      for (let i = start; i < Math.min(SESSIONS, start + 2_500); i++) {
-        const { session } = await sessions.create({ userId: 'u1', identityId: 'i1', providerId: 'dev', idToken: ID_TOKEN_STANDIN, ip: '127.0.0.1', userAgent: 'gatehouse-bench' });
-        tokens.push(await appSessions.create(session.id, APP.id, APP.origin));
-      }
-    });
-  }
+  const { tokens } = await writeSessions(db, cipher, configOf('small').session, { userId: 'u1', identityId: 'i1', providerId: 'dev', appId: APP.id, appOrigin: APP.origin, count: SESSIONS });
   return tokens;
 }
 

@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { loadConfig } from '../../packages/server/dist/config/load.js';
 import { loadSecrets } from '../../packages/server/dist/secrets.js';
 import { AppSessions } from '../../packages/server/dist/sessions/appSessions.js';
-import { SessionStore } from '../../packages/server/dist/sessions/sessionStore.js';
-import { createTokenCipher } from '../../packages/server/dist/sessions/tokenCipher.js';
+import { SessionStore, type SessionTimeouts } from '../../packages/server/dist/sessions/sessionStore.js';
+import { createTokenCipher, type TokenCipher } from '../../packages/server/dist/sessions/tokenCipher.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../../packages/server/dist/storage/database.js';
 
 /**
@@ -44,36 +44,17 @@ export async function openSeeder(configFile: string): Promise<Seeder> {
     async sessions({ email, appId, appOrigin, count }) {
       const user = await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
       const identity = await db.selectFrom('identities').selectAll().where('user_id', '=', user.id).executeTakeFirstOrThrow();
-      const tokens: string[] = [];
-      const sessionIds: string[] = [];
-      const batch = 2_500;
-      const batches = Array.from({ length: Math.ceil(count / batch) }, (_, index) => index * batch);
       // On PostgreSQL several transactions at once (each a connection of the pool), to overlap the round
       // trips; SQLite has one connection.
-      const lanes = database.dialect === 'postgres' ? 4 : 1;
-      const lane = async () => {
-        for (let done = batches.shift(); done !== undefined; done = batches.shift()) {
-          const start = done;
-          await db.transaction().execute(async (trx) => {
-            const sessions = new SessionStore(trx, cipher, config.session);
-            const appSessions = new AppSessions(trx);
-            for (let i = start; i < Math.min(count, start + batch); i++) {
-              const { session } = await sessions.create({
-                userId: user.id,
-                identityId: identity.id,
-                providerId: identity.provider_id,
-                idToken: ID_TOKEN_STANDIN,
-                ip: '127.0.0.1',
-                userAgent: 'gatehouse-bench',
-              });
-              tokens.push(await appSessions.create(session.id, appId, appOrigin));
-              sessionIds.push(session.id);
-            }
-          });
-        }
-      };
-      await Promise.all(Array.from({ length: lanes }, lane));
-      return { tokens, sessionIds };
+      return writeSessions(db, cipher, config.session, {
+        userId: user.id,
+        identityId: identity.id,
+        providerId: identity.provider_id,
+        appId,
+        appOrigin,
+        count,
+        lanes: database.dialect === 'postgres' ? 4 : 1,
+      });
     },
     async countSessions() {
       const row = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
@@ -81,6 +62,45 @@ export async function openSeeder(configFile: string): Promise<Seeder> {
     },
     close: () => database.close(),
   };
+}
+
+/**
+ * `count` signed-in sessions of one person, each with its app-host token for one app, written by the
+ * stores as a sign-in writes them, 2,500 to a transaction, `lanes` transactions at once.
+ */
+export async function writeSessions(
+  db: Db,
+  cipher: TokenCipher,
+  settings: SessionTimeouts,
+  input: { userId: string; identityId: string; providerId: string; appId: string; appOrigin: string; count: number; lanes?: number },
+): Promise<SeededSessions> {
+  const tokens: string[] = [];
+  const sessionIds: string[] = [];
+  const batch = 2_500;
+  const batches = Array.from({ length: Math.ceil(input.count / batch) }, (_, index) => index * batch);
+  const lane = async () => {
+    for (let start = batches.shift(); start !== undefined; start = batches.shift()) {
+      const first = start;
+      await db.transaction().execute(async (trx) => {
+        const sessions = new SessionStore(trx, cipher, settings);
+        const appSessions = new AppSessions(trx);
+        for (let i = first; i < Math.min(input.count, first + batch); i++) {
+          const { session } = await sessions.create({
+            userId: input.userId,
+            identityId: input.identityId,
+            providerId: input.providerId,
+            idToken: ID_TOKEN_STANDIN,
+            ip: '127.0.0.1',
+            userAgent: 'gatehouse-bench',
+          });
+          tokens.push(await appSessions.create(session.id, input.appId, input.appOrigin));
+          sessionIds.push(session.id);
+        }
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: input.lanes ?? 1 }, lane));
+  return { tokens, sessionIds };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../storage/database.js';
 import { inCodePointOrder, serializeOn } from '../storage/dialect.js';
-import type { OpGrantsTable } from '../storage/schema.js';
+import { fixedQuery, type Value } from '../storage/fixedQuery.js';
+import type { OpGrantsTable, OpPayloadsTable } from '../storage/schema.js';
 
 /**
  * The OpenID Provider's storage (migration 0013), the only code that reads or writes `op_payloads` and
@@ -122,14 +123,14 @@ export class OpStore {
   ) {}
 
   // ---- oidc-provider's payloads ----------------------------------------------------------------
+  //
+  // The statements a token request runs (several per request) are compiled once (storage/fixedQuery.ts):
+  // building them with Kysely anew cost more than SQLite takes to run them.
 
-  /** Inserts or replaces a model's row (oidc-provider saves Sessions, Interactions, Grants again under one id). */
-  async savePayload(model: string, id: string, input: PayloadToSave): Promise<void> {
-    const now = this.now();
-    const row = payloadRow(model, id, input, now);
-    await this.db
+  private readonly upsertPayload = fixedQuery((value: Value<PayloadRow>) =>
+    this.db
       .insertInto('op_payloads')
-      .values(row)
+      .values(payloadValues(value))
       .onConflict((conflict) =>
         conflict.columns(['model', 'id_hash']).doUpdateSet((eb) => ({
           payload: eb.ref('excluded.payload'),
@@ -141,8 +142,75 @@ export class OpStore {
           // Consumed is for good: a later save (of a copy read before the consume) never undoes it.
           consumed_at: eb.fn.coalesce('op_payloads.consumed_at', 'excluded.consumed_at'),
         })),
-      )
-      .execute();
+      ),
+  );
+
+  private readonly insertPayloadUnlessLive = fixedQuery((value: Value<PayloadRow & { now: number }>) =>
+    this.db
+      .insertInto('op_payloads')
+      .values(payloadValues(value))
+      .onConflict((conflict) =>
+        conflict
+          .columns(['model', 'id_hash'])
+          .doUpdateSet((eb) => ({ payload: eb.ref('excluded.payload'), expires_at: eb.ref('excluded.expires_at'), consumed_at: null }))
+          .where('op_payloads.expires_at', '<=', value('now')),
+      ),
+  );
+
+  private readonly livePayload = fixedQuery((value: Value<{ model: string; idHash: string; now: number }>) =>
+    this.db
+      .selectFrom('op_payloads')
+      .select(['payload', 'consumed_at', 'expires_at'])
+      .where('model', '=', value('model'))
+      .where('id_hash', '=', value('idHash'))
+      .where('expires_at', '>', value('now')),
+  );
+
+  private readonly livePayloadByUid = fixedQuery((value: Value<{ model: string; uid: string; now: number }>) =>
+    this.db
+      .selectFrom('op_payloads')
+      .select(['payload', 'consumed_at', 'expires_at'])
+      .where('model', '=', value('model'))
+      .where('uid', '=', value('uid'))
+      .where('expires_at', '>', value('now'))
+      .orderBy('expires_at', 'desc')
+      .limit(1),
+  );
+
+  private readonly livePayloadByUserCode = fixedQuery((value: Value<{ model: string; userCodeHash: string; now: number }>) =>
+    this.db
+      .selectFrom('op_payloads')
+      .select(['payload', 'consumed_at', 'expires_at'])
+      .where('model', '=', value('model'))
+      .where('user_code_hash', '=', value('userCodeHash'))
+      .where('expires_at', '>', value('now'))
+      .orderBy('expires_at', 'desc')
+      .limit(1),
+  );
+
+  private readonly consumeLivePayload = fixedQuery((value: Value<{ model: string; idHash: string; now: number }>) =>
+    this.db
+      .updateTable('op_payloads')
+      .set({ consumed_at: value('now') })
+      .where('model', '=', value('model'))
+      .where('id_hash', '=', value('idHash'))
+      .where('consumed_at', 'is', null)
+      .where('expires_at', '>', value('now')),
+  );
+
+  private readonly grantOfPayload = fixedQuery((value: Value<{ model: string; idHash: string }>) =>
+    this.db.selectFrom('op_payloads').select('grant_id').where('model', '=', value('model')).where('id_hash', '=', value('idHash')),
+  );
+
+  private readonly deletePayload = fixedQuery((value: Value<{ model: string; idHash: string }>) =>
+    this.db.deleteFrom('op_payloads').where('model', '=', value('model')).where('id_hash', '=', value('idHash')),
+  );
+
+  private readonly deletePayloadsOfGrant = fixedQuery((value: Value<{ grantId: string }>) => this.db.deleteFrom('op_payloads').where('grant_id', '=', value('grantId')));
+
+  /** Inserts or replaces a model's row (oidc-provider saves Sessions, Interactions, Grants again under one id). */
+  async savePayload(model: string, id: string, input: PayloadToSave): Promise<void> {
+    await this.db.executeQuery(this.upsertPayload(payloadRow(model, id, input, this.now())));
   }
 
   /**
@@ -151,57 +219,25 @@ export class OpStore {
    */
   async insertPayloadOnce(model: string, id: string, input: PayloadToSave): Promise<boolean> {
     const now = this.now();
-    const row = payloadRow(model, id, input, now);
-    const result = await this.db
-      .insertInto('op_payloads')
-      .values(row)
-      .onConflict((conflict) =>
-        conflict
-          .columns(['model', 'id_hash'])
-          .doUpdateSet((eb) => ({ payload: eb.ref('excluded.payload'), expires_at: eb.ref('excluded.expires_at'), consumed_at: null }))
-          .where('op_payloads.expires_at', '<=', now),
-      )
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    const result = await this.db.executeQuery(this.insertPayloadUnlessLive({ ...payloadRow(model, id, input, now), now }));
+    return Number(result.numAffectedRows ?? 0n) > 0;
   }
 
   /** The live row of this model and id (never one past its expiry). */
   async findPayload(model: string, id: string): Promise<StoredPayload | undefined> {
-    const row = await this.db
-      .selectFrom('op_payloads')
-      .select(['payload', 'consumed_at', 'expires_at'])
-      .where('model', '=', model)
-      .where('id_hash', '=', opIdHash(id))
-      .where('expires_at', '>', this.now())
-      .executeTakeFirst();
+    const row = (await this.db.executeQuery(this.livePayload({ model, idHash: opIdHash(id), now: this.now() }))).rows[0];
     return row && stored(row);
   }
 
   /** The live Session with this uid (the newest, should two rows ever share one). */
   async findPayloadByUid(model: string, uid: string): Promise<StoredPayload | undefined> {
-    const row = await this.db
-      .selectFrom('op_payloads')
-      .select(['payload', 'consumed_at', 'expires_at'])
-      .where('model', '=', model)
-      .where('uid', '=', uid)
-      .where('expires_at', '>', this.now())
-      .orderBy('expires_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const row = (await this.db.executeQuery(this.livePayloadByUid({ model, uid, now: this.now() }))).rows[0];
     return row && stored(row);
   }
 
   /** The live row of this model with this user code. */
   async findPayloadByUserCode(model: string, userCode: string): Promise<StoredPayload | undefined> {
-    const row = await this.db
-      .selectFrom('op_payloads')
-      .select(['payload', 'consumed_at', 'expires_at'])
-      .where('model', '=', model)
-      .where('user_code_hash', '=', opIdHash(userCode))
-      .where('expires_at', '>', this.now())
-      .orderBy('expires_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const row = (await this.db.executeQuery(this.livePayloadByUserCode({ model, userCodeHash: opIdHash(userCode), now: this.now() }))).rows[0];
     return row && stored(row);
   }
 
@@ -212,23 +248,15 @@ export class OpStore {
    * statement at a time). An expired row cannot be consumed either.
    */
   async consumePayload(model: string, id: string): Promise<ConsumeOutcome> {
-    const now = this.now();
     const idHash = opIdHash(id);
-    const result = await this.db
-      .updateTable('op_payloads')
-      .set({ consumed_at: now })
-      .where('model', '=', model)
-      .where('id_hash', '=', idHash)
-      .where('consumed_at', 'is', null)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 1) return { won: true };
-    const row = await this.db.selectFrom('op_payloads').select('grant_id').where('model', '=', model).where('id_hash', '=', idHash).executeTakeFirst();
+    const result = await this.db.executeQuery(this.consumeLivePayload({ model, idHash, now: this.now() }));
+    if (Number(result.numAffectedRows) === 1) return { won: true };
+    const row = (await this.db.executeQuery(this.grantOfPayload({ model, idHash }))).rows[0];
     return { won: false, grantId: row?.grant_id ?? null };
   }
 
   async destroyPayload(model: string, id: string): Promise<void> {
-    await this.db.deleteFrom('op_payloads').where('model', '=', model).where('id_hash', '=', opIdHash(id)).execute();
+    await this.db.executeQuery(this.deletePayload({ model, idHash: opIdHash(id) }));
   }
 
   /**
@@ -237,8 +265,8 @@ export class OpStore {
    */
   async revokePayloadsOfGrant(grantId: string, { withGrant }: { withGrant: boolean }): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('op_payloads').where('grant_id', '=', grantId).execute();
-      if (withGrant) await trx.deleteFrom('op_payloads').where('model', '=', 'Grant').where('id_hash', '=', opIdHash(grantId)).execute();
+      await trx.executeQuery(this.deletePayloadsOfGrant({ grantId }));
+      if (withGrant) await trx.executeQuery(this.deletePayload({ model: 'Grant', idHash: opIdHash(grantId) }));
     });
   }
 
@@ -281,13 +309,19 @@ export class OpStore {
     return row ? toGrant(row) : (await this.grant(input.grantId))!;
   }
 
+  private readonly touchLiveGrant = fixedQuery((value: Value<{ grantId: string; now: number }>) =>
+    this.db.updateTable('op_grants').set({ last_used_at: value('now') }).where('grant_id', '=', value('grantId')).where('revoked_at', 'is', null),
+  );
+
+  private readonly grantById = fixedQuery((value: Value<{ grantId: string }>) => this.db.selectFrom('op_grants').selectAll().where('grant_id', '=', value('grantId')));
+
   /** Records a use of the grant (a code exchange, a refresh); nothing for a revoked grant. */
   async touchGrant(grantId: string, now = this.now()): Promise<void> {
-    await this.db.updateTable('op_grants').set({ last_used_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+    await this.db.executeQuery(this.touchLiveGrant({ grantId, now }));
   }
 
   async grant(grantId: string): Promise<OpGrant | undefined> {
-    const row = await this.db.selectFrom('op_grants').selectAll().where('grant_id', '=', grantId).executeTakeFirst();
+    const row = (await this.db.executeQuery(this.grantById({ grantId }))).rows[0];
     return row && toGrant(row);
   }
 
@@ -452,7 +486,24 @@ function toGrantView(row: GrantViewRow): GrantView {
   };
 }
 
-function payloadRow(model: string, id: string, input: PayloadToSave, now: number) {
+/** A row of `op_payloads` as the adapter writes it. */
+type PayloadRow = OpPayloadsTable;
+
+/** The row's columns, each a value of the fixed query. */
+function payloadValues(value: Value<PayloadRow>): PayloadRow {
+  return {
+    model: value('model'),
+    id_hash: value('id_hash'),
+    payload: value('payload'),
+    grant_id: value('grant_id'),
+    uid: value('uid'),
+    user_code_hash: value('user_code_hash'),
+    expires_at: value('expires_at'),
+    consumed_at: value('consumed_at'),
+  };
+}
+
+function payloadRow(model: string, id: string, input: PayloadToSave, now: number): PayloadRow {
   if (!Number.isFinite(input.expiresIn)) throw new TypeError(`${model}: oidc-provider gave no lifetime to store it with`);
   return {
     model,

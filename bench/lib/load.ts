@@ -41,7 +41,10 @@ export type ScenarioName =
   | 'forward-auth-100k'
   | 'forward-auth-100k-pg'
   | 'forward-auth-100k-1m'
-  | 'forward-auth-100k-1m-pg';
+  | 'forward-auth-100k-1m-pg'
+  // The floor of a miss (bench/miss-floor.mjs): the read and the signature alone, on the 100k database.
+  | 'miss-floor-100k'
+  | 'miss-floor-100k-pg';
 
 export interface Scenario {
   name: ScenarioName;

@@ -158,6 +158,12 @@ export async function setUpScale(input: {
     const extra = { rotateCookies: cookies, ...(databases?.cpu ? { helperGroups: databases.cpu } : {}) };
     scenarios.push(forwardAuth(`forward-auth-100k${suffix}` as ScenarioName, small, warmCookie, extra));
     scenarios.push(forwardAuth(`forward-auth-100k-1m${suffix}` as ScenarioName, largeNode, warmCookie, extra));
+    // The floor beside them, on the small node's database: every request a miss, and nothing but the read and the signature.
+    const floorArgs = { ...(databases ? { databaseUrl: databases.small } : { sqlitePath: path.join(small.dataDir, 'gatehouse.db') }), dataDir: small.dataDir, appOrigin: small.appOrigin, issuer: small.portalOrigin };
+    const floor = processes.start(`miss-floor-100k${suffix}`, [...(input.nodeArgs ?? []), path.join(root, 'bench/miss-floor.mjs'), JSON.stringify(floorArgs)], { cwd: root });
+    const floorPort = Number((await floor.waitForOutput(/listening (\d+)/, 30_000))[1]);
+    servers.push(floor);
+    scenarios.push({ ...forwardAuth(`miss-floor-100k${suffix}` as ScenarioName, small, warmCookie, extra), url: `http://127.0.0.1:${floorPort}/.gatehouse/auth/${small.appId}`, server: floor });
     say(
       `setup: ${database}: ${thousandsOf(settings.sessions)} sessions of alice written by the stores (${small.server.name} :${small.port}), ` +
         `and a copy with ${thousandsOf(largeRows - seeded.tokens.length - 1)} filler sessions, ${thousandsOf(largeRows)} in all (${largeNode.server.name} :${largeNode.port})`,
@@ -251,7 +257,7 @@ export async function setUpScale(input: {
   const groups: ScenarioName[][] = [
     ['forward-auth-1w', 'forward-auth-2w', ...(postgresSkipped ? [] : (['forward-auth-pg'] as const))],
     ...(postgresSkipped ? [] : [['proxy-sqlite', 'proxy-pg'] as ScenarioName[]]),
-    ['forward-auth-100k', 'forward-auth-100k-1m', ...(postgresSkipped ? [] : (['forward-auth-100k-pg', 'forward-auth-100k-1m-pg'] as const))],
+    ['forward-auth-100k', 'forward-auth-100k-1m', 'miss-floor-100k', ...(postgresSkipped ? [] : (['forward-auth-100k-pg', 'forward-auth-100k-1m-pg', 'miss-floor-100k-pg'] as const))],
   ];
   return {
     scenarios,

@@ -12,6 +12,9 @@ const TARGETS = {
   workersCpu: 1.05,
   /** The check's cost does not grow with a million more rows in the table; the same 5 %. */
   largeTableCpu: 1.05,
+  /** A miss's CPU (with PostgreSQL's) over a cached check's, on each database: the issue's figures. */
+  missSqliteCpu: 5,
+  missPostgresCpu: 8,
   /** The issue's figure for a change reaching every node (p99, ms). */
   propagationP99Ms: 100,
 };
@@ -33,6 +36,11 @@ const PAIRS: Pair[] = [
   { key: 'coldPostgresOverSqlite', label: '100k sessions PostgreSQL / SQLite', subject: 'forward-auth-100k-pg', baseline: 'forward-auth-100k' },
   { key: 'largeTableSqlite', label: '+1M rows / without, SQLite', subject: 'forward-auth-100k-1m', baseline: 'forward-auth-100k' },
   { key: 'largeTablePostgres', label: '+1M rows / without, PostgreSQL', subject: 'forward-auth-100k-1m-pg', baseline: 'forward-auth-100k-pg' },
+  // The floor of a miss (bench/miss-floor.mjs) against Gatehouse's cached check, and Gatehouse's miss against that floor.
+  { key: 'floorSqlite', label: 'miss floor / one, SQLite', subject: 'miss-floor-100k', baseline: 'forward-auth-1w' },
+  { key: 'overFloorSqlite', label: '100k sessions / miss floor, SQLite', subject: 'forward-auth-100k', baseline: 'miss-floor-100k' },
+  { key: 'floorPostgres', label: 'miss floor / one, PostgreSQL', subject: 'miss-floor-100k-pg', baseline: 'forward-auth-pg' },
+  { key: 'overFloorPostgres', label: '100k sessions / miss floor, PostgreSQL', subject: 'forward-auth-100k-pg', baseline: 'miss-floor-100k-pg' },
 ];
 
 export interface ScaleTarget {
@@ -160,6 +168,8 @@ export function reportScale(input: {
   target('forward-auth PostgreSQL / SQLite rps (cached)', ratios.postgresForwardAuthRps?.median, `≥ ${TARGETS.postgresRps.toFixed(2)}`, (v) => v >= TARGETS.postgresRps);
   target('proxy PostgreSQL / SQLite rps (cached)', ratios.postgresProxyRps?.median, `≥ ${TARGETS.postgresRps.toFixed(2)}`, (v) => v >= TARGETS.postgresRps);
   target('forward-auth 2 workers / 1 CPU per request', ratios.twoWorkersCpu?.median, `≤ ${TARGETS.workersCpu.toFixed(2)}`, (v) => v <= TARGETS.workersCpu);
+  target('forward-auth 100k sessions / one, SQLite, CPU per request', ratios.coldSqliteCpu?.median, `≤ ${TARGETS.missSqliteCpu.toFixed(2)}`, (v) => v <= TARGETS.missSqliteCpu);
+  target('forward-auth 100k sessions / one, PostgreSQL, CPU per request', ratios.coldPostgresCpu?.median, `≤ ${TARGETS.missPostgresCpu.toFixed(2)}`, (v) => v <= TARGETS.missPostgresCpu);
   target('session check +1M rows / without, SQLite, CPU per request', ratios.largeTableSqliteCpu?.median, `≤ ${TARGETS.largeTableCpu.toFixed(2)}`, (v) => v <= TARGETS.largeTableCpu);
   target('session check +1M rows / without, PostgreSQL, CPU per request', ratios.largeTablePostgresCpu?.median, `≤ ${TARGETS.largeTableCpu.toFixed(2)}`, (v) => v <= TARGETS.largeTableCpu);
   if (propagation) {
@@ -168,6 +178,14 @@ export function reportScale(input: {
   for (const t of targets) {
     const shown = t.target.includes(fixed(t.value, 2)) ? fixed(t.value, 3) : fixed(t.value, 2);
     say(`${t.name} ${Number.isFinite(t.value) ? shown : 'never'} (target ${t.target}) ${input.invalid ? 'INVALID RUN' : t.pass ? 'PASS' : 'MISS'}`);
+  }
+  for (const [database, floor, over] of [['SQLite', ratios.floorSqliteCpu, ratios.overFloorSqliteCpu], ['PostgreSQL', ratios.floorPostgresCpu, ratios.overFloorPostgresCpu]] as const) {
+    if (floor && over) {
+      say(
+        `  ${database}: the floor of a miss alone (bench/miss-floor.mjs: the read and the signature on plain node:http) costs ${fixed(floor.median, 2)} × ` +
+          `Gatehouse's cached check; Gatehouse's miss costs ${fixed(over.median, 2)} × that floor`,
+      );
+    }
   }
   const parts = measurements.filter((m) => m.scenario === 'forward-auth-2w' && m.cpu.serverParts).map((m) => m.cpu.serverParts!);
   if (parts.length) {

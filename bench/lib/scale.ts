@@ -47,7 +47,7 @@ export interface ScaleSetup {
   /** Why PostgreSQL was left out, when it was. */
   postgresSkipped?: string;
   /** Per node: one request at a time, the first request of fresh sessions (cold) and one session's again (warm), ms. */
-  firstRequests: Array<{ node: string; database: string; tableRows: number; cold: Latency; warm: Latency }>;
+  firstRequests: Array<{ node: string; database: string; tableRows: number; cold: Latency; warm?: Latency }>;
   propagation?: PropagationResult;
   /** Seconds spent on writing sessions with the stores, and on the filler. */
   seeding: { sessions: number; storeSeconds: number; filler: number; fillerSeconds: number };
@@ -114,7 +114,7 @@ export async function setUpScale(input: {
 
   // ---- Many sessions: a node with `sessions` of them, and one with a copy of that table and `filler` more.
   // Each database's first requests are timed once everything is set up, on a machine with nothing else to do.
-  const timings: Array<{ database: string; nodes: RunningGatehouse[]; warmCookie: string }> = [];
+  const timings: Array<{ database: string; nodes: RunningGatehouse[]; warmCookie: string; floor: { server: ServerProcess; port: number } }> = [];
   const manySessions = async (suffix: '' | '-pg', databases?: { small: string; large: () => Promise<string>; cpu: Scenario['helperGroups'] }) => {
     const site = await prepareGatehouse({ ...base, name: `gatehouse-100k${suffix}`, session: SCALE_SESSION, ...(databases ? { databaseUrl: databases.small } : {}) });
     let small = await launchGatehouse(processes, site);
@@ -152,7 +152,6 @@ export async function setUpScale(input: {
     small = smallNode;
     servers.push(small.server, largeNode.server);
     const database = databases ? 'PostgreSQL' : 'SQLite';
-    timings.push({ database, nodes: [small, largeNode], warmCookie });
     const cookies = path.join(workDir, `cookies-100k${suffix}.txt`);
     await writeFile(cookies, `${seeded.tokens.map((token) => `gatehouse_app=${token}`).join('\n')}\n`);
     const extra = { rotateCookies: cookies, ...(databases?.cpu ? { helperGroups: databases.cpu } : {}) };
@@ -164,6 +163,7 @@ export async function setUpScale(input: {
     const floorPort = Number((await floor.waitForOutput(/listening (\d+)/, 30_000))[1]);
     servers.push(floor);
     scenarios.push({ ...forwardAuth(`miss-floor-100k${suffix}` as ScenarioName, small, warmCookie, extra), url: `http://127.0.0.1:${floorPort}/.gatehouse/auth/${small.appId}`, server: floor });
+    timings.push({ database, nodes: [small, largeNode], warmCookie, floor: { server: floor, port: floorPort } });
     say(
       `setup: ${database}: ${thousandsOf(settings.sessions)} sessions of alice written by the stores (${small.server.name} :${small.port}), ` +
         `and a copy with ${thousandsOf(largeRows - seeded.tokens.length - 1)} filler sessions, ${thousandsOf(largeRows)} in all (${largeNode.server.name} :${largeNode.port})`,
@@ -238,21 +238,28 @@ export async function setUpScale(input: {
   // own), then everything that is timed here runs alone.
   await Promise.all([manySessions(''), postgresSkipped ? undefined : postgresPart()]);
   await measureLater?.();
-  for (const { database, nodes, warmCookie } of timings) {
+  for (const { database, nodes, warmCookie, floor } of timings) {
     // Sessions timed alone, first request each, before any load, on each node sessions of its own written
     // now (a session signed in moments ago, so its first request records no activity: see
-    // bench/README.md), after as many untimed, so that the code of a first request is compiled.
-    for (const node of nodes) {
+    // bench/README.md), after as many untimed, so that the code of a first request is compiled. On the
+    // node of 100,000 sessions as many more are then timed on the miss floor, which reads the same
+    // database (its warm-up: the node's untimed sessions again).
+    for (const [index, node] of nodes.entries()) {
+      const withFloor = index === 0;
       const writer = await openSeeder(node.file);
-      const fresh = await writer.sessions({ email: 'alice@example.com', appId: node.appId, appOrigin: node.appOrigin, count: 2 * settings.firstRequests });
+      const fresh = await writer.sessions({ email: 'alice@example.com', appId: node.appId, appOrigin: node.appOrigin, count: (withFloor ? 3 : 2) * settings.firstRequests });
       const tableRows = await writer.countSessions();
       await writer.close();
       const untimed = fresh.tokens.slice(0, settings.firstRequests);
-      const timed = fresh.tokens.slice(settings.firstRequests);
+      const timed = fresh.tokens.slice(settings.firstRequests, 2 * settings.firstRequests);
       firstRequests.push({ node: node.server.name, database, tableRows, ...(await oneAtATime(node, untimed, timed, warmCookie)) });
+      if (withFloor) {
+        const { cold } = await oneAtATime({ ...node, port: floor.port, server: floor.server }, untimed, fresh.tokens.slice(2 * settings.firstRequests), warmCookie);
+        firstRequests.push({ node: floor.server.name, database, tableRows, cold });
+      }
     }
   }
-  say(`setup: the first requests of ${thousandsOf(settings.firstRequests)} new sessions timed one at a time on ${firstRequests.length} nodes`);
+  say(`setup: the first requests of ${thousandsOf(settings.firstRequests)} new sessions timed one at a time on ${firstRequests.length} servers (the nodes and the miss floors)`);
 
   const groups: ScenarioName[][] = [
     ['forward-auth-1w', 'forward-auth-2w', ...(postgresSkipped ? [] : (['forward-auth-pg'] as const))],

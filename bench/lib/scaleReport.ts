@@ -140,7 +140,7 @@ export function reportScale(input: {
     say(
       table(
         ['node', 'database', 'sessions in table', 'first request p50', 'p90', 'p99', 'cached p50', 'p99'],
-        scale.firstRequests.map((r) => [r.node, r.database, thousands(r.tableRows), fixed(r.cold.p50, 3), fixed(r.cold.p90, 3), fixed(r.cold.p99, 3), fixed(r.warm.p50, 3), fixed(r.warm.p99, 3)]),
+        scale.firstRequests.map((r) => [r.node, r.database, thousands(r.tableRows), fixed(r.cold.p50, 3), fixed(r.cold.p90, 3), fixed(r.cold.p99, 3), r.warm ? fixed(r.warm.p50, 3) : '', r.warm ? fixed(r.warm.p99, 3) : '']),
       ),
     );
     say();

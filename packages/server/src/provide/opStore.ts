@@ -166,27 +166,22 @@ export class OpStore {
       .where('expires_at', '>', value('now')),
   );
 
-  private readonly livePayloadByUid = fixedQuery((value: Value<{ model: string; uid: string; now: number }>) =>
-    this.db
-      .selectFrom('op_payloads')
-      .select(['payload', 'consumed_at', 'expires_at'])
-      .where('model', '=', value('model'))
-      .where('uid', '=', value('uid'))
-      .where('expires_at', '>', value('now'))
-      .orderBy('expires_at', 'desc')
-      .limit(1),
-  );
+  /** The newest live row of a model found by another key than its id (a Session's uid, a DeviceCode's user code). */
+  private newestLivePayloadBy(column: 'uid' | 'user_code_hash') {
+    return fixedQuery((value: Value<{ model: string; key: string; now: number }>) =>
+      this.db
+        .selectFrom('op_payloads')
+        .select(['payload', 'consumed_at', 'expires_at'])
+        .where('model', '=', value('model'))
+        .where(column, '=', value('key'))
+        .where('expires_at', '>', value('now'))
+        .orderBy('expires_at', 'desc')
+        .limit(1),
+    );
+  }
 
-  private readonly livePayloadByUserCode = fixedQuery((value: Value<{ model: string; userCodeHash: string; now: number }>) =>
-    this.db
-      .selectFrom('op_payloads')
-      .select(['payload', 'consumed_at', 'expires_at'])
-      .where('model', '=', value('model'))
-      .where('user_code_hash', '=', value('userCodeHash'))
-      .where('expires_at', '>', value('now'))
-      .orderBy('expires_at', 'desc')
-      .limit(1),
-  );
+  private readonly livePayloadByUid = this.newestLivePayloadBy('uid');
+  private readonly livePayloadByUserCode = this.newestLivePayloadBy('user_code_hash');
 
   private readonly consumeLivePayload = fixedQuery((value: Value<{ model: string; idHash: string; now: number }>) =>
     this.db
@@ -231,13 +226,13 @@ export class OpStore {
 
   /** The live Session with this uid (the newest, should two rows ever share one). */
   async findPayloadByUid(model: string, uid: string): Promise<StoredPayload | undefined> {
-    const row = (await this.db.executeQuery(this.livePayloadByUid({ model, uid, now: this.now() }))).rows[0];
+    const row = (await this.db.executeQuery(this.livePayloadByUid({ model, key: uid, now: this.now() }))).rows[0];
     return row && stored(row);
   }
 
   /** The live row of this model with this user code. */
   async findPayloadByUserCode(model: string, userCode: string): Promise<StoredPayload | undefined> {
-    const row = (await this.db.executeQuery(this.livePayloadByUserCode({ model, userCodeHash: opIdHash(userCode), now: this.now() }))).rows[0];
+    const row = (await this.db.executeQuery(this.livePayloadByUserCode({ model, key: opIdHash(userCode), now: this.now() }))).rows[0];
     return row && stored(row);
   }
 

@@ -9,7 +9,7 @@ import { signInToApp } from './browser.js';
 import { launchGatehouse, prepareGatehouse, startGatehouse, type GatehouseOptions, type RunningGatehouse, type SharedSecrets } from './gatehouse.js';
 import type { Scenario, ScenarioName } from './load.js';
 import { measurePropagation, type PropagationResult } from './propagation.js';
-import { cpuSecondsWithChildren, findProcesses, type ProcessGroup, type ServerProcess } from './processes.js';
+import { cpuSecondsWithChildren, findProcesses, machineBusySeconds, type ProcessGroup, type ServerProcess } from './processes.js';
 import { fillSessions, openSeeder } from './seed.js';
 import { percentile } from './stats.js';
 
@@ -47,7 +47,7 @@ export interface ScaleSetup {
   /** Why PostgreSQL was left out, when it was. */
   postgresSkipped?: string;
   /** Per node: one request at a time, the first request of fresh sessions (cold) and one session's again (warm), ms. */
-  firstRequests: Array<{ node: string; database: string; tableRows: number; cold: Latency; warm?: Latency }>;
+  firstRequests: Array<{ node: string; database: string; tableRows: number; cold: Latency; warm?: Latency; machineLoad?: number | undefined }>;
   propagation?: PropagationResult;
   /** Seconds spent on writing sessions with the stores, and on the filler. */
   seeding: { sessions: number; storeSeconds: number; filler: number; fillerSeconds: number };
@@ -122,6 +122,7 @@ export async function setUpScale(input: {
     const started = performance.now();
     const seeder = await openSeeder(small.file);
     const seeded = await seeder.sessions({ email: 'alice@example.com', appId: small.appId, appOrigin: small.appOrigin, count: settings.sessions });
+    await seeder.settle();
     await seeder.close();
     seeding.storeSeconds += (performance.now() - started) / 1000;
     // The copy is taken with the node stopped (a PostgreSQL template must have no connections), then it
@@ -249,13 +250,14 @@ export async function setUpScale(input: {
       const writer = await openSeeder(node.file);
       const fresh = await writer.sessions({ email: 'alice@example.com', appId: node.appId, appOrigin: node.appOrigin, count: (withFloor ? 3 : 2) * settings.firstRequests });
       const tableRows = await writer.countSessions();
+      await writer.settle();
       await writer.close();
       const untimed = fresh.tokens.slice(0, settings.firstRequests);
       const timed = fresh.tokens.slice(settings.firstRequests, 2 * settings.firstRequests);
-      firstRequests.push({ node: node.server.name, database, tableRows, ...(await oneAtATime(node, untimed, timed, warmCookie)) });
+      firstRequests.push({ node: node.server.name, database, tableRows, ...(await withMachineLoad(() => oneAtATime(node, untimed, timed, warmCookie))) });
       if (withFloor) {
-        const { cold } = await oneAtATime({ ...node, port: floor.port, server: floor.server }, untimed, fresh.tokens.slice(2 * settings.firstRequests), warmCookie);
-        firstRequests.push({ node: floor.server.name, database, tableRows, cold });
+        const { cold, machineLoad } = await withMachineLoad(() => oneAtATime({ ...node, port: floor.port, server: floor.server }, untimed, fresh.tokens.slice(2 * settings.firstRequests), warmCookie));
+        firstRequests.push({ node: floor.server.name, database, tableRows, cold, machineLoad });
       }
     }
   }
@@ -325,6 +327,20 @@ async function oneAtATime(node: RunningGatehouse, untimed: readonly string[], fr
   } finally {
     agent.destroy();
   }
+}
+
+/**
+ * The machine's busy CPUs, on average, while `timed` ran (all processes: /proc/stat). One request at a
+ * time keeps about one CPU busy between the client and the server; more says something else ran beside
+ * the timing (it moves the p99s).
+ */
+async function withMachineLoad<T extends object>(timed: () => Promise<T>): Promise<T & { machineLoad: number | undefined }> {
+  const busyBefore = machineBusySeconds();
+  const started = performance.now();
+  const result = await timed();
+  const busyAfter = machineBusySeconds();
+  const seconds = (performance.now() - started) / 1000;
+  return { ...result, machineLoad: busyBefore === undefined || busyAfter === undefined ? undefined : (busyAfter - busyBefore) / seconds };
 }
 
 function latency(values: readonly number[]): Latency {

@@ -139,8 +139,18 @@ export function reportScale(input: {
     say('The first request of a session, one at a time on an idle node (no other load; ms from sending to the whole answer), beside as many requests of a cached session:');
     say(
       table(
-        ['node', 'database', 'sessions in table', 'first request p50', 'p90', 'p99', 'cached p50', 'p99'],
-        scale.firstRequests.map((r) => [r.node, r.database, thousands(r.tableRows), fixed(r.cold.p50, 3), fixed(r.cold.p90, 3), fixed(r.cold.p99, 3), r.warm ? fixed(r.warm.p50, 3) : '', r.warm ? fixed(r.warm.p99, 3) : '']),
+        ['node', 'database', 'sessions in table', 'first request p50', 'p90', 'p99', 'cached p50', 'p99', 'machine busy, CPUs'],
+        scale.firstRequests.map((r) => [
+          r.node,
+          r.database,
+          thousands(r.tableRows),
+          fixed(r.cold.p50, 3),
+          fixed(r.cold.p90, 3),
+          fixed(r.cold.p99, 3),
+          r.warm ? fixed(r.warm.p50, 3) : '',
+          r.warm ? fixed(r.warm.p99, 3) : '',
+          r.machineLoad === undefined ? '' : fixed(r.machineLoad, 2),
+        ]),
       ),
     );
     say();

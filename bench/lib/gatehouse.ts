@@ -58,6 +58,8 @@ export interface GatehouseOptions {
   metrics?: boolean;
   /** The access log (`accessLog:`), to a file in the node's folder; off by default in development mode. */
   accessLog?: boolean;
+  /** `log.level`, when not `warn` (requests are logged only at debug: info adds a few lines at start). */
+  logLevel?: 'info' | 'warn';
   /** An app that is an OpenID Connect client of Gatehouse's OpenID Provider (client id = app id), beside "bench". */
   oidcClient?: { id: string; secret: string; redirectUri: string };
   /**
@@ -113,7 +115,7 @@ export async function prepareGatehouse(input: GatehouseOptions): Promise<Prepare
     publicUrl: portalOrigin,
     listen: { host: '127.0.0.1', port },
     dataDir: path.join(folder, 'data'),
-    log: { level: 'warn', format: 'json' },
+    log: { level: input.logLevel ?? 'warn', format: 'json' },
     trustedProxies: ['127.0.0.1/8'],
     ...(input.databaseUrl ? { database: { url: input.databaseUrl } } : {}),
     ...(input.workers && input.workers > 1 ? { workers: input.workers } : {}),

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, writeFile } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import { signInToApp } from './browser.js';
 import { launchGatehouse, prepareGatehouse, startGatehouse, type GatehouseOptions, type RunningGatehouse, type SharedSecrets } from './gatehouse.js';
 import type { Scenario, ScenarioName } from './load.js';
 import { measurePropagation, type PropagationResult } from './propagation.js';
-import { cpuSecondsWithChildren, findProcesses, machineBusySeconds, type ProcessGroup, type ServerProcess } from './processes.js';
+import { cpuSeconds, cpuSecondsWithChildren, findProcesses, machineBusySeconds, type ProcessGroup, type ServerProcess } from './processes.js';
 import { fillSessions, openSeeder } from './seed.js';
 import { percentile } from './stats.js';
 
@@ -46,8 +47,10 @@ export interface ScaleSetup {
   postgres: boolean;
   /** Why PostgreSQL was left out, when it was. */
   postgresSkipped?: string;
+  /** Per node of many sessions: its two reviews at start of every live session (sessions judged, wall ms). */
+  startReviews: Array<{ node: string; database: string; passes: Array<{ sessions: number; ms: number }> }>;
   /** Per node: one request at a time, the first request of fresh sessions (cold) and one session's again (warm), ms. */
-  firstRequests: Array<{ node: string; database: string; tableRows: number; cold: Latency; warm?: Latency; machineLoad?: number | undefined }>;
+  firstRequests: Array<{ node: string; database: string; tableRows: number; cold: Latency; warm?: Latency; machineLoad?: number | undefined; otherLoad?: number | undefined }>;
   propagation?: PropagationResult;
   /** Seconds spent on writing sessions with the stores, and on the filler. */
   seeding: { sessions: number; storeSeconds: number; filler: number; fillerSeconds: number };
@@ -60,6 +63,22 @@ export interface ScaleSetup {
  * far fewer than the rotation's 100,000, so that every check of it is a miss whatever the default budget.
  */
 const SCALE_SESSION = { claimsRefreshInterval: '24h', cache: { maxMemory: '64MiB' } };
+
+/**
+ * The two passes of the review a node makes at start of every live session against the sign-in rules
+ * (sessions/admissionReview.ts): its log lines, at info. On a node of a million sessions they take a
+ * core for a while; nothing is timed before they have finished, and the report gives their cost.
+ */
+const START_REVIEWS = /"by":"start"[^\n]*"sessionsJudged":(\d+)[^\n]*"ms":(\d+)[\s\S]*"by":"start"[^\n]*"sessionsJudged":(\d+)[^\n]*"ms":(\d+)/;
+
+/** Waits for a node's two start reviews; how many sessions each judged, and in how many ms. */
+async function startReviews(node: RunningGatehouse): Promise<Array<{ sessions: number; ms: number }>> {
+  const match = await node.server.waitForOutput(START_REVIEWS, 600_000);
+  return [
+    { sessions: Number(match[1]), ms: Number(match[2]) },
+    { sessions: Number(match[3]), ms: Number(match[4]) },
+  ];
+}
 
 export async function setUpScale(input: {
   processes: ProcessGroup;
@@ -85,6 +104,7 @@ export async function setUpScale(input: {
   const scenarios: Scenario[] = [];
   const servers: ServerProcess[] = [];
   const firstRequests: ScaleSetup['firstRequests'] = [];
+  const startReviewTimes: ScaleSetup['startReviews'] = [];
   const seeding = { sessions: settings.sessions, storeSeconds: 0, filler: settings.filler, fillerSeconds: 0 };
   let pgServer: TestPostgres | undefined;
   const stop = async () => {
@@ -131,6 +151,7 @@ export async function setUpScale(input: {
     const siteOptions = { portalOrigin: small.portalOrigin, appOrigin: small.appOrigin };
     const large = await prepareGatehouse({
       ...base,
+      logLevel: 'info',
       name: `gatehouse-100k-1m${suffix}`,
       session: SCALE_SESSION,
       site: siteOptions,
@@ -148,7 +169,7 @@ export async function setUpScale(input: {
     const largeRows = await filler.countSessions();
     await filler.close();
     seeding.fillerSeconds += (performance.now() - fillStarted) / 1000;
-    const smallAgain = await prepareGatehouse({ ...base, name: `gatehouse-100k${suffix}`, session: SCALE_SESSION, site: siteOptions, ...(databases ? { databaseUrl: databases.small } : {}) });
+    const smallAgain = await prepareGatehouse({ ...base, name: `gatehouse-100k${suffix}`, logLevel: 'info', session: SCALE_SESSION, site: siteOptions, ...(databases ? { databaseUrl: databases.small } : {}) });
     const [smallNode, largeNode] = await Promise.all([launchGatehouse(processes, smallAgain), launchGatehouse(processes, large)]);
     small = smallNode;
     servers.push(small.server, largeNode.server);
@@ -239,6 +260,8 @@ export async function setUpScale(input: {
   // own), then everything that is timed here runs alone.
   await Promise.all([manySessions(''), postgresSkipped ? undefined : postgresPart()]);
   await measureLater?.();
+  const quiet = await quietMachine();
+  say(`setup: the machine quiet after ${quiet.waited.toFixed(0)} s (the millions of rows written are flushed to disk by the kernel's own threads meanwhile); ${quiet.load.toFixed(2)} CPUs busy`);
   for (const { database, nodes, warmCookie, floor } of timings) {
     // Sessions timed alone, first request each, before any load, on each node sessions of its own written
     // now (a session signed in moments ago, so its first request records no activity: see
@@ -247,17 +270,20 @@ export async function setUpScale(input: {
     // database (its warm-up: the node's untimed sessions again).
     for (const [index, node] of nodes.entries()) {
       const withFloor = index === 0;
+      // Not while the node's start reviews still run (they read every live session).
+      startReviewTimes.push({ node: node.server.name, database, passes: await startReviews(node) });
       const writer = await openSeeder(node.file);
       const fresh = await writer.sessions({ email: 'alice@example.com', appId: node.appId, appOrigin: node.appOrigin, count: (withFloor ? 3 : 2) * settings.firstRequests });
       const tableRows = await writer.countSessions();
-      await writer.settle();
       await writer.close();
       const untimed = fresh.tokens.slice(0, settings.firstRequests);
       const timed = fresh.tokens.slice(settings.firstRequests, 2 * settings.firstRequests);
-      firstRequests.push({ node: node.server.name, database, tableRows, ...(await withMachineLoad(() => oneAtATime(node, untimed, timed, warmCookie))) });
+      firstRequests.push({ node: node.server.name, database, tableRows, ...(await withMachineLoad(node.server, () => oneAtATime(node, untimed, timed, warmCookie))) });
       if (withFloor) {
-        const { cold, machineLoad } = await withMachineLoad(() => oneAtATime({ ...node, port: floor.port, server: floor.server }, untimed, fresh.tokens.slice(2 * settings.firstRequests), warmCookie));
-        firstRequests.push({ node: floor.server.name, database, tableRows, cold, machineLoad });
+        const { cold, machineLoad, otherLoad } = await withMachineLoad(floor.server, () =>
+          oneAtATime({ ...node, port: floor.port, server: floor.server }, untimed, fresh.tokens.slice(2 * settings.firstRequests), warmCookie),
+        );
+        firstRequests.push({ node: floor.server.name, database, tableRows, cold, machineLoad, otherLoad });
       }
     }
   }
@@ -275,6 +301,7 @@ export async function setUpScale(input: {
     postgres: !postgresSkipped,
     ...(postgresSkipped ? { postgresSkipped } : {}),
     firstRequests,
+    startReviews: startReviewTimes,
     ...(propagation ? { propagation } : {}),
     seeding,
     stop,
@@ -330,17 +357,49 @@ async function oneAtATime(node: RunningGatehouse, untimed: readonly string[], fr
 }
 
 /**
- * The machine's busy CPUs, on average, while `timed` ran (all processes: /proc/stat). One request at a
- * time keeps about one CPU busy between the client and the server; more says something else ran beside
- * the timing (it moves the p99s).
+ * Waits until the machine is quiet (under a quarter of a CPU busy over a second), at most 3 minutes,
+ * after asking the kernel to write out what the seeding left in its cache (`sync`): the timings below
+ * are of requests alone, and writing back a few GB of new rows took a core for a minute here.
  */
-async function withMachineLoad<T extends object>(timed: () => Promise<T>): Promise<T & { machineLoad: number | undefined }> {
+async function quietMachine(): Promise<{ waited: number; load: number }> {
+  const started = performance.now();
+  try {
+    execFileSync('sync', { stdio: 'ignore', timeout: 180_000 });
+  } catch {
+    // Not there, or slow: the wait below still applies.
+  }
+  let load = Number.NaN;
+  while (performance.now() - started < 180_000) {
+    const before = machineBusySeconds();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = machineBusySeconds();
+    if (before === undefined || after === undefined) break;
+    load = after - before;
+    if (load < 0.25) break;
+  }
+  return { waited: (performance.now() - started) / 1000, load };
+}
+
+/**
+ * The machine's busy CPUs, on average, while `timed` ran (all processes: /proc/stat), and what of that
+ * was neither this process (the client) nor the server timed. One request at a time keeps about one CPU
+ * busy between the client and the server; the rest says something else ran beside the timing (it moves
+ * the p99s).
+ */
+async function withMachineLoad<T extends object>(server: ServerProcess, timed: () => Promise<T>): Promise<T & { machineLoad: number | undefined; otherLoad: number | undefined }> {
   const busyBefore = machineBusySeconds();
+  const serverBefore = cpuSeconds(server.pid);
+  const clientBefore = process.cpuUsage();
   const started = performance.now();
   const result = await timed();
   const busyAfter = machineBusySeconds();
+  const serverAfter = cpuSeconds(server.pid);
+  const client = process.cpuUsage(clientBefore);
   const seconds = (performance.now() - started) / 1000;
-  return { ...result, machineLoad: busyBefore === undefined || busyAfter === undefined ? undefined : (busyAfter - busyBefore) / seconds };
+  if (busyBefore === undefined || busyAfter === undefined) return { ...result, machineLoad: undefined, otherLoad: undefined };
+  const machineLoad = (busyAfter - busyBefore) / seconds;
+  const known = (client.user + client.system) / 1e6 + (serverBefore === undefined || serverAfter === undefined ? 0 : serverAfter - serverBefore);
+  return { ...result, machineLoad, otherLoad: machineLoad - known / seconds };
 }
 
 function latency(values: readonly number[]): Latency {

@@ -54,6 +54,7 @@ export interface ScaleReport {
   rounds: Array<Record<string, number>>;
   ratios: Record<string, Spread>;
   firstRequests: ScaleSetup['firstRequests'];
+  startReviews: ScaleSetup['startReviews'];
   propagation: PropagationResult | undefined;
   seeding: ScaleSetup['seeding'];
   postgres: boolean;
@@ -139,7 +140,7 @@ export function reportScale(input: {
     say('The first request of a session, one at a time on an idle node (no other load; ms from sending to the whole answer), beside as many requests of a cached session:');
     say(
       table(
-        ['node', 'database', 'sessions in table', 'first request p50', 'p90', 'p99', 'cached p50', 'p99', 'machine busy, CPUs'],
+        ['node', 'database', 'sessions in table', 'first request p50', 'p90', 'p99', 'cached p50', 'p99', 'machine busy, CPUs', 'of it neither client nor server'],
         scale.firstRequests.map((r) => [
           r.node,
           r.database,
@@ -150,9 +151,17 @@ export function reportScale(input: {
           r.warm ? fixed(r.warm.p50, 3) : '',
           r.warm ? fixed(r.warm.p99, 3) : '',
           r.machineLoad === undefined ? '' : fixed(r.machineLoad, 2),
+          r.otherLoad === undefined ? '' : fixed(r.otherLoad, 2),
         ]),
       ),
     );
+    say();
+  }
+  if (scale.startReviews.length) {
+    say('At start each node judged every live session against the sign-in rules, twice (sessions/admissionReview.ts; wall time, with the other database\'s setup running beside):');
+    for (const { node, database, passes } of scale.startReviews) {
+      say(`  ${node} (${database}): ${passes.map((p) => `${thousands(p.sessions)} sessions in ${thousands(p.ms)} ms (${fixed((p.ms * 1000) / Math.max(1, p.sessions), 1)} µs each)`).join(', then ')}`);
+    }
     say();
   }
   const { propagation } = scale;
@@ -204,5 +213,5 @@ export function reportScale(input: {
   }
   const twoWorkers = ratios.twoWorkersRps;
   if (twoWorkers) say(`  beside them: 2 workers answered ${fixed(twoWorkers.median, 2)} × one process's req/s on this machine's ${cpus().length} cores, with the load generator on the same cores`);
-  return { rounds, ratios, firstRequests: scale.firstRequests, propagation, seeding: scale.seeding, postgres: scale.postgres, targets };
+  return { rounds, ratios, firstRequests: scale.firstRequests, startReviews: scale.startReviews, propagation, seeding: scale.seeding, postgres: scale.postgres, targets };
 }

@@ -48,14 +48,17 @@ export const SECOND_PASS_MS = 5_000;
  * session once (the revocation is conditional) and record it once.
  */
 export async function reviewAdmission(deps: AdmissionReviewDeps, scope: ReviewScope, cause: ReviewCause): Promise<number> {
+  const started = performance.now();
   const organization = await deps.organization();
   const providerIds = scope === 'all' ? undefined : scope.providers;
   let ended = 0;
+  let judged = 0;
   let after: string | undefined;
   for (;;) {
     const page = await deps.sessions.liveForAdmission({ providerIds, after, limit: PAGE });
     if (page.length === 0) break;
     after = page.at(-1)!.sessionId;
+    judged += page.length;
     const refused = new Map<string, SignInRefusal>();
     for (const live of page) {
       const refusal = judgeLive(deps, organization, live);
@@ -64,7 +67,11 @@ export async function reviewAdmission(deps: AdmissionReviewDeps, scope: ReviewSc
     if (refused.size > 0) ended += await endRefused(deps, refused, cause);
     if (page.length < PAGE) break;
   }
-  if (ended > 0) deps.log.info({ by: cause.by, sessionsEnded: ended, scope: scope === 'all' ? 'all' : scope.providers }, 'sessions ended: they no longer pass the rules of who may sign in');
+  const scopeOf = scope === 'all' ? 'all' : scope.providers;
+  if (ended > 0) deps.log.info({ by: cause.by, sessionsEnded: ended, scope: scopeOf }, 'sessions ended: they no longer pass the rules of who may sign in');
+  // How long a review takes grows with the live sessions (every one is read and judged): an operator of
+  // many sees it here, at each start among others.
+  deps.log.info({ by: cause.by, scope: scopeOf, sessionsJudged: judged, sessionsEnded: ended, ms: Math.round(performance.now() - started) }, 'live sessions judged against the rules of who may sign in');
   return ended;
 }
 

@@ -230,3 +230,41 @@ export function findProcesses(match: (args: string[]) => boolean): number[] {
   }
   return entries.filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => match(commandLine(pid)));
 }
+
+/**
+ * Every process's CPU seconds so far, by pid, with its name (/proc/<pid>/stat's comm and the first
+ * arguments): two readings name what ran in between. Kernel threads (kworker: the disk's writeback)
+ * are processes here too. Empty where there is no /proc.
+ */
+export function everyProcessCpu(): Map<number, { name: string; seconds: number }> {
+  const found = new Map<number, { name: string; seconds: number }>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const seconds = cpuSeconds(pid);
+    if (seconds === undefined) continue;
+    let comm = '';
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    const args = commandLine(pid).slice(0, 3).map((arg) => arg.split('/').at(-1)).join(' ');
+    found.set(pid, { name: args ? `${comm} (${args.slice(0, 60)})` : comm, seconds });
+  }
+  return found;
+}
+
+/** What used the most CPU between two readings of `everyProcessCpu`, seconds each, the largest first. */
+export function busiestBetween(before: Map<number, { name: string; seconds: number }>, after: Map<number, { name: string; seconds: number }>, count = 3): Array<{ pid: number; name: string; seconds: number }> {
+  return [...after]
+    .map(([pid, { name, seconds }]) => ({ pid, name, seconds: seconds - (before.get(pid)?.seconds ?? 0) }))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count);
+}

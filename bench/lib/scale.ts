@@ -10,7 +10,7 @@ import { signInToApp } from './browser.js';
 import { launchGatehouse, prepareGatehouse, startGatehouse, type GatehouseOptions, type RunningGatehouse, type SharedSecrets } from './gatehouse.js';
 import type { Scenario, ScenarioName } from './load.js';
 import { measurePropagation, type PropagationResult } from './propagation.js';
-import { cpuSeconds, cpuSecondsWithChildren, findProcesses, machineBusySeconds, type ProcessGroup, type ServerProcess } from './processes.js';
+import { busiestBetween, cpuSeconds, cpuSecondsWithChildren, everyProcessCpu, findProcesses, machineBusySeconds, type ProcessGroup, type ServerProcess } from './processes.js';
 import { fillSessions, openSeeder } from './seed.js';
 import { percentile } from './stats.js';
 
@@ -50,7 +50,7 @@ export interface ScaleSetup {
   /** Per node of many sessions: its two reviews at start of every live session (sessions judged, wall ms). */
   startReviews: Array<{ node: string; database: string; passes: Array<{ sessions: number; ms: number }> }>;
   /** Per node: one request at a time, the first request of fresh sessions (cold) and one session's again (warm), ms. */
-  firstRequests: Array<{ node: string; database: string; tableRows: number; cold: Latency; warm?: Latency; machineLoad?: number | undefined; otherLoad?: number | undefined }>;
+  firstRequests: Array<{ node: string; database: string; tableRows: number; cold: Latency; warm?: Latency; machineLoad?: number | undefined; otherLoad?: number | undefined; busiest?: string | undefined }>;
   propagation?: PropagationResult;
   /** Seconds spent on writing sessions with the stores, and on the filler. */
   seeding: { sessions: number; storeSeconds: number; filler: number; fillerSeconds: number };
@@ -260,6 +260,11 @@ export async function setUpScale(input: {
   // own), then everything that is timed here runs alone.
   await Promise.all([manySessions(''), postgresSkipped ? undefined : postgresPart()]);
   await measureLater?.();
+  // Not while any node's start reviews still run (they read every live session: a core, and
+  // PostgreSQL's, for half a minute on the nodes of a million).
+  for (const { database, nodes } of timings) {
+    for (const node of nodes) startReviewTimes.push({ node: node.server.name, database, passes: await startReviews(node) });
+  }
   const quiet = await quietMachine();
   say(`setup: the machine quiet after ${quiet.waited.toFixed(0)} s (the millions of rows written are flushed to disk by the kernel's own threads meanwhile); ${quiet.load.toFixed(2)} CPUs busy`);
   for (const { database, nodes, warmCookie, floor } of timings) {
@@ -270,8 +275,6 @@ export async function setUpScale(input: {
     // database (its warm-up: the node's untimed sessions again).
     for (const [index, node] of nodes.entries()) {
       const withFloor = index === 0;
-      // Not while the node's start reviews still run (they read every live session).
-      startReviewTimes.push({ node: node.server.name, database, passes: await startReviews(node) });
       const writer = await openSeeder(node.file);
       const fresh = await writer.sessions({ email: 'alice@example.com', appId: node.appId, appOrigin: node.appOrigin, count: (withFloor ? 3 : 2) * settings.firstRequests });
       const tableRows = await writer.countSessions();
@@ -280,10 +283,10 @@ export async function setUpScale(input: {
       const timed = fresh.tokens.slice(settings.firstRequests, 2 * settings.firstRequests);
       firstRequests.push({ node: node.server.name, database, tableRows, ...(await withMachineLoad(node.server, () => oneAtATime(node, untimed, timed, warmCookie))) });
       if (withFloor) {
-        const { cold, machineLoad, otherLoad } = await withMachineLoad(floor.server, () =>
+        const { cold, machineLoad, otherLoad, busiest } = await withMachineLoad(floor.server, () =>
           oneAtATime({ ...node, port: floor.port, server: floor.server }, untimed, fresh.tokens.slice(2 * settings.firstRequests), warmCookie),
         );
-        firstRequests.push({ node: floor.server.name, database, tableRows, cold, machineLoad, otherLoad });
+        firstRequests.push({ node: floor.server.name, database, tableRows, cold, machineLoad, otherLoad, busiest });
       }
     }
   }
@@ -386,7 +389,11 @@ async function quietMachine(): Promise<{ waited: number; load: number }> {
  * busy between the client and the server; the rest says something else ran beside the timing (it moves
  * the p99s).
  */
-async function withMachineLoad<T extends object>(server: ServerProcess, timed: () => Promise<T>): Promise<T & { machineLoad: number | undefined; otherLoad: number | undefined }> {
+async function withMachineLoad<T extends object>(
+  server: ServerProcess,
+  timed: () => Promise<T>,
+): Promise<T & { machineLoad: number | undefined; otherLoad: number | undefined; busiest: string | undefined }> {
+  const processesBefore = everyProcessCpu();
   const busyBefore = machineBusySeconds();
   const serverBefore = cpuSeconds(server.pid);
   const clientBefore = process.cpuUsage();
@@ -396,10 +403,16 @@ async function withMachineLoad<T extends object>(server: ServerProcess, timed: (
   const serverAfter = cpuSeconds(server.pid);
   const client = process.cpuUsage(clientBefore);
   const seconds = (performance.now() - started) / 1000;
-  if (busyBefore === undefined || busyAfter === undefined) return { ...result, machineLoad: undefined, otherLoad: undefined };
+  // The processes that used the most CPU meanwhile, other than the client and the server timed.
+  const busiest = busiestBetween(processesBefore, everyProcessCpu(), 5)
+    .filter(({ pid }) => pid !== process.pid && pid !== server.pid)
+    .slice(0, 2)
+    .map(({ name, seconds: used }) => `${name} ${(used / seconds).toFixed(2)}`)
+    .join('; ');
+  if (busyBefore === undefined || busyAfter === undefined) return { ...result, machineLoad: undefined, otherLoad: undefined, busiest };
   const machineLoad = (busyAfter - busyBefore) / seconds;
   const known = (client.user + client.system) / 1e6 + (serverBefore === undefined || serverAfter === undefined ? 0 : serverAfter - serverBefore);
-  return { ...result, machineLoad, otherLoad: machineLoad - known / seconds };
+  return { ...result, machineLoad, otherLoad: machineLoad - known / seconds, busiest };
 }
 
 function latency(values: readonly number[]): Latency {

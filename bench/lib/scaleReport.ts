@@ -155,6 +155,7 @@ export function reportScale(input: {
         ]),
       ),
     );
+    for (const r of scale.firstRequests) if (r.busiest) say(`  beside ${r.node}'s first requests, the busiest other processes (CPUs): ${r.busiest}`);
     say();
   }
   if (scale.startReviews.length) {

@@ -266,7 +266,7 @@ export async function setUpScale(input: {
     for (const node of nodes) startReviewTimes.push({ node: node.server.name, database, passes: await startReviews(node) });
   }
   const quiet = await quietMachine();
-  say(`setup: the machine quiet after ${quiet.waited.toFixed(0)} s (the millions of rows written are flushed to disk by the kernel's own threads meanwhile); ${quiet.load.toFixed(2)} CPUs busy`);
+  say(`setup: every node's start reviews ended, then the machine quiet after ${quiet.waited.toFixed(0)} s (\`sync\` first); ${quiet.load.toFixed(2)} CPUs busy`);
   for (const { database, nodes, warmCookie, floor } of timings) {
     // Sessions timed alone, first request each, before any load, on each node sessions of its own written
     // now (a session signed in moments ago, so its first request records no activity: see
@@ -361,8 +361,8 @@ async function oneAtATime(node: RunningGatehouse, untimed: readonly string[], fr
 
 /**
  * Waits until the machine is quiet (under a quarter of a CPU busy over a second), at most 3 minutes,
- * after asking the kernel to write out what the seeding left in its cache (`sync`): the timings below
- * are of requests alone, and writing back a few GB of new rows took a core for a minute here.
+ * after asking the kernel to write out what the seeding left in its cache (`sync`, a few GB): the
+ * timings below are of requests alone.
  */
 async function quietMachine(): Promise<{ waited: number; load: number }> {
   const started = performance.now();

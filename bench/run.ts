@@ -445,7 +445,7 @@ async function main(): Promise<number> {
     otherLoad,
     valid: invalid.length === 0,
     problems: invalid,
-    targets: [...(base?.targets ?? []), ...(frontProxiesReport?.targets ?? []), ...(signInReport ? [signInReport.target] : []), ...(scaleReport?.targets ?? [])].map(({ name, value, target, pass }) => ({ name, value, target, pass })),
+    targets: [...(base?.targets ?? []), ...(frontProxiesReport?.targets ?? []), ...(signInReport ? [signInReport.target] : []), ...(scaleReport?.targets ?? [])].map(({ name, value, target, pass, ...rest }) => ({ name, value, target, pass, ...('floorMisses' in rest ? { floorMisses: rest.floorMisses } : {}) })),
     ratios: base?.ratios ?? {},
     forwardAuthProxies: frontProxiesReport,
     signIns: signInReport,

@@ -48,6 +48,8 @@ export interface ScaleTarget {
   value: number;
   target: string;
   pass: boolean;
+  /** What the same run's floor of this figure read, when the floor alone misses the target: not reachable here. */
+  floorMisses?: number;
 }
 
 export interface ScaleReport {
@@ -181,15 +183,15 @@ export function reportScale(input: {
   say();
 
   const targets: ScaleTarget[] = [];
-  const target = (name: string, value: number | undefined, text: string, pass: (v: number) => boolean) => {
+  const target = (name: string, value: number | undefined, text: string, pass: (v: number) => boolean, floor?: number) => {
     if (value === undefined || !Number.isFinite(value)) return;
-    targets.push({ name, value, target: text, pass: pass(value) });
+    targets.push({ name, value, target: text, pass: pass(value), ...(floor !== undefined && Number.isFinite(floor) && !pass(floor) ? { floorMisses: floor } : {}) });
   };
   target('forward-auth PostgreSQL / SQLite rps (cached)', ratios.postgresForwardAuthRps?.median, `≥ ${TARGETS.postgresRps.toFixed(2)}`, (v) => v >= TARGETS.postgresRps);
   target('proxy PostgreSQL / SQLite rps (cached)', ratios.postgresProxyRps?.median, `≥ ${TARGETS.postgresRps.toFixed(2)}`, (v) => v >= TARGETS.postgresRps);
   target('forward-auth 2 workers / 1 CPU per request', ratios.twoWorkersCpu?.median, `≤ ${TARGETS.workersCpu.toFixed(2)}`, (v) => v <= TARGETS.workersCpu);
-  target('forward-auth 100k sessions / one, SQLite, CPU per request', ratios.coldSqliteCpu?.median, `≤ ${TARGETS.missSqliteCpu.toFixed(2)}`, (v) => v <= TARGETS.missSqliteCpu);
-  target('forward-auth 100k sessions / one, PostgreSQL, CPU per request', ratios.coldPostgresCpu?.median, `≤ ${TARGETS.missPostgresCpu.toFixed(2)}`, (v) => v <= TARGETS.missPostgresCpu);
+  target('forward-auth 100k sessions / one, SQLite, CPU per request', ratios.coldSqliteCpu?.median, `≤ ${TARGETS.missSqliteCpu.toFixed(2)}`, (v) => v <= TARGETS.missSqliteCpu, ratios.floorSqliteCpu?.median);
+  target('forward-auth 100k sessions / one, PostgreSQL, CPU per request', ratios.coldPostgresCpu?.median, `≤ ${TARGETS.missPostgresCpu.toFixed(2)}`, (v) => v <= TARGETS.missPostgresCpu, ratios.floorPostgresCpu?.median);
   target('session check +1M rows / without, SQLite, CPU per request', ratios.largeTableSqliteCpu?.median, `≤ ${TARGETS.largeTableCpu.toFixed(2)}`, (v) => v <= TARGETS.largeTableCpu);
   target('session check +1M rows / without, PostgreSQL, CPU per request', ratios.largeTablePostgresCpu?.median, `≤ ${TARGETS.largeTableCpu.toFixed(2)}`, (v) => v <= TARGETS.largeTableCpu);
   if (propagation) {
@@ -197,7 +199,8 @@ export function reportScale(input: {
   }
   for (const t of targets) {
     const shown = t.target.includes(fixed(t.value, 2)) ? fixed(t.value, 3) : fixed(t.value, 2);
-    say(`${t.name} ${Number.isFinite(t.value) ? shown : 'never'} (target ${t.target}) ${input.invalid ? 'INVALID RUN' : t.pass ? 'PASS' : 'MISS'}`);
+    const verdict = input.invalid ? 'INVALID RUN' : t.pass ? 'PASS' : t.floorMisses !== undefined ? `MISS, not reachable here: the floor alone read ${fixed(t.floorMisses, 2)}` : 'MISS';
+    say(`${t.name} ${Number.isFinite(t.value) ? shown : 'never'} (target ${t.target}) ${verdict}`);
   }
   for (const [database, floor, over] of [['SQLite', ratios.floorSqliteCpu, ratios.overFloorSqliteCpu], ['PostgreSQL', ratios.floorPostgresCpu, ratios.overFloorPostgresCpu]] as const) {
     if (floor && over) {

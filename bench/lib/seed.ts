@@ -29,8 +29,8 @@ export interface Seeder {
   countSessions(): Promise<number>;
   /**
    * On PostgreSQL, `VACUUM (ANALYZE)` now: what autovacuum would do after this many inserts, done before
-   * anything is timed rather than beside it (on two cores it took a core during the first requests).
-   * Nothing on SQLite, which has no background work.
+   * anything is timed rather than by autovacuum beside the timings. Nothing on SQLite, which has no
+   * background work.
    */
   settle(): Promise<void>;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
-import { CompiledQuery, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import type { CompiledQuery, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { Db } from '../storage/database.js';
-import { prepareOnPostgres } from '../storage/preparedStatements.js';
+import { fixedQuery, type Value } from '../storage/fixedQuery.js';
 import { inCodePointOrder } from '../storage/dialect.js';
 import type { Database, Identity, IdentitiesTable, SessionsTable, User, UsersTable } from '../storage/schema.js';
 import { storableText } from '../storage/text.js';
@@ -81,7 +81,6 @@ export class SessionStore {
   private pendingActivity = new Map<string, number>();
   private activityTimer: NodeJS.Timeout | undefined;
   private activityStopped = false;
-  private readonly personQueries = new Map<string, string>();
   /** Told when a batch of activity could not be written (it is kept for the next). */
   onActivityError: ((error: unknown) => void) | undefined;
 
@@ -166,33 +165,28 @@ export class SessionStore {
    * any of them is missing; whether the session is still active is the caller's to judge (isActive).
    */
   async findWithPerson(by: PersonKey): Promise<SessionWithPerson | undefined> {
-    const [sql, parameters] =
-      'id' in by ? [this.personQuery('id'), [by.id]] : 'secretHash' in by ? [this.personQuery('secretHash'), [by.secretHash]] : [this.personQuery('appToken'), [by.appTokenHash, by.appOrigin]];
-    const row = (await this.db.executeQuery<PersonRow>(CompiledQuery.raw(sql, parameters))).rows[0];
+    const query = 'id' in by ? this.personById(by) : 'secretHash' in by ? this.personBySecretHash(by) : this.personByAppToken(by);
+    const row = (await this.db.executeQuery(query as CompiledQuery<PersonRow>)).rows[0];
     if (!row) return undefined;
     return { session: sessionOf(row), user: userOf(row), identity: identityOf(row) };
   }
 
-  /**
-   * The SQL of findWithPerson, compiled once per kind of key (Kysely builds and compiles a query of
-   * forty aliased columns in tens of µs, more than SQLite takes to run it); the same string each time
-   * also lets the statement cache find it without hashing it again.
-   */
-  private personQuery(kind: 'id' | 'secretHash' | 'appToken'): string {
-    let sql = this.personQueries.get(kind);
-    if (sql !== undefined) return sql;
+  // The statements of findWithPerson, one per kind of key, compiled once (storage/fixedQuery.ts): Kysely
+  // builds and compiles a query of forty aliased columns in tens of µs, more than SQLite takes to run it.
+  private readonly personById = fixedQuery((value: Value<{ id: string }>) => this.personSelect().where('s.id', '=', value('id')));
+  private readonly personBySecretHash = fixedQuery((value: Value<{ secretHash: string }>) => this.personSelect().where('s.secret_hash', '=', value('secretHash')));
+  private readonly personByAppToken = fixedQuery((value: Value<{ appTokenHash: string; appOrigin: string }>) =>
+    this.personSelect().innerJoin('app_sessions as a', 'a.session_id', 's.id').where('a.token_hash', '=', value('appTokenHash')).where('a.app_origin', '=', value('appOrigin')),
+  );
+
+  /** The session with its user and identity, every column aliased by its table (PersonRow). */
+  private personSelect() {
     const columns = [...SESSION_ALIASES.map(([c, alias]) => `s.${c} as ${alias}` as const), ...USER_ALIASES.map(([c, alias]) => `u.${c} as ${alias}` as const), ...IDENTITY_ALIASES.map(([c, alias]) => `i.${c} as ${alias}` as const)] as Array<`${'s' | 'u' | 'i'}.${string} as ${string}`>;
-    const base = this.db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id').innerJoin('identities as i', 'i.id', 's.identity_id');
-    const query =
-      kind === 'id'
-        ? base.select(columns as never).where('s.id', '=', '')
-        : kind === 'secretHash'
-          ? base.select(columns as never).where('s.secret_hash', '=', '')
-          : base.innerJoin('app_sessions as a', 'a.session_id', 's.id').select(columns as never).where('a.token_hash', '=', '').where('a.app_origin', '=', '');
-    sql = query.compile().sql;
-    prepareOnPostgres(sql);
-    this.personQueries.set(kind, sql);
-    return sql;
+    return this.db
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .innerJoin('identities as i', 'i.id', 's.identity_id')
+      .select(columns as never);
   }
 
   /** Whether `touch` would write (activity is recorded at most once per touchInterval). */

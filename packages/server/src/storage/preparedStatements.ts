@@ -2,8 +2,9 @@ import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 
 /**
- * The queries a check of a session runs on every cache miss run as named prepared statements on
- * PostgreSQL: parsed and planned once per connection, then only bound and executed. Planning a join
+ * The fixed queries (storage/fixedQuery.ts: a check of a session on every cache miss, the OpenID
+ * Provider's token steps) run as named prepared statements on PostgreSQL: parsed and planned once per
+ * connection, then only bound and executed. Planning a join
  * of four tables costs PostgreSQL more than running it against the indexes. Only the texts registered
  * here are prepared (a few fixed ones): every prepared statement stays on its connection for the
  * connection's life, so texts that vary (lists of values) must not be.

@@ -220,15 +220,20 @@ export function commandLine(pid: number): string[] {
   }
 }
 
-/** The processes whose command line satisfies `match`. */
-export function findProcesses(match: (args: string[]) => boolean): number[] {
+/** Every process's pid (/proc's numbered entries); empty where there is no /proc. */
+function allPids(): number[] {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return [];
   }
-  return entries.filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => match(commandLine(pid)));
+  return entries.filter((entry) => /^\d+$/.test(entry)).map(Number);
+}
+
+/** The processes whose command line satisfies `match`. */
+export function findProcesses(match: (args: string[]) => boolean): number[] {
+  return allPids().filter((pid) => match(commandLine(pid)));
 }
 
 /**
@@ -238,15 +243,7 @@ export function findProcesses(match: (args: string[]) => boolean): number[] {
  */
 export function everyProcessCpu(): Map<number, { name: string; seconds: number }> {
   const found = new Map<number, { name: string; seconds: number }>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return found;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
+  for (const pid of allPids()) {
     const seconds = cpuSeconds(pid);
     if (seconds === undefined) continue;
     let comm = '';
